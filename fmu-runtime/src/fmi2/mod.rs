@@ -1,0 +1,1 @@
+//! FMI 2.0 Co-Simulation C ABI.

@@ -1,0 +1,1 @@
+//! Lumped-fluid hydraulics.

@@ -1,0 +1,378 @@
+//! Per-run state of a machine and the public stepping API used by the FMI layer.
+
+use crate::model::{Binding, CompiledModel, ParamId, Probe, Variable};
+use crate::solver::{self, Layout, Workspace};
+use std::sync::Arc;
+
+/// Why an internal step (or the initialisation) failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepError {
+    pub message: String,
+    /// Time of the last state that was successfully reached (the state is left there).
+    pub last_successful_time: f64,
+}
+
+impl std::fmt::Display for StepError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (last successful time {} s)", self.message, self.last_successful_time)
+    }
+}
+
+/// The integrator state: everything that determines the continuation of a simulation.
+/// It is plain data (no pointers), so it can be copied and serialized.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    pub time: f64,
+    /// Joint coordinates and their first two derivatives.
+    pub z: Vec<f64>,
+    pub zd: Vec<f64>,
+    pub zdd: Vec<f64>,
+    /// First-order states (pressures, spool positions, friction states) and their rates.
+    pub w: Vec<f64>,
+    pub wd: Vec<f64>,
+    /// Augmented-Lagrangian multipliers, carried across steps.
+    pub lambda: Vec<f64>,
+    /// Accumulated work of actuators and applied forces [J] and its current power [W].
+    pub work: f64,
+    pub power: f64,
+    /// Mechanical energy at initialization [J].
+    pub energy0: f64,
+    /// Newton iterations of the last internal step; internal steps so far.
+    pub iterations: u32,
+    pub steps: u64,
+}
+
+impl State {
+    fn new(layout: &Layout) -> State {
+        State {
+            time: 0.0,
+            z: vec![0.0; layout.nz],
+            zd: vec![0.0; layout.nz],
+            zdd: vec![0.0; layout.nz],
+            w: vec![0.0; layout.nw],
+            wd: vec![0.0; layout.nw],
+            lambda: vec![0.0; layout.nc],
+            work: 0.0,
+            power: 0.0,
+            energy0: 0.0,
+            iterations: 0,
+            steps: 0,
+        }
+    }
+
+    pub(crate) fn copy_from(&mut self, other: &State) {
+        self.time = other.time;
+        self.z.copy_from_slice(&other.z);
+        self.zd.copy_from_slice(&other.zd);
+        self.zdd.copy_from_slice(&other.zdd);
+        self.w.copy_from_slice(&other.w);
+        self.wd.copy_from_slice(&other.wd);
+        self.lambda.copy_from_slice(&other.lambda);
+        self.work = other.work;
+        self.power = other.power;
+        self.energy0 = other.energy0;
+        self.iterations = other.iterations;
+        self.steps = other.steps;
+    }
+}
+
+/// A saved instance: state plus parameter values (inputs and tunables are part of what
+/// determines the continuation, so they are saved too).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    pub(crate) state: State,
+    pub(crate) params: Vec<f64>,
+    pub(crate) initialized: bool,
+}
+
+const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
+const SNAPSHOT_VERSION: u32 = 1;
+
+impl Snapshot {
+    /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
+    /// f64 data. Restoring it in another process reproduces the continuation bit for bit.
+    pub fn encode(&self, guid: &str, out: &mut Vec<u8>) {
+        out.clear();
+        out.extend_from_slice(SNAPSHOT_MAGIC);
+        out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+        out.extend_from_slice(&(guid.len() as u32).to_le_bytes());
+        out.extend_from_slice(guid.as_bytes());
+        let s = &self.state;
+        for n in [s.z.len(), s.w.len(), s.lambda.len(), self.params.len()] {
+            out.extend_from_slice(&(n as u32).to_le_bytes());
+        }
+        out.push(self.initialized as u8);
+        out.extend_from_slice(&s.iterations.to_le_bytes());
+        out.extend_from_slice(&s.steps.to_le_bytes());
+        let scalars = [s.time, s.work, s.power, s.energy0];
+        let vectors: [&[f64]; 8] = [&scalars, &s.z, &s.zd, &s.zdd, &s.w, &s.wd, &s.lambda, &self.params];
+        for v in vectors {
+            for x in v {
+                out.extend_from_slice(&x.to_bits().to_le_bytes());
+            }
+        }
+        let sum = checksum(out);
+        out.extend_from_slice(&sum.to_le_bytes());
+    }
+
+    pub fn encoded_len(&self, guid: &str) -> usize {
+        let s = &self.state;
+        let floats = 4 + 3 * s.z.len() + 2 * s.w.len() + s.lambda.len() + self.params.len();
+        8 + 4 + 4 + guid.len() + 16 + 1 + 4 + 8 + 8 * floats + 8
+    }
+
+    /// Decodes and checks bytes produced by [`Snapshot::encode`] for `model`.
+    pub fn decode(bytes: &[u8], model: &CompiledModel) -> Result<Snapshot, String> {
+        let mut r = Reader { bytes, pos: 0 };
+        if bytes.len() < 8 + 8 || &bytes[..8] != SNAPSHOT_MAGIC {
+            return Err("the bytes are not a hydromech FMU state".into());
+        }
+        let (body, tail) = bytes.split_at(bytes.len() - 8);
+        if checksum(body).to_le_bytes() != tail {
+            return Err("the FMU state is corrupted (checksum mismatch)".into());
+        }
+        r.pos = 8;
+        let version = r.u32()?;
+        if version != SNAPSHOT_VERSION {
+            return Err(format!("FMU state format {version} is not supported (expects {SNAPSHOT_VERSION})"));
+        }
+        let glen = r.u32()? as usize;
+        let guid = r.take(glen)?;
+        if guid != model.guid.as_bytes() {
+            return Err("the FMU state belongs to another model (GUID mismatch)".into());
+        }
+        let layout = Layout::of(model);
+        let (nz, nw, nc, np) = (r.u32()? as usize, r.u32()? as usize, r.u32()? as usize, r.u32()? as usize);
+        if (nz, nw, nc, np) != (layout.nz, layout.nw, layout.nc, model.params.len()) {
+            return Err("the FMU state does not match this model's dimensions".into());
+        }
+        let initialized = match r.take(1)?[0] {
+            0 => false,
+            1 => true,
+            _ => return Err("the FMU state is corrupted (flag)".into()),
+        };
+        let mut state = State::new(&layout);
+        state.iterations = r.u32()?;
+        state.steps = r.u64()?;
+        state.time = r.f64()?;
+        state.work = r.f64()?;
+        state.power = r.f64()?;
+        state.energy0 = r.f64()?;
+        for v in [&mut state.z, &mut state.zd, &mut state.zdd, &mut state.w, &mut state.wd, &mut state.lambda] {
+            r.fill(v)?;
+        }
+        let mut params = vec![0.0; np];
+        r.fill(&mut params)?;
+        if r.pos != body.len() {
+            return Err("the FMU state has trailing bytes".into());
+        }
+        Ok(Snapshot { state, params, initialized })
+    }
+}
+
+/// FNV-1a 64: detects truncation and bit flips in serialized states.
+fn checksum(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.bytes.len());
+        let end = end.ok_or_else(|| "the FMU state is truncated".to_string())?;
+        let s = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    fn u64(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap()))
+    }
+    fn f64(&mut self) -> Result<f64, String> {
+        let x = f64::from_bits(self.u64()?);
+        if x.is_finite() { Ok(x) } else { Err("the FMU state holds a non-finite number".into()) }
+    }
+    fn fill(&mut self, v: &mut [f64]) -> Result<(), String> {
+        for x in v {
+            *x = self.f64()?;
+        }
+        Ok(())
+    }
+}
+
+/// One simulation of a compiled model.
+pub struct Instance {
+    model: Arc<CompiledModel>,
+    layout: Layout,
+    params: Vec<f64>,
+    state: State,
+    /// State at the start of the current step attempt (for retries and failures).
+    saved: State,
+    work: Workspace,
+    initialized: bool,
+}
+
+impl Instance {
+    /// Allocates everything the step loop will ever need.
+    pub fn new(model: Arc<CompiledModel>) -> Instance {
+        let layout = Layout::of(&model);
+        let params = model.params.iter().map(|p| p.default).collect();
+        let state = State::new(&layout);
+        let work = Workspace::new(&model, &layout);
+        let mut inst = Instance { saved: state.clone(), model, layout, params, state, work, initialized: false };
+        inst.place_at_initial_configuration();
+        inst
+    }
+
+    pub fn model(&self) -> &CompiledModel {
+        &self.model
+    }
+
+    pub fn model_arc(&self) -> &Arc<CompiledModel> {
+        &self.model
+    }
+
+    /// Back to the just-constructed state: default parameters, time 0, not initialized.
+    pub fn reset(&mut self) {
+        for (v, p) in self.params.iter_mut().zip(&self.model.params) {
+            *v = p.default;
+        }
+        self.state = State::new(&self.layout);
+        self.initialized = false;
+        self.place_at_initial_configuration();
+    }
+
+    pub fn param(&self, id: ParamId) -> f64 {
+        self.params[id.index()]
+    }
+
+    pub fn set_param(&mut self, id: ParamId, value: f64) {
+        self.params[id.index()] = value;
+        if !self.initialized {
+            self.place_at_initial_configuration();
+        }
+    }
+
+    pub fn params(&self) -> &[f64] {
+        &self.params
+    }
+
+    pub fn time(&self) -> f64 {
+        self.state.time
+    }
+
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    pub fn is_initialized(&self) -> bool {
+        self.initialized
+    }
+
+    /// Assembles the mechanism from the initial joint coordinates and solves the static
+    /// equilibrium (pressures, spools, multipliers) so the machine starts at rest.
+    pub fn initialize(&mut self, start_time: f64) -> Result<(), StepError> {
+        self.place_at_initial_configuration();
+        self.state.time = start_time;
+        solver::initialize(&self.model, &self.layout, &self.params, &mut self.state, &mut self.work)
+            .map_err(|message| StepError { message, last_successful_time: start_time })?;
+        self.initialized = true;
+        Ok(())
+    }
+
+    /// Integrates from the current time to exactly `to_time` with the model's internal
+    /// step (a shorter last sub-step when needed). On failure the state is left at the last
+    /// successful internal step.
+    pub fn advance(&mut self, to_time: f64) -> Result<(), StepError> {
+        let h_nominal = self.params[self.model.solver.step.index()];
+        if !(h_nominal.is_finite() && h_nominal > 0.0) {
+            return Err(StepError {
+                message: format!("solver.step must be positive, is {h_nominal}"),
+                last_successful_time: self.state.time,
+            });
+        }
+        let t0 = self.state.time;
+        let span = to_time - t0;
+        if span <= 0.0 {
+            return Ok(());
+        }
+        // Number of sub-steps: tolerate rounding so that 0.01/0.001 gives 10, not 11.
+        let n = ((span / h_nominal) * (1.0 - 1e-12)).ceil().max(1.0) as u64;
+        for k in 0..n {
+            let t_end = if k + 1 == n { to_time } else { t0 + (k + 1) as f64 * h_nominal };
+            let h = t_end - self.state.time;
+            self.saved.copy_from(&self.state);
+            if let Err(message) = solver::step_with_retries(
+                &self.model,
+                &self.layout,
+                &self.params,
+                &mut self.state,
+                &self.saved,
+                &mut self.work,
+                h,
+            ) {
+                self.state.copy_from(&self.saved);
+                return Err(StepError { message, last_successful_time: self.state.time });
+            }
+            self.state.time = t_end;
+        }
+        Ok(())
+    }
+
+    /// Current value of an FMI variable.
+    pub fn value(&self, var: &Variable) -> f64 {
+        match var.binding {
+            Binding::Param(p) => self.params[p.index()],
+            Binding::Probe(p) => self.probe(p),
+        }
+    }
+
+    /// A quantity computed from the current state.
+    pub fn probe(&self, probe: Probe) -> f64 {
+        solver::probe(&self.model, &self.layout, &self.params, &self.state, probe)
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot { state: self.state.clone(), params: self.params.clone(), initialized: self.initialized }
+    }
+
+    /// Overwrites `snap` without reallocating when it already has this model's shape.
+    pub fn snapshot_into(&self, snap: &mut Snapshot) {
+        if snap.params.len() == self.params.len() && snap.state.z.len() == self.state.z.len() {
+            snap.state.copy_from(&self.state);
+            snap.params.copy_from_slice(&self.params);
+            snap.initialized = self.initialized;
+        } else {
+            *snap = self.snapshot();
+        }
+    }
+
+    pub fn restore(&mut self, snap: &Snapshot) -> Result<(), String> {
+        if snap.params.len() != self.params.len()
+            || snap.state.z.len() != self.layout.nz
+            || snap.state.w.len() != self.layout.nw
+            || snap.state.lambda.len() != self.layout.nc
+        {
+            return Err("the FMU state does not belong to this model".into());
+        }
+        self.state.copy_from(&snap.state);
+        self.params.copy_from_slice(&snap.params);
+        self.initialized = snap.initialized;
+        Ok(())
+    }
+
+    fn place_at_initial_configuration(&mut self) {
+        solver::place_at_initial_configuration(&self.model, &self.layout, &self.params, &mut self.state);
+    }
+}

@@ -1,0 +1,23 @@
+//! # fmu-runtime
+//!
+//! The inside of every hydromech FMU: a monolithic multibody–hydraulic solver and the
+//! FMI 2.0 Co-Simulation C ABI around it.
+//!
+//! - [`model`]: the compiled model (immutable: topology, parameters, interface table).
+//! - [`Instance`]: the per-run state (coordinates, pressures, integrator history) and the
+//!   step loop; it allocates nothing after construction.
+//! - [`mechanics`]: semi-recursive kinematics and dynamics in relative joint coordinates.
+//! - [`hydraulics`]: lumped-fluid control volumes, valves, pumps and cylinders.
+//! - [`solver`]: implicit trapezoidal rule, augmented-Lagrangian Newton loop, projections,
+//!   static-equilibrium initialisation.
+//! - [`fmi2`]: the exported `fmi2*` functions, the call-state machine, FMU-state handling.
+
+pub mod fmi2;
+pub mod hydraulics;
+pub mod instance;
+pub mod mechanics;
+pub mod model;
+pub mod solver;
+
+pub use instance::{Instance, Snapshot, StepError};
+pub use model::CompiledModel;

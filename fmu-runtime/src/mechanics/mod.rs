@@ -1,0 +1,1 @@
+//! Semi-recursive kinematics and dynamics in relative joint coordinates.

@@ -1,0 +1,276 @@
+//! The hydraulic circuit: lumped control volumes joined by flow elements, and cylinders
+//! that couple chamber volumes to the mechanism.
+
+use super::{ParamId, PointRef};
+use serde::{Deserialize, Serialize};
+
+/// Oil bulk-modulus law.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum BulkModulus {
+    Constant(ParamId),
+    /// β(p) = (1 + a p + b p²)/(a + 2 b p) (seed 002 eq 3; Cardona's a, b).
+    PressureDependent { a: ParamId, b: ParamId },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Oil {
+    pub density: ParamId,
+    pub bulk_modulus: BulkModulus,
+}
+
+/// A control volume: one pressure, a primary unknown of the Newton loop.
+/// Its volume is `hose_volume` plus the cylinder chambers attached to it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ControlVolume {
+    pub name: String,
+    pub hose_volume: ParamId,
+    /// Bulk modulus of the hose wall (seed 001 eq 2.35); `None` = rigid.
+    pub hose_bulk_modulus: Option<ParamId>,
+    /// Pre-charge used by the static-equilibrium solve when the pressures are not
+    /// determined by equilibrium alone (seed 001: p3(0) = 3.5 MPa).
+    pub precharge: Option<ParamId>,
+    /// Starting guess of the equilibrium solve [Pa].
+    pub initial_guess: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Node {
+    Volume(ControlVolume),
+    /// A node held at a given pressure: supply, tank, or a measured pressure input.
+    Pressure { name: String, pressure: ParamId },
+}
+
+impl Node {
+    pub fn name(&self) -> &str {
+        match self {
+            Node::Volume(v) => &v.name,
+            Node::Pressure { name, .. } => name,
+        }
+    }
+}
+
+/// Spool with first-order lag: `τ u̇ = deadband(command) − u`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Spool {
+    pub name: String,
+    pub command: ParamId,
+    /// Time constant τ [s]; 0 makes the spool follow the command instantly.
+    pub time_constant: ParamId,
+    /// Commands with |command − dead_band_centre| below this are treated as the centre.
+    pub dead_band: ParamId,
+    pub dead_band_centre: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// One metering edge: flow coefficient K(u) [m³/(s·√Pa)] versus spool position,
+/// piecewise linear (constant beyond the ends). Turbulent flow is `K √Δp`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MeteringEdge {
+    pub table: Vec<(f64, f64)>,
+}
+
+/// Edge order of [`DirectionalValve::edges`].
+pub const EDGE_PA: usize = 0;
+pub const EDGE_PB: usize = 1;
+pub const EDGE_AT: usize = 2;
+pub const EDGE_BT: usize = 3;
+
+/// 4/3 proportional directional valve: ports P, T, A, B and four metering edges.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DirectionalValve {
+    pub name: String,
+    pub spool: usize,
+    pub port_p: usize,
+    pub port_t: usize,
+    pub port_a: usize,
+    pub port_b: usize,
+    /// P→A, P→B, A→T, B→T.
+    pub edges: [MeteringEdge; 4],
+    /// Below this |Δp| the flow is laminar (linear-cubic blend, finite slope at 0) [Pa].
+    pub laminar_pressure: ParamId,
+}
+
+/// Fixed orifice (throttle): Q = K √Δp with a laminar region.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Orifice {
+    pub name: String,
+    pub from: usize,
+    pub to: usize,
+    pub coefficient: ParamId,
+    pub laminar_pressure: ParamId,
+}
+
+/// Pressure-relief valve from `from` to `to`: closed below `cracking_pressure`, then
+/// a linear flow gain [m³/(s·Pa)] (smoothed over `smoothing` Pa).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReliefValve {
+    pub name: String,
+    pub from: usize,
+    pub to: usize,
+    pub cracking_pressure: ParamId,
+    pub gain: ParamId,
+    pub smoothing: f64,
+}
+
+/// Fixed-displacement pump from `inlet` to `outlet`: Q = D ω / 2π · η_v.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Pump {
+    pub name: String,
+    pub inlet: usize,
+    pub outlet: usize,
+    /// Displacement [m³/rev].
+    pub displacement: ParamId,
+    /// Shaft speed [rad/s].
+    pub speed: ParamId,
+    pub volumetric_efficiency: ParamId,
+}
+
+/// Laminar leakage Q = G Δp.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Leakage {
+    pub name: String,
+    pub from: usize,
+    pub to: usize,
+    pub conductance: ParamId,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Element {
+    DirectionalValve(DirectionalValve),
+    Orifice(Orifice),
+    ReliefValve(ReliefValve),
+    Pump(Pump),
+    Leakage(Leakage),
+}
+
+impl Element {
+    pub fn name(&self) -> &str {
+        match self {
+            Element::DirectionalValve(v) => &v.name,
+            Element::Orifice(o) => &o.name,
+            Element::ReliefValve(r) => &r.name,
+            Element::Pump(p) => &p.name,
+            Element::Leakage(l) => &l.name,
+        }
+    }
+
+    pub fn nodes(&self) -> Vec<usize> {
+        match self {
+            Element::DirectionalValve(v) => vec![v.port_p, v.port_t, v.port_a, v.port_b],
+            Element::Orifice(o) => vec![o.from, o.to],
+            Element::ReliefValve(r) => vec![r.from, r.to],
+            Element::Pump(p) => vec![p.inlet, p.outlet],
+            Element::Leakage(l) => vec![l.from, l.to],
+        }
+    }
+}
+
+/// Seal friction of a cylinder (force opposing the extension speed).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Friction {
+    /// F = c·v.
+    Viscous { coefficient: ParamId },
+    /// Brown–McPhee (seed 001 eq 2.44), smooth; recommended for real time.
+    BrownMcPhee {
+        coulomb: ParamId,
+        stiction: ParamId,
+        stribeck_velocity: ParamId,
+        viscous: ParamId,
+    },
+}
+
+/// End-of-stroke cushion: a stiff spring-damper acting over the last `length` of stroke.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cushion {
+    pub length: ParamId,
+    pub stiffness: ParamId,
+    pub damping: ParamId,
+}
+
+/// Double-acting cylinder between two body points. The cap (barrel) end is `cap_point`,
+/// the rod eye is `rod_point`; the pin-to-pin length is `retracted_length + x`, with the
+/// stroke position x ∈ [0, stroke].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cylinder {
+    pub name: String,
+    pub cap_point: PointRef,
+    pub rod_point: PointRef,
+    pub cap_area: ParamId,
+    pub rod_area: ParamId,
+    pub stroke: ParamId,
+    pub retracted_length: ParamId,
+    pub cap_dead_volume: ParamId,
+    pub rod_dead_volume: ParamId,
+    /// Bulk modulus of the cylinder wall (seed 001 eq 2.35); `None` = rigid.
+    pub wall_bulk_modulus: Option<ParamId>,
+    /// Control volumes the chambers belong to (must be [`Node::Volume`]).
+    pub cap_node: usize,
+    pub rod_node: usize,
+    pub friction: Friction,
+    pub cushion: Cushion,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Circuit {
+    pub oil: Oil,
+    pub nodes: Vec<Node>,
+    pub spools: Vec<Spool>,
+    pub elements: Vec<Element>,
+    pub cylinders: Vec<Cylinder>,
+}
+
+impl Circuit {
+    /// Number of pressure unknowns.
+    pub fn volumes(&self) -> usize {
+        self.nodes.iter().filter(|n| matches!(n, Node::Volume(_))).count()
+    }
+
+    pub fn collect_params(&self, out: &mut Vec<ParamId>) {
+        out.push(self.oil.density);
+        match self.oil.bulk_modulus {
+            BulkModulus::Constant(b) => out.push(b),
+            BulkModulus::PressureDependent { a, b } => out.extend([a, b]),
+        }
+        for n in &self.nodes {
+            match n {
+                Node::Volume(v) => {
+                    out.push(v.hose_volume);
+                    out.extend(v.hose_bulk_modulus);
+                    out.extend(v.precharge);
+                }
+                Node::Pressure { pressure, .. } => out.push(*pressure),
+            }
+        }
+        for s in &self.spools {
+            out.extend([s.command, s.time_constant, s.dead_band]);
+        }
+        for e in &self.elements {
+            match e {
+                Element::DirectionalValve(v) => out.push(v.laminar_pressure),
+                Element::Orifice(o) => out.extend([o.coefficient, o.laminar_pressure]),
+                Element::ReliefValve(r) => out.extend([r.cracking_pressure, r.gain]),
+                Element::Pump(p) => out.extend([p.displacement, p.speed, p.volumetric_efficiency]),
+                Element::Leakage(l) => out.push(l.conductance),
+            }
+        }
+        for c in &self.cylinders {
+            out.extend([
+                c.cap_area,
+                c.rod_area,
+                c.stroke,
+                c.retracted_length,
+                c.cap_dead_volume,
+                c.rod_dead_volume,
+            ]);
+            out.extend(c.wall_bulk_modulus);
+            match c.friction {
+                Friction::Viscous { coefficient } => out.push(coefficient),
+                Friction::BrownMcPhee { coulomb, stiction, stribeck_velocity, viscous } => {
+                    out.extend([coulomb, stiction, stribeck_velocity, viscous])
+                }
+            }
+            out.extend([c.cushion.length, c.cushion.stiffness, c.cushion.damping]);
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! The FMI interface table: which quantities the FMU exposes, and how each one maps onto
+//! a parameter slot or a computed quantity ("probe") of the instance.
+
+use super::CompiledModel;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Causality {
+    Parameter,
+    Input,
+    Output,
+    Local,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Variability {
+    Constant,
+    Fixed,
+    Tunable,
+    Discrete,
+    Continuous,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Initial {
+    Exact,
+    Approx,
+    Calculated,
+}
+
+/// FMI base type of a variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum VarType {
+    Real,
+    Integer,
+    Boolean,
+}
+
+/// Cartesian component of a vector quantity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Axis {
+    X,
+    Y,
+    Z,
+}
+
+impl Axis {
+    pub fn index(self) -> usize {
+        match self {
+            Axis::X => 0,
+            Axis::Y => 1,
+            Axis::Z => 2,
+        }
+    }
+}
+
+/// A quantity computed from the instance state.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Probe {
+    /// Joint coordinate of body `i`'s tree joint [rad or m] (its rate, its acceleration).
+    JointPosition(usize),
+    JointVelocity(usize),
+    JointAcceleration(usize),
+    /// Pin-to-pin length [m], extension speed [m/s], force on the mechanism [N]
+    /// (positive pushes the pins apart) of cylinder `i`.
+    CylinderLength(usize),
+    CylinderSpeed(usize),
+    CylinderForce(usize),
+    /// Seal-friction force of cylinder `i` [N].
+    CylinderFriction(usize),
+    /// Pressure of hydraulic node `i` [Pa].
+    NodePressure(usize),
+    /// Spool position of spool `i` (same unit as its command).
+    SpoolPosition(usize),
+    /// Flow through hydraulic element `i` [m³/s]: for valves the flow into port A, for
+    /// pumps/orifices/reliefs/leakages from `from` to `to`.
+    ElementFlow(usize),
+    /// Hydraulic power delivered by pump `i` [W] (Δp·Q).
+    PumpPower(usize),
+    /// World position, velocity [m, m/s] of marker `i`.
+    MarkerPosition(usize, Axis),
+    MarkerVelocity(usize, Axis),
+    KineticEnergy,
+    PotentialEnergy,
+    /// Kinetic + potential [J].
+    TotalEnergy,
+    /// Work done on the mechanism by actuators, applied forces and dampers [J].
+    ActuatorWork,
+    /// Total − initial total − actuator work [J]: zero for an exact integrator.
+    EnergyBalanceError,
+    ConstraintNorm,
+    ConstraintVelocityNorm,
+    ConstraintAccelerationNorm,
+    /// Newton iterations of the last internal step (Integer).
+    NewtonIterations,
+    /// Internal steps taken since initialization (Integer).
+    StepCount,
+}
+
+impl Probe {
+    pub fn is_valid(&self, m: &CompiledModel) -> bool {
+        let nb = m.mechanism.bodies.len();
+        let nc = m.circuit.cylinders.len();
+        match *self {
+            Probe::JointPosition(i) | Probe::JointVelocity(i) | Probe::JointAcceleration(i) => {
+                i < nb && m.mechanism.bodies[i].joint.dof() == 1
+            }
+            Probe::CylinderLength(i)
+            | Probe::CylinderSpeed(i)
+            | Probe::CylinderForce(i)
+            | Probe::CylinderFriction(i) => i < nc,
+            Probe::NodePressure(i) => i < m.circuit.nodes.len(),
+            Probe::SpoolPosition(i) => i < m.circuit.spools.len(),
+            Probe::ElementFlow(i) => i < m.circuit.elements.len(),
+            Probe::PumpPower(i) => {
+                matches!(m.circuit.elements.get(i), Some(super::Element::Pump(_)))
+            }
+            Probe::MarkerPosition(i, _) | Probe::MarkerVelocity(i, _) => {
+                i < m.mechanism.markers.len()
+            }
+            _ => true,
+        }
+    }
+}
+
+/// Where the value of a variable lives.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Binding {
+    /// A slot of the parameter vector (parameters and inputs).
+    Param(super::ParamId),
+    /// A computed quantity (outputs).
+    Probe(Probe),
+}
+
+/// One FMI ScalarVariable.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Variable {
+    /// Structured FMI name, e.g. `boom.cylinder.p_cap`.
+    pub name: String,
+    pub value_reference: u32,
+    pub description: String,
+    pub causality: Causality,
+    pub variability: Variability,
+    /// `None` means the attribute is omitted in the XML.
+    pub initial: Option<Initial>,
+    pub var_type: VarType,
+    /// SI unit name (must be defined in the XML UnitDefinitions); `None` = dimensionless.
+    pub unit: Option<String>,
+    pub display_unit: Option<String>,
+    /// Start value (SI); required for parameters and inputs.
+    pub start: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub binding: Binding,
+}

@@ -1,0 +1,152 @@
+//! Rigid bodies in a tree of relative joints, plus cut joints that close loops.
+
+use super::ParamId;
+use serde::{Deserialize, Serialize};
+
+/// A rigid transform: `x_parent = rotation · x_child + origin`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Frame {
+    pub origin: [f64; 3],
+    /// Unit quaternion `[w, x, y, z]`.
+    pub rotation: [f64; 4],
+}
+
+impl Frame {
+    pub const IDENTITY: Frame = Frame { origin: [0.0; 3], rotation: [1.0, 0.0, 0.0, 0.0] };
+}
+
+/// The joint that connects a body to its parent in the kinematic tree.
+/// Spherical and universal joints are compositions of revolutes through massless bodies
+/// (built by the compiler), so every joint coordinate is a scalar.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum JointKind {
+    /// Rotation about `axis` (unit, joint frame) through the joint-frame origin.
+    Revolute { axis: [f64; 3] },
+    /// Translation along `axis` (unit, joint frame).
+    Prismatic { axis: [f64; 3] },
+    /// Rigid attachment, no coordinate.
+    Fixed,
+}
+
+impl JointKind {
+    pub fn dof(&self) -> usize {
+        match self {
+            JointKind::Fixed => 0,
+            _ => 1,
+        }
+    }
+}
+
+/// A rigid body and the tree joint that moves it.
+///
+/// The body frame equals the joint frame displaced by the joint motion:
+/// `X_body = X_parent · joint_frame · motion(q)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Body {
+    pub name: String,
+    /// Parent body; `None` is ground. Parents always precede children.
+    pub parent: Option<usize>,
+    pub joint: JointKind,
+    /// Name of the joint (for diagnostics and the FMI interface).
+    pub joint_name: String,
+    /// Pose of the joint frame in the parent body frame (or in the world for ground).
+    pub joint_frame: Frame,
+    /// Initial joint coordinate [rad or m].
+    pub q0: ParamId,
+    pub mass: ParamId,
+    /// Centre of mass in body coordinates [m].
+    pub com: [f64; 3],
+    /// Inertia tensor about the centre of mass in body axes:
+    /// `[Ixx, Iyy, Izz, Ixy, Ixz, Iyz]` [kg·m²] (tensor components, not products of inertia
+    /// with a sign convention: `Ixy` is the (0,1) entry of the tensor).
+    pub inertia: [f64; 6],
+}
+
+/// A point fixed on a body (`None` = ground), in body coordinates.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PointRef {
+    pub body: Option<usize>,
+    pub point: [f64; 3],
+}
+
+/// A named point whose motion can be an FMI output.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Marker {
+    pub name: String,
+    pub point: PointRef,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum CutKind {
+    /// Point `a` coincides with point `b` (3 equations).
+    Spherical,
+    /// Spherical plus the hinge axes `axis_a` (body a) and `axis_b` (body b) stay parallel
+    /// (2 more equations).
+    Revolute { axis_a: [f64; 3], axis_b: [f64; 3] },
+    /// Point `a` stays on the line through `b` along `axis_b` (2 equations) and the
+    /// bodies do not rotate relative to each other (3 equations).
+    Prismatic { axis_b: [f64; 3] },
+}
+
+/// A joint removed from the tree to open a kinematic loop, imposed as constraints Φ(z)=0.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CutJoint {
+    pub name: String,
+    pub kind: CutKind,
+    pub a: PointRef,
+    pub b: PointRef,
+}
+
+impl CutJoint {
+    pub fn equations(&self) -> usize {
+        match self.kind {
+            CutKind::Spherical => 3,
+            CutKind::Revolute { .. } | CutKind::Prismatic { .. } => 5,
+        }
+    }
+}
+
+/// Linear spring–damper between two points, acting along the line joining them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpringDamper {
+    pub name: String,
+    pub a: PointRef,
+    pub b: PointRef,
+    pub stiffness: ParamId,
+    pub damping: ParamId,
+    pub free_length: ParamId,
+}
+
+/// A force given in world axes at a body point (e.g. an FMI input).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PointForce {
+    pub name: String,
+    pub point: PointRef,
+    pub force: [ParamId; 3],
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ForceElement {
+    SpringDamper(SpringDamper),
+    PointForce(PointForce),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mechanism {
+    pub bodies: Vec<Body>,
+    pub cut_joints: Vec<CutJoint>,
+    pub markers: Vec<Marker>,
+    pub forces: Vec<ForceElement>,
+}
+
+impl Mechanism {
+    /// Number of joint coordinates z.
+    pub fn coordinates(&self) -> usize {
+        self.bodies.iter().map(|b| b.joint.dof()).sum()
+    }
+
+    /// Number of constraint equations Φ.
+    pub fn constraint_equations(&self) -> usize {
+        self.cut_joints.iter().map(CutJoint::equations).sum()
+    }
+}

@@ -1,0 +1,260 @@
+//! The compiled model: everything about a machine that does not change while it runs.
+//!
+//! Like MuJoCo's `mjModel`, it holds topology, geometry, component data and the FMI
+//! interface table; the mutable part of a simulation lives in [`crate::Instance`].
+//! Numbers that a user may tune (masses, pressures, valve commands, ...) are not stored
+//! inline: components refer to a [`ParamId`], an index into the instance's parameter
+//! vector, whose defaults are [`CompiledModel::params`]. This lets any numeric field be
+//! exposed as an FMI parameter or input without special cases in the solver.
+//!
+//! The model is produced by `model-compiler`, serialized with postcard and embedded in the
+//! FMU binary; [`CompiledModel::from_bytes`] validates it when an instance is created.
+
+mod circuit;
+mod interface;
+mod mechanism;
+
+pub use circuit::*;
+pub use interface::*;
+pub use mechanism::*;
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the serialized [`CompiledModel`] layout; bump on any change of these types.
+pub const MODEL_FORMAT_VERSION: u32 = 1;
+
+/// Index into the instance parameter vector (see module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ParamId(pub u32);
+
+impl ParamId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One entry of the parameter vector: a named scalar with its default value (SI units).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParamSlot {
+    /// Path of the field in the description, e.g. `boom.mass` or `valve.tau`.
+    pub name: String,
+    pub default: f64,
+}
+
+/// Integration formulation of the mechanics (seed 001, Pub I compares the two).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Formulation {
+    /// Index-3 augmented Lagrangian with mass-damping-stiffness-orthogonal projections.
+    AugmentedLagrangian,
+}
+
+/// Solver settings; the step is a parameter so that users can trade accuracy for speed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SolverSettings {
+    pub formulation: Formulation,
+    /// Internal fixed step [s] (FMI parameter `solver.step`).
+    pub step: ParamId,
+    /// Penalty factor α. If `None`, α is chosen per step as
+    /// `penalty_ratio · m_ref · 4/h²` so that the penalty term dominates the mass term by a
+    /// fixed ratio whatever the step (a fixed α diverges when the step shrinks).
+    pub penalty: Option<ParamId>,
+    pub penalty_ratio: f64,
+    /// Newton convergence tolerances on the update of each kind of unknown.
+    pub tol_position: f64,
+    pub tol_pressure: f64,
+    pub tol_state: f64,
+    /// Iteration cap of one Newton solve (a real-time step must have a bounded cost).
+    pub max_iterations: u32,
+    /// Number of times a failed step is retried with the step halved before giving up.
+    pub max_step_halvings: u32,
+}
+
+/// Initial-state settings used by the static-equilibrium solve.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InitSettings {
+    /// Start from static equilibrium (pressures, spool and friction states solved).
+    pub static_equilibrium: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Metadata {
+    pub description: String,
+    pub author: String,
+    pub version: String,
+    pub license: String,
+    pub copyright: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DefaultExperiment {
+    pub start_time: f64,
+    pub stop_time: f64,
+    pub step_size: f64,
+    pub tolerance: f64,
+}
+
+/// The whole machine, ready to simulate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CompiledModel {
+    pub format_version: u32,
+    pub name: String,
+    /// FMI `modelIdentifier`: a C identifier, also the shared-library base name.
+    pub model_identifier: String,
+    /// FMI `guid`, derived from the model content by the compiler.
+    pub guid: String,
+    pub metadata: Metadata,
+    pub default_experiment: DefaultExperiment,
+    pub gravity: [f64; 3],
+    pub solver: SolverSettings,
+    pub init: InitSettings,
+    pub params: Vec<ParamSlot>,
+    pub mechanism: Mechanism,
+    pub circuit: Circuit,
+    /// The FMI interface, in `modelDescription.xml` order.
+    pub variables: Vec<Variable>,
+}
+
+/// Why a serialized model could not be used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelError(pub String);
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+impl CompiledModel {
+    pub fn to_bytes(&self) -> Vec<u8> {
+        postcard::to_allocvec(self).expect("a compiled model always serializes")
+    }
+
+    /// Decodes and validates a model; every index inside it is checked so that the solver
+    /// can index without bounds surprises.
+    pub fn from_bytes(bytes: &[u8]) -> Result<CompiledModel, ModelError> {
+        if bytes.is_empty() {
+            return Err(ModelError(
+                "this binary carries no compiled model; build an FMU with `hydromech build`".into(),
+            ));
+        }
+        let model: CompiledModel = postcard::from_bytes(bytes)
+            .map_err(|e| ModelError(format!("the embedded model cannot be decoded: {e}")))?;
+        if model.format_version != MODEL_FORMAT_VERSION {
+            return Err(ModelError(format!(
+                "model format {} is not supported by this runtime (expects {MODEL_FORMAT_VERSION})",
+                model.format_version
+            )));
+        }
+        model.validate()?;
+        Ok(model)
+    }
+
+    /// Value of a parameter in the defaults.
+    pub fn default_param(&self, id: ParamId) -> f64 {
+        self.params[id.index()].default
+    }
+
+    /// Structural checks of indices and numbers (the compiler gives user-facing errors;
+    /// this guards the runtime against a corrupted or hand-made blob).
+    pub fn validate(&self) -> Result<(), ModelError> {
+        let np = self.params.len();
+        let nb = self.mechanism.bodies.len();
+        let nn = self.circuit.nodes.len();
+        let ns = self.circuit.spools.len();
+        let err = |m: String| Err(ModelError(m));
+        let mut ids = Vec::new();
+        self.collect_params(&mut ids);
+        if let Some(bad) = ids.iter().find(|p| p.index() >= np) {
+            return err(format!("parameter index {} out of range ({np} parameters)", bad.0));
+        }
+        for (i, b) in self.mechanism.bodies.iter().enumerate() {
+            if let Some(p) = b.parent {
+                if p >= i {
+                    return err(format!("body {i} ({}) must come after its parent", b.name));
+                }
+            }
+        }
+        let body_ok = |b: Option<usize>| b.is_none_or(|b| b < nb);
+        let mut points = Vec::new();
+        self.collect_points(&mut points);
+        if points.iter().any(|p| !body_ok(p.body)) {
+            return err("a point refers to a body that does not exist".into());
+        }
+        for m in &self.mechanism.markers {
+            if !body_ok(m.point.body) {
+                return err(format!("marker {} refers to a missing body", m.name));
+            }
+        }
+        for c in &self.mechanism.cut_joints {
+            if !body_ok(c.a.body) || !body_ok(c.b.body) {
+                return err(format!("cut joint {} refers to a missing body", c.name));
+            }
+        }
+        for e in &self.circuit.elements {
+            if e.nodes().iter().any(|&n| n >= nn) {
+                return err("a hydraulic element refers to a missing node".into());
+            }
+            if let Element::DirectionalValve(v) = e {
+                if v.spool >= ns {
+                    return err(format!("valve {} refers to a missing spool", v.name));
+                }
+                for edge in &v.edges {
+                    if edge.table.len() < 2 || edge.table.windows(2).any(|w| w[1].0 <= w[0].0) {
+                        return err(format!("valve {}: an edge table is not increasing", v.name));
+                    }
+                }
+            }
+        }
+        for c in &self.circuit.cylinders {
+            if c.cap_node >= nn || c.rod_node >= nn {
+                return err(format!("cylinder {} refers to a missing node", c.name));
+            }
+        }
+        for (i, v) in self.variables.iter().enumerate() {
+            if let Binding::Probe(p) = &v.binding {
+                if !p.is_valid(self) {
+                    return err(format!("variable {i} ({}) probes a missing element", v.name));
+                }
+            }
+        }
+        if self.params.iter().any(|p| !p.default.is_finite()) {
+            return err("a parameter default is not finite".into());
+        }
+        Ok(())
+    }
+
+    fn collect_points(&self, out: &mut Vec<PointRef>) {
+        for f in &self.mechanism.forces {
+            match f {
+                ForceElement::SpringDamper(s) => out.extend([s.a, s.b]),
+                ForceElement::PointForce(p) => out.push(p.point),
+            }
+        }
+        for c in &self.circuit.cylinders {
+            out.extend([c.cap_point, c.rod_point]);
+        }
+    }
+
+    /// Every [`ParamId`] the model refers to.
+    pub fn collect_params(&self, out: &mut Vec<ParamId>) {
+        out.push(self.solver.step);
+        out.extend(self.solver.penalty);
+        for b in &self.mechanism.bodies {
+            out.extend([b.mass, b.q0]);
+        }
+        for f in &self.mechanism.forces {
+            match f {
+                ForceElement::SpringDamper(s) => out.extend([s.stiffness, s.damping, s.free_length]),
+                ForceElement::PointForce(p) => out.extend(p.force),
+            }
+        }
+        self.circuit.collect_params(out);
+        for v in &self.variables {
+            if let Binding::Param(p) = v.binding {
+                out.push(p);
+            }
+        }
+    }
+}

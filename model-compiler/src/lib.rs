@@ -1,0 +1,1 @@
+//! hydromech model compiler.
