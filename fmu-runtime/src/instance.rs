@@ -37,12 +37,19 @@ pub struct State {
     pub power: f64,
     /// Mechanical energy at initialization [J].
     pub energy0: f64,
+    /// Largest diagonal entry of the mass matrix at initialization: the inertia scale of
+    /// the default penalty factor.
+    pub mass_scale: f64,
     /// Newton iterations of the last internal step; internal steps so far.
     pub iterations: u32,
     pub steps: u64,
 }
 
 impl State {
+    pub(crate) fn new_for(layout: &Layout) -> State {
+        State::new(layout)
+    }
+
     fn new(layout: &Layout) -> State {
         State {
             time: 0.0,
@@ -55,6 +62,7 @@ impl State {
             work: 0.0,
             power: 0.0,
             energy0: 0.0,
+            mass_scale: 1.0,
             iterations: 0,
             steps: 0,
         }
@@ -71,6 +79,7 @@ impl State {
         self.work = other.work;
         self.power = other.power;
         self.energy0 = other.energy0;
+        self.mass_scale = other.mass_scale;
         self.iterations = other.iterations;
         self.steps = other.steps;
     }
@@ -104,7 +113,7 @@ impl Snapshot {
         out.push(self.initialized as u8);
         out.extend_from_slice(&s.iterations.to_le_bytes());
         out.extend_from_slice(&s.steps.to_le_bytes());
-        let scalars = [s.time, s.work, s.power, s.energy0];
+        let scalars = [s.time, s.work, s.power, s.energy0, s.mass_scale];
         let vectors: [&[f64]; 8] = [&scalars, &s.z, &s.zd, &s.zdd, &s.w, &s.wd, &s.lambda, &self.params];
         for v in vectors {
             for x in v {
@@ -117,7 +126,7 @@ impl Snapshot {
 
     pub fn encoded_len(&self, guid: &str) -> usize {
         let s = &self.state;
-        let floats = 4 + 3 * s.z.len() + 2 * s.w.len() + s.lambda.len() + self.params.len();
+        let floats = 5 + 3 * s.z.len() + 2 * s.w.len() + s.lambda.len() + self.params.len();
         8 + 4 + 4 + guid.len() + 16 + 1 + 4 + 8 + 8 * floats + 8
     }
 
@@ -158,6 +167,7 @@ impl Snapshot {
         state.work = r.f64()?;
         state.power = r.f64()?;
         state.energy0 = r.f64()?;
+        state.mass_scale = r.f64()?;
         for v in [&mut state.z, &mut state.zd, &mut state.zdd, &mut state.w, &mut state.wd, &mut state.lambda] {
             r.fill(v)?;
         }
@@ -340,7 +350,7 @@ impl Instance {
 
     /// A quantity computed from the current state.
     pub fn probe(&self, probe: Probe) -> f64 {
-        solver::probe(&self.model, &self.layout, &self.params, &self.state, probe)
+        solver::probe(&self.model, &self.layout, &self.state, self.work.outputs(), probe)
     }
 
     pub fn snapshot(&self) -> Snapshot {
@@ -369,10 +379,16 @@ impl Instance {
         self.state.copy_from(&snap.state);
         self.params.copy_from_slice(&snap.params);
         self.initialized = snap.initialized;
+        self.refresh_outputs();
         Ok(())
     }
 
     fn place_at_initial_configuration(&mut self) {
         solver::place_at_initial_configuration(&self.model, &self.layout, &self.params, &mut self.state);
+        self.refresh_outputs();
+    }
+
+    fn refresh_outputs(&mut self) {
+        solver::refresh_outputs(&self.model, &self.layout, &self.params, &self.state, &mut self.work);
     }
 }

@@ -1,15 +1,26 @@
 //! Time integration: implicit trapezoidal rule with every primary unknown (joint
-//! coordinates, pressures, spool and friction states) in one Newton loop.
+//! coordinates, pressures, spool states) in one Newton loop, closed loops by the
+//! index-3 augmented Lagrangian; static-equilibrium initialisation; output probes.
+
+pub mod equilibrium;
+pub mod evaluate;
+pub mod linalg;
+pub mod newton;
+mod outputs;
+
+pub use equilibrium::solve_equilibrium_parameters;
+pub use outputs::Outputs;
 
 use crate::instance::State;
-use crate::model::{CompiledModel, Probe};
+use crate::model::{CompiledModel, Node, Probe};
+use evaluate::Evaluation;
 
 /// Sizes of the unknown vectors of a model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     /// Joint coordinates.
     pub nz: usize,
-    /// First-order states: pressures, then spool positions.
+    /// First-order states: control-volume pressures, then spool positions.
     pub nw: usize,
     /// Constraint equations.
     pub nc: usize,
@@ -31,33 +42,167 @@ impl Layout {
     }
 }
 
-/// Preallocated buffers of the step loop.
-pub struct Workspace {}
+/// Every buffer the step loop needs, allocated once per instance.
+pub struct Workspace {
+    pub(crate) eval: Evaluation,
+    /// Newton unknowns `[z; w]`, update, residuals, tangent and its LU.
+    pub(crate) x: Vec<f64>,
+    pub(crate) dx: Vec<f64>,
+    pub(crate) f: Vec<f64>,
+    pub(crate) f_pert: Vec<f64>,
+    pub(crate) jac: Vec<f64>,
+    pub(crate) piv: Vec<usize>,
+    pub(crate) row_scale: Vec<f64>,
+    /// Per-unknown convergence tolerance and finite-difference scale.
+    pub(crate) tol: Vec<f64>,
+    pub(crate) scale: Vec<f64>,
+    /// Trapezoidal history vectors and derived rates.
+    pub(crate) zd_hat: Vec<f64>,
+    pub(crate) zdd_hat: Vec<f64>,
+    pub(crate) wd_hat: Vec<f64>,
+    pub(crate) zd: Vec<f64>,
+    pub(crate) zdd: Vec<f64>,
+    pub(crate) wd: Vec<f64>,
+    pub(crate) lambda: Vec<f64>,
+    /// Projection matrix (zz block of the tangent) and its LU.
+    pub(crate) proj: Vec<f64>,
+    pub(crate) proj_piv: Vec<usize>,
+    pub(crate) proj_scale: Vec<f64>,
+    pub(crate) dz: Vec<f64>,
+    pub(crate) viol: Vec<f64>,
+    pub(crate) outputs: Outputs,
+}
 
 impl Workspace {
-    pub fn new(_m: &CompiledModel, _l: &Layout) -> Workspace {
-        Workspace {}
+    pub fn new(m: &CompiledModel, l: &Layout) -> Workspace {
+        let n = l.nz + l.nw;
+        let mut tol = vec![m.solver.tol_position; n];
+        let mut scale = vec![0.01; n];
+        for k in 0..l.nw {
+            let pressure = k < l.n_pressures;
+            tol[l.nz + k] = if pressure { m.solver.tol_pressure } else { m.solver.tol_state };
+            scale[l.nz + k] = if pressure { 1e5 } else { 1e-2 };
+        }
+        Workspace {
+            eval: Evaluation::new(m, l),
+            x: vec![0.0; n],
+            dx: vec![0.0; n],
+            f: vec![0.0; n],
+            f_pert: vec![0.0; n],
+            jac: vec![0.0; n * n],
+            piv: vec![0; n],
+            row_scale: vec![0.0; n],
+            tol,
+            scale,
+            zd_hat: vec![0.0; l.nz],
+            zdd_hat: vec![0.0; l.nz],
+            wd_hat: vec![0.0; l.nw],
+            zd: vec![0.0; l.nz],
+            zdd: vec![0.0; l.nz],
+            wd: vec![0.0; l.nw],
+            lambda: vec![0.0; l.nc],
+            proj: vec![0.0; l.nz * l.nz],
+            proj_piv: vec![0; l.nz],
+            proj_scale: vec![0.0; l.nz],
+            dz: vec![0.0; l.nz],
+            viol: vec![0.0; l.nc],
+            outputs: Outputs::new(m),
+        }
+    }
+
+    pub fn outputs(&self) -> &Outputs {
+        &self.outputs
     }
 }
 
-pub fn place_at_initial_configuration(_m: &CompiledModel, _l: &Layout, _p: &[f64], _s: &mut State) {}
+/// Sets the joint coordinates to their initial values, everything else at rest, and the
+/// first-order states to their starting guesses.
+pub fn place_at_initial_configuration(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State) {
+    let mut c = 0;
+    for b in &m.mechanism.bodies {
+        if b.joint.dof() == 1 {
+            st.z[c] = p[b.q0.index()];
+            c += 1;
+        }
+    }
+    st.zd.fill(0.0);
+    st.zdd.fill(0.0);
+    st.wd.fill(0.0);
+    st.lambda.fill(0.0);
+    let mut k = 0;
+    for node in &m.circuit.nodes {
+        if let Node::Volume(v) = node {
+            st.w[k] = v.precharge.map_or(v.initial_guess, |pc| p[pc.index()]);
+            k += 1;
+        }
+    }
+    for (i, s) in m.circuit.spools.iter().enumerate() {
+        st.w[l.n_pressures + i] = p[s.command.index()].clamp(s.min, s.max);
+    }
+}
 
-pub fn initialize(_m: &CompiledModel, _l: &Layout, _p: &[f64], _s: &mut State, _w: &mut Workspace) -> Result<(), String> {
+/// Assembles the loops and solves the static equilibrium (see [`equilibrium`]).
+pub fn initialize(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace) -> Result<(), String> {
+    equilibrium::initialize(m, l, p, st, ws)?;
+    refresh_outputs(m, l, p, st, ws);
     Ok(())
 }
 
+/// Advances by `h`; if Newton fails, retries the whole interval as 2, 4, … equal
+/// sub-steps (up to `max_step_halvings` times) from `saved`. Allocation-free.
 pub fn step_with_retries(
-    _m: &CompiledModel,
-    _l: &Layout,
-    _p: &[f64],
-    _s: &mut State,
-    _saved: &State,
-    _w: &mut Workspace,
-    _h: f64,
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    saved: &State,
+    ws: &mut Workspace,
+    h: f64,
 ) -> Result<(), String> {
-    Ok(())
+    let mut last_error = String::new();
+    for halvings in 0..=m.solver.max_step_halvings {
+        let pieces = 1u32 << halvings;
+        let dt = h / pieces as f64;
+        st.copy_from(saved);
+        let t0 = st.time;
+        let mut result = Ok(());
+        for k in 0..pieces {
+            result = newton::step(m, l, p, st, ws, dt);
+            if result.is_err() {
+                break;
+            }
+            st.time = t0 + dt * (k + 1) as f64;
+            update_work(m, l, p, st, ws, dt);
+        }
+        match result {
+            Ok(()) => {
+                st.time = t0;
+                refresh_outputs(m, l, p, st, ws);
+                return Ok(());
+            }
+            Err(e) => last_error = e,
+        }
+    }
+    st.copy_from(saved);
+    refresh_outputs(m, l, p, st, ws);
+    Err(format!("{last_error}; {} step halvings did not help", m.solver.max_step_halvings))
 }
 
-pub fn probe(_m: &CompiledModel, _l: &Layout, _p: &[f64], _s: &State, _probe: Probe) -> f64 {
-    0.0
+/// Trapezoidal accumulation of the actuator work over the last step.
+fn update_work(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace, h: f64) {
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    let power = ws.eval.power;
+    st.work += 0.5 * h * (st.power + power);
+    st.power = power;
+}
+
+/// Recomputes the cached outputs from the state (after init, steps, restore, reset).
+pub fn refresh_outputs(m: &CompiledModel, l: &Layout, p: &[f64], st: &State, ws: &mut Workspace) {
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    ws.outputs.capture(m, l, &ws.eval, st);
+}
+
+/// Value of a probe at the current state (from the output cache).
+pub fn probe(m: &CompiledModel, l: &Layout, st: &State, out: &Outputs, probe: Probe) -> f64 {
+    outputs::probe(m, l, st, out, probe)
 }

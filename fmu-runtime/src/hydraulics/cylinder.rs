@@ -1,0 +1,106 @@
+//! Double-acting cylinder: geometry from its two pins, chamber volumes, seal friction,
+//! end cushions, and the force it puts on the mechanism.
+
+use crate::model::{Cylinder, Friction};
+
+/// Kinematic and force state of one cylinder at an evaluation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CylinderState {
+    /// Pin-to-pin length [m] and its rate [m/s].
+    pub length: f64,
+    pub speed: f64,
+    /// Stroke position x ∈ [0, stroke] (0 = fully retracted) [m].
+    pub position: f64,
+    pub cap_volume: f64,
+    pub rod_volume: f64,
+    /// Seal friction opposing the speed [N].
+    pub friction: f64,
+    /// End-cushion force pushing away from the nearer end [N].
+    pub cushion: f64,
+    /// Net force pushing the pins apart [N].
+    pub force: f64,
+}
+
+/// Geometry and volumes from the pin distance and its rate.
+pub fn kinematics(c: &Cylinder, p: &[f64], length: f64, speed: f64) -> CylinderState {
+    let x = length - p[c.retracted_length.index()];
+    let stroke = p[c.stroke.index()];
+    CylinderState {
+        length,
+        speed,
+        position: x,
+        cap_volume: p[c.cap_dead_volume.index()] + p[c.cap_area.index()] * x,
+        rod_volume: p[c.rod_dead_volume.index()] + p[c.rod_area.index()] * (stroke - x),
+        ..CylinderState::default()
+    }
+}
+
+/// Completes `s` with friction, cushion and net force for chamber pressures `p_cap`, `p_rod`.
+pub fn forces(c: &Cylinder, p: &[f64], s: &mut CylinderState, p_cap: f64, p_rod: f64) {
+    s.friction = friction(&c.friction, p, s.speed);
+    s.cushion = cushion(c, p, s.position, s.speed);
+    s.force = p_cap * p[c.cap_area.index()] - p_rod * p[c.rod_area.index()] - s.friction + s.cushion;
+}
+
+/// Seal friction force for extension speed `v` (positive opposes positive speed).
+pub fn friction(model: &Friction, p: &[f64], v: f64) -> f64 {
+    match *model {
+        Friction::Viscous { coefficient } => p[coefficient.index()] * v,
+        Friction::BrownMcPhee { coulomb, stiction, stribeck_velocity, viscous } => {
+            // Seed 001 eq 2.44; smooth, so it needs no switching logic in Newton.
+            let (fc, fs, vs, s2) = (
+                p[coulomb.index()],
+                p[stiction.index()],
+                p[stribeck_velocity.index()],
+                p[viscous.index()],
+            );
+            let r = v.abs() / vs;
+            let stribeck = (fs - fc) * r / (0.25 * r * r + 0.75).powi(2);
+            (fc * (4.0 * r).tanh() + stribeck) * v.signum() + s2 * v * 4f64.tanh()
+        }
+    }
+}
+
+/// Cushion: spring `k·e` plus damping `c·v` faded in over the cushion length, where `e` is
+/// the penetration into the cushion zone at either end; never pulls.
+fn cushion(c: &Cylinder, p: &[f64], x: f64, v: f64) -> f64 {
+    let len = p[c.cushion.length.index()];
+    let (k, d) = (p[c.cushion.stiffness.index()], p[c.cushion.damping.index()]);
+    if len <= 0.0 {
+        return 0.0;
+    }
+    let stroke = p[c.stroke.index()];
+    let e_low = len - x;
+    let e_high = x - (stroke - len);
+    if e_low > 0.0 {
+        (k * e_low - d * v * (e_low / len).min(1.0)).max(0.0)
+    } else if e_high > 0.0 {
+        -(k * e_high + d * v * (e_high / len).min(1.0)).max(0.0)
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ParamId;
+
+    #[test]
+    fn brown_mcphee_peaks_near_stiction_and_is_odd() {
+        let p = [210.0, 830.0, 1.25e-2, 330.0];
+        let m = Friction::BrownMcPhee {
+            coulomb: ParamId(0),
+            stiction: ParamId(1),
+            stribeck_velocity: ParamId(2),
+            viscous: ParamId(3),
+        };
+        let peak = (1..2000).map(|i| friction(&m, &p, i as f64 * 1e-5)).fold(0.0, f64::max);
+        assert!(peak > 800.0 && peak < 900.0, "{peak}");
+        assert_eq!(friction(&m, &p, -0.01), -friction(&m, &p, 0.01));
+        assert_eq!(friction(&m, &p, 0.0), 0.0);
+        // Far from zero: Coulomb + viscous.
+        let f = friction(&m, &p, 1.0);
+        assert!((f - (210.0 + 330.0 * 4f64.tanh())).abs() < 5.0, "{f}");
+    }
+}

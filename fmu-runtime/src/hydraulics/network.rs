@@ -1,0 +1,109 @@
+//! Assembles the flows of all elements into the pressure rates of the control volumes.
+
+use super::cylinder::CylinderState;
+use super::fluid::{effective_bulk_modulus, oil_bulk_modulus};
+use super::orifice::{smooth_ramp, turbulent_flow};
+use super::valve::edge_coefficient;
+use crate::model::{Circuit, EDGE_AT, EDGE_BT, EDGE_PA, EDGE_PB, Element, Node};
+use std::f64::consts::TAU;
+
+/// Volumes below this are clamped so a mis-specified chamber cannot divide by zero [m³].
+pub const MIN_VOLUME: f64 = 1e-9;
+
+/// Flow of every element for the given node pressures and spool positions.
+/// Sign: from `from`/inlet to `to`/outlet; for valves, the net flow into port A.
+/// Adds each element's flows into `inflow` (per node).
+pub fn element_flows(
+    circuit: &Circuit,
+    params: &[f64],
+    pressure: &[f64],
+    spool: &[f64],
+    flow: &mut [f64],
+    inflow: &mut [f64],
+) {
+    inflow.fill(0.0);
+    for (i, e) in circuit.elements.iter().enumerate() {
+        flow[i] = match e {
+            Element::DirectionalValve(v) => {
+                let u = spool[v.spool];
+                let pl = params[v.laminar_pressure.index()];
+                let (pp, pt, pa, pb) = (pressure[v.port_p], pressure[v.port_t], pressure[v.port_a], pressure[v.port_b]);
+                let q_pa = turbulent_flow(edge_coefficient(&v.edges[EDGE_PA], u), pp - pa, pl);
+                let q_pb = turbulent_flow(edge_coefficient(&v.edges[EDGE_PB], u), pp - pb, pl);
+                let q_at = turbulent_flow(edge_coefficient(&v.edges[EDGE_AT], u), pa - pt, pl);
+                let q_bt = turbulent_flow(edge_coefficient(&v.edges[EDGE_BT], u), pb - pt, pl);
+                inflow[v.port_p] -= q_pa + q_pb;
+                inflow[v.port_a] += q_pa - q_at;
+                inflow[v.port_b] += q_pb - q_bt;
+                inflow[v.port_t] += q_at + q_bt;
+                q_pa - q_at
+            }
+            Element::Orifice(o) => {
+                let k = params[o.coefficient.index()];
+                let q = turbulent_flow(k, pressure[o.from] - pressure[o.to], params[o.laminar_pressure.index()]);
+                transfer(inflow, o.from, o.to, q)
+            }
+            Element::ReliefValve(r) => {
+                let over = pressure[r.from] - pressure[r.to] - params[r.cracking_pressure.index()];
+                let q = params[r.gain.index()] * smooth_ramp(over, r.smoothing);
+                transfer(inflow, r.from, r.to, q)
+            }
+            Element::Pump(p) => {
+                let q = params[p.displacement.index()] * params[p.speed.index()] / TAU
+                    * params[p.volumetric_efficiency.index()];
+                transfer(inflow, p.inlet, p.outlet, q)
+            }
+            Element::Leakage(l) => {
+                let q = params[l.conductance.index()] * (pressure[l.from] - pressure[l.to]);
+                transfer(inflow, l.from, l.to, q)
+            }
+        };
+    }
+}
+
+fn transfer(inflow: &mut [f64], from: usize, to: usize, q: f64) -> f64 {
+    inflow[from] -= q;
+    inflow[to] += q;
+    q
+}
+
+/// `ṗ = β_e/V (Q_in − V̇)` of every control volume, in node order (`rates[k]` for the
+/// k-th volume node).
+pub fn pressure_rates(
+    circuit: &Circuit,
+    params: &[f64],
+    pressure: &[f64],
+    inflow: &[f64],
+    cylinders: &[CylinderState],
+    rates: &mut [f64],
+) {
+    let mut k = 0;
+    for (n, node) in circuit.nodes.iter().enumerate() {
+        let Node::Volume(cv) = node else { continue };
+        let hose = params[cv.hose_volume.index()];
+        let mut volume = hose;
+        let mut volume_rate = 0.0;
+        for (c, s) in circuit.cylinders.iter().zip(cylinders) {
+            if c.cap_node == n {
+                volume += s.cap_volume;
+                volume_rate += params[c.cap_area.index()] * s.speed;
+            }
+            if c.rod_node == n {
+                volume += s.rod_volume;
+                volume_rate -= params[c.rod_area.index()] * s.speed;
+            }
+        }
+        let volume = volume.max(MIN_VOLUME);
+        let beta_oil = oil_bulk_modulus(&circuit.oil.bulk_modulus, params, pressure[n]);
+        let hose_wall = cv.hose_bulk_modulus.map(|b| (hose, params[b.index()]));
+        let chamber_walls = circuit.cylinders.iter().zip(cylinders).flat_map(|(c, s)| {
+            let wall = c.wall_bulk_modulus.map(|b| params[b.index()]);
+            let cap = (c.cap_node == n).then_some(s.cap_volume);
+            let rod = (c.rod_node == n).then_some(s.rod_volume);
+            [cap, rod].into_iter().flatten().filter_map(move |v| wall.map(|b| (v.max(0.0), b)))
+        });
+        let beta = effective_bulk_modulus(beta_oil, volume, hose_wall.into_iter().chain(chamber_walls));
+        rates[k] = beta / volume * (inflow[n] - volume_rate);
+        k += 1;
+    }
+}

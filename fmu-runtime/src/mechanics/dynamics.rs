@@ -1,0 +1,107 @@
+//! Equations of motion in joint coordinates: `M(z) z̈ − Q(z, ż) = 0` evaluated as inverse
+//! dynamics (per-body Newton–Euler residual wrenches summed from the leaves to the root
+//! and projected on the joint columns), and the mass matrix by composite inertias.
+
+use super::kinematics::{BodyKinematics, Kinematics};
+use super::spatial::{Vec3, Vec6, ang, join, lin};
+use crate::model::Mechanism;
+use nalgebra::Matrix6;
+
+/// Residual wrench of one body about the world origin: inertia and gravity minus nothing
+/// applied (applied wrenches are subtracted by the caller's accumulation).
+fn body_residual(k: &BodyKinematics, gravity: &Vec3) -> Vec6 {
+    let w = ang(&k.twist);
+    let a_w = ang(&k.accel);
+    let com_vel = lin(&k.twist) + w.cross(&k.com);
+    let com_acc = lin(&k.accel) + a_w.cross(&k.com) + w.cross(&com_vel);
+    let n = (com_acc - gravity) * k.mass;
+    let moment = k.com.cross(&n) + k.inertia * a_w + w.cross(&(k.inertia * w));
+    join(n, moment)
+}
+
+/// Writes `r = M z̈ − Q` for the accelerations stored in `kin` (`Kinematics::update` with
+/// z̈), where `applied[j]` is the external wrench on body j about the world origin
+/// (`[ΣF; Σ p×F]`). `scratch` holds one wrench per body.
+pub fn inverse_dynamics(
+    mech: &Mechanism,
+    kin: &Kinematics,
+    gravity: &Vec3,
+    applied: &[Vec6],
+    scratch: &mut [Vec6],
+    r: &mut [f64],
+) {
+    for (j, k) in kin.bodies.iter().enumerate() {
+        scratch[j] = body_residual(k, gravity) - applied[j];
+    }
+    for j in (0..mech.bodies.len()).rev() {
+        if let Some(c) = kin.bodies[j].coordinate {
+            r[c] = kin.bodies[j].b.dot(&scratch[j]);
+        }
+        if let Some(p) = mech.bodies[j].parent {
+            let child = scratch[j];
+            scratch[p] += child;
+        }
+    }
+}
+
+/// Joint-space mass matrix (row-major, nz×nz) by the composite-rigid-body algorithm.
+pub fn mass_matrix(mech: &Mechanism, kin: &Kinematics, composite: &mut [Matrix6<f64>], m: &mut [f64]) {
+    let nz = m.len().isqrt();
+    for (j, k) in kin.bodies.iter().enumerate() {
+        composite[j] = body_inertia(k);
+    }
+    for j in (0..mech.bodies.len()).rev() {
+        if let Some(p) = mech.bodies[j].parent {
+            let child = composite[j];
+            composite[p] += child;
+        }
+    }
+    m.fill(0.0);
+    for (j, k) in kin.bodies.iter().enumerate() {
+        let Some(cj) = k.coordinate else { continue };
+        let f = composite[j] * k.b;
+        kin.path(mech, Some(j), |ci, ki| {
+            let v = ki.b.dot(&f);
+            m[ci * nz + cj] = v;
+            m[cj * nz + ci] = v;
+        });
+    }
+}
+
+/// 6×6 inertia of a body for Z twists about the world origin (seed 001 eq 2.16).
+pub fn body_inertia(k: &BodyKinematics) -> Matrix6<f64> {
+    let g = k.com;
+    let gx = g.cross_matrix();
+    let mut mb = Matrix6::zeros();
+    let m = k.mass;
+    mb.fixed_view_mut::<3, 3>(0, 0).copy_from(&(nalgebra::Matrix3::identity() * m));
+    mb.fixed_view_mut::<3, 3>(0, 3).copy_from(&(-gx * m));
+    mb.fixed_view_mut::<3, 3>(3, 0).copy_from(&(gx * m));
+    mb.fixed_view_mut::<3, 3>(3, 3).copy_from(&(k.inertia - gx * gx * m));
+    mb
+}
+
+/// Kinetic energy of the tree [J].
+pub fn kinetic_energy(kin: &Kinematics) -> f64 {
+    kin.bodies
+        .iter()
+        .map(|k| {
+            let w = ang(&k.twist);
+            let v = lin(&k.twist) + w.cross(&k.com);
+            0.5 * k.mass * v.norm_squared() + 0.5 * w.dot(&(k.inertia * w))
+        })
+        .sum()
+}
+
+/// Gravitational potential energy relative to the world origin [J].
+pub fn potential_energy(kin: &Kinematics, gravity: &Vec3) -> f64 {
+    kin.bodies.iter().map(|k| -k.mass * gravity.dot(&k.com)).sum()
+}
+
+/// Adds a force `f` acting at world point `p` on `body` (ground absorbs it) to the
+/// per-body wrenches about the world origin.
+pub fn add_point_force(applied: &mut [Vec6], body: Option<usize>, p: &Vec3, f: &Vec3) {
+    if let Some(j) = body {
+        applied[j] += join(*f, p.cross(f));
+    }
+}

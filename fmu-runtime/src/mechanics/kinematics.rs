@@ -1,0 +1,169 @@
+//! Forward recursion from the root to the leaves: poses, Z twists and accelerations.
+
+use super::spatial::{Mat3, Vec3, Vec6, ang, axis_angle, inertia_matrix, join, lin, quat_matrix, vec3};
+use crate::model::{Body, JointKind, Mechanism, PointRef};
+
+/// Kinematic state of one body, all in world axes.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyKinematics {
+    /// Body → world rotation.
+    pub rotation: Mat3,
+    /// Origin of the body frame.
+    pub origin: Vec3,
+    /// Centre of mass.
+    pub com: Vec3,
+    /// Inertia about the centre of mass.
+    pub inertia: Mat3,
+    pub mass: f64,
+    /// Twist column of the body's joint: `Z_body = Z_parent + b ż`.
+    pub b: Vec6,
+    /// Z twist `[ṡ; ω]`.
+    pub twist: Vec6,
+    /// Time derivative of the twist with all joint accelerations set to zero.
+    pub bias: Vec6,
+    /// Time derivative of the twist.
+    pub accel: Vec6,
+    /// Index of the joint coordinate, if the joint has one.
+    pub coordinate: Option<usize>,
+}
+
+impl BodyKinematics {
+    const GROUND: BodyKinematics = BodyKinematics {
+        rotation: Mat3::new(1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0),
+        origin: Vec3::new(0.0, 0.0, 0.0),
+        com: Vec3::new(0.0, 0.0, 0.0),
+        inertia: Mat3::new(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+        mass: 0.0,
+        b: Vec6::new(0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+        twist: Vec6::new(0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+        bias: Vec6::new(0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+        accel: Vec6::new(0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+        coordinate: None,
+    };
+
+    /// World position of a body-fixed point.
+    pub fn point(&self, local: &Vec3) -> Vec3 {
+        self.origin + self.rotation * local
+    }
+
+    /// Velocity of the body point at world position `p`.
+    pub fn velocity_at(&self, p: &Vec3) -> Vec3 {
+        lin(&self.twist) + ang(&self.twist).cross(p)
+    }
+
+    /// Acceleration of the body point at world position `p`, from a twist derivative.
+    pub fn acceleration_at(&self, p: &Vec3, twist_dot: &Vec6) -> Vec3 {
+        let w = ang(&self.twist);
+        lin(twist_dot) + ang(twist_dot).cross(p) + w.cross(&self.velocity_at(p))
+    }
+
+    pub fn angular_velocity(&self) -> Vec3 {
+        ang(&self.twist)
+    }
+}
+
+/// Kinematics of the whole tree; index = body index.
+#[derive(Clone, Debug)]
+pub struct Kinematics {
+    pub bodies: Vec<BodyKinematics>,
+}
+
+/// Frame of a joint and its parent data, as needed by the recursion.
+struct JointFrame {
+    rotation: Mat3,
+    origin: Vec3,
+}
+
+impl Kinematics {
+    pub fn new(mech: &Mechanism) -> Kinematics {
+        let mut coordinate = 0;
+        let bodies = mech
+            .bodies
+            .iter()
+            .map(|b| {
+                let mut k = BodyKinematics::GROUND;
+                if b.joint.dof() == 1 {
+                    k.coordinate = Some(coordinate);
+                    coordinate += 1;
+                }
+                k
+            })
+            .collect();
+        Kinematics { bodies }
+    }
+
+    /// Kinematics of `body`, or the fixed ground for `None`.
+    pub fn of(&self, body: Option<usize>) -> &BodyKinematics {
+        match body {
+            Some(i) => &self.bodies[i],
+            None => &BodyKinematics::GROUND,
+        }
+    }
+
+    /// World position and velocity of a point.
+    pub fn point(&self, p: &PointRef) -> (Vec3, Vec3) {
+        let k = self.of(p.body);
+        let x = k.point(&vec3(p.point));
+        (x, k.velocity_at(&x))
+    }
+
+    /// Recomputes every body from the joint coordinates, rates and accelerations.
+    /// `mass` gives each body's current mass (masses are tunable parameters).
+    pub fn update(&mut self, mech: &Mechanism, mass: impl Fn(&Body) -> f64, z: &[f64], zd: &[f64], zdd: &[f64]) {
+        for (i, body) in mech.bodies.iter().enumerate() {
+            let parent = *self.of(body.parent);
+            let frame = JointFrame {
+                rotation: parent.rotation * quat_matrix(body.joint_frame.rotation),
+                origin: parent.point(&vec3(body.joint_frame.origin)),
+            };
+            let coordinate = self.bodies[i].coordinate;
+            let (q, qd, qdd) = match coordinate {
+                Some(c) => (z[c], zd[c], zdd[c]),
+                None => (0.0, 0.0, 0.0),
+            };
+            let w_parent = ang(&parent.twist);
+            let (rotation, origin, b, b_dot) = match body.joint {
+                JointKind::Revolute { axis } => {
+                    let a = vec3(axis);
+                    let n = frame.rotation * a;
+                    let r = frame.origin;
+                    // The joint point moves with the parent.
+                    let r_dot = lin(&parent.twist) + w_parent.cross(&r);
+                    let n_dot = w_parent.cross(&n);
+                    let b = join(r.cross(&n), n);
+                    let b_dot = join(r_dot.cross(&n) + r.cross(&n_dot), n_dot);
+                    (frame.rotation * axis_angle(&a, q), r, b, b_dot)
+                }
+                JointKind::Prismatic { axis } => {
+                    let u = frame.rotation * vec3(axis);
+                    let b = join(u, Vec3::zeros());
+                    let b_dot = join(w_parent.cross(&u), Vec3::zeros());
+                    (frame.rotation, frame.origin + u * q, b, b_dot)
+                }
+                JointKind::Fixed => (frame.rotation, frame.origin, Vec6::zeros(), Vec6::zeros()),
+            };
+            let k = &mut self.bodies[i];
+            k.rotation = rotation;
+            k.origin = origin;
+            k.com = origin + rotation * vec3(body.com);
+            k.inertia = rotation * inertia_matrix(body.inertia) * rotation.transpose();
+            k.mass = mass(body);
+            k.b = b;
+            k.twist = parent.twist + b * qd;
+            k.bias = parent.bias + b_dot * qd;
+            k.accel = parent.accel + b * qdd + b_dot * qd;
+        }
+    }
+
+    /// Bodies on the path from `body` to the root that carry a coordinate.
+    pub fn path(&self, mech: &Mechanism, body: Option<usize>, mut visit: impl FnMut(usize, &BodyKinematics)) {
+        let mut cur = body;
+        while let Some(i) = cur {
+            let k = &self.bodies[i];
+            if let Some(c) = k.coordinate {
+                visit(c, k);
+            }
+            cur = mech.bodies[i].parent;
+        }
+    }
+}

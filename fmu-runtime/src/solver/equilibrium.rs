@@ -1,0 +1,318 @@
+//! Consistent initial state: loops assembled, machine at rest in static equilibrium.
+//!
+//! Starting away from equilibrium makes a pressure and force transient at t = 0
+//! (seed 002 trap T7, seed 001 trap 6). The unknowns are the first-order states
+//! (pressures, spools), the constraint multipliers and optionally some parameters (e.g.
+//! the spool command κ0 of seed 002 eq 32, solved at compile time); the equations are
+//! the joint-space force balance `−Q + Φ_zᵀλ = 0` at ż = z̈ = 0, `ṗ = 0`, spools at their
+//! set-point and the pre-charges (seed 001: p3(0) = 3.5 MPa). The system may be
+//! rank-deficient (redundant loop equations, a closed valve leaving a chamber pressure
+//! free), so it is solved as least squares by Levenberg–Marquardt, which returns a
+//! minimum-change solution.
+
+use super::linalg::{lu_factor, lu_solve};
+use super::{Layout, Workspace};
+use crate::instance::State;
+use crate::mechanics::dynamics::mass_matrix;
+use crate::model::{CompiledModel, Node, ParamId};
+use nalgebra::Matrix6;
+
+/// Solves Φ(z) = 0 by minimum-norm Gauss–Newton corrections of the joint coordinates.
+fn assemble(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace) -> Result<(), String> {
+    let (nz, nc) = (l.nz, l.nc);
+    if nc == 0 {
+        return Ok(());
+    }
+    let mut a = vec![0.0; nc * nc];
+    let (mut piv, mut rs) = (vec![0; nc], vec![0.0; nc]);
+    let mut y = vec![0.0; nc];
+    for _ in 0..50 {
+        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        let e = &ws.eval;
+        let norm = e.phi.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+        if norm < 1e-13 {
+            return Ok(());
+        }
+        // (Φ_z Φ_zᵀ + μI) y = Φ, Δz = −Φ_zᵀ y.
+        let mut trace = 0.0;
+        for i in 0..nc {
+            for j in 0..nc {
+                a[i * nc + j] = (0..nz).map(|k| e.phi_z[i * nz + k] * e.phi_z[j * nz + k]).sum();
+            }
+            trace += a[i * nc + i];
+        }
+        for i in 0..nc {
+            a[i * nc + i] += 1e-10 * (1.0 + trace / nc as f64);
+        }
+        y.copy_from_slice(&e.phi);
+        lu_factor(&mut a, nc, &mut piv, &mut rs)?;
+        lu_solve(&a, nc, &piv, &rs, &mut y);
+        for k in 0..nz {
+            st.z[k] -= (0..nc).map(|i| e.phi_z[i * nz + k] * y[i]).sum::<f64>();
+        }
+    }
+    let norm = ws.eval.phi.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+    if norm < 1e-9 {
+        Ok(())
+    } else {
+        Err(format!("the loops cannot be closed from the initial joint coordinates (|Φ| = {norm:.3e})"))
+    }
+}
+
+/// Joint-space mass matrix at the current configuration (row-major).
+fn mass(m: &CompiledModel, l: &Layout, ws: &Workspace) -> Vec<f64> {
+    let mut mm = vec![0.0; l.nz * l.nz];
+    let mut comp = vec![Matrix6::zeros(); m.mechanism.bodies.len()];
+    mass_matrix(&m.mechanism, &ws.eval.kin, &mut comp, &mut mm);
+    mm
+}
+
+/// Unknowns of the equilibrium problem: `[w; λ; free parameters]`.
+struct Problem<'a> {
+    m: &'a CompiledModel,
+    l: &'a Layout,
+    free: &'a [ParamId],
+    /// Volume-node index → node index, for pre-charges.
+    precharged: Vec<(usize, f64)>,
+}
+
+impl Problem<'_> {
+    fn unknowns(&self) -> usize {
+        self.l.nw + self.l.nc + self.free.len()
+    }
+
+    fn equations(&self) -> usize {
+        self.l.nz + self.l.nw + self.precharged.len()
+    }
+
+    fn unpack(&self, u: &[f64], st: &mut State, p: &mut [f64]) {
+        let (nw, nc) = (self.l.nw, self.l.nc);
+        st.w.copy_from_slice(&u[..nw]);
+        st.lambda.copy_from_slice(&u[nw..nw + nc]);
+        for (k, id) in self.free.iter().enumerate() {
+            p[id.index()] = u[nw + nc + k];
+        }
+    }
+
+    fn residual(&self, u: &[f64], st: &mut State, p: &mut [f64], ws: &mut Workspace, r: &mut [f64]) {
+        let (nz, nw, nc) = (self.l.nz, self.l.nw, self.l.nc);
+        self.unpack(u, st, p);
+        ws.eval.run(self.m, self.l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        let e = &ws.eval;
+        for i in 0..nz {
+            r[i] = e.r_mech[i] + (0..nc).map(|k| e.phi_z[k * nz + i] * st.lambda[k]).sum::<f64>();
+        }
+        r[nz..nz + nw].copy_from_slice(&e.r_first);
+        for (j, &(k, value)) in self.precharged.iter().enumerate() {
+            r[nz + nw + j] = st.w[k] - value;
+        }
+    }
+}
+
+/// Levenberg–Marquardt on the row-equilibrated problem. Returns the final unknowns.
+fn solve(problem: &Problem<'_>, u0: Vec<f64>, st: &mut State, p: &mut [f64], ws: &mut Workspace) -> Result<Vec<f64>, String> {
+    let (n, neq) = (problem.unknowns(), problem.equations());
+    let mut u = u0;
+    let mut r = vec![0.0; neq];
+    let mut r_trial = vec![0.0; neq];
+    let mut jac = vec![0.0; neq * n];
+    let mut row_w = vec![1.0; neq];
+    let mut a = vec![0.0; n * n];
+    let (mut piv, mut rs) = (vec![0; n], vec![0.0; n]);
+    let mut g = vec![0.0; n];
+    let mut mu = 1e-6;
+    let norm2 = |r: &[f64], w: &[f64]| r.iter().zip(w).map(|(a, b)| (a * b).powi(2)).sum::<f64>();
+    problem.residual(&u, st, p, ws, &mut r);
+    for iter in 0..200 {
+        // Forward-difference Jacobian.
+        for k in 0..n {
+            let u0 = u[k];
+            let eps = 1e-7 * u0.abs().max(1e-3);
+            u[k] = u0 + eps;
+            problem.residual(&u, st, p, ws, &mut r_trial);
+            u[k] = u0;
+            for i in 0..neq {
+                jac[i * n + k] = (r_trial[i] - r[i]) / eps;
+            }
+        }
+        if iter == 0 {
+            // Row weights: 1/‖row‖ so forces, pressure rates and pressures weigh alike.
+            for i in 0..neq {
+                let s = jac[i * n..(i + 1) * n].iter().map(|v| v * v).sum::<f64>().sqrt();
+                row_w[i] = if s > 0.0 && s.is_finite() { 1.0 / s } else { 1.0 };
+            }
+        }
+        let f0 = norm2(&r, &row_w);
+        if f0 < 1e-26 {
+            break;
+        }
+        // Normal equations of the weighted problem.
+        for i in 0..n {
+            g[i] = -(0..neq).map(|q| jac[q * n + i] * row_w[q].powi(2) * r[q]).sum::<f64>();
+            for j in 0..n {
+                a[i * n + j] = (0..neq).map(|q| jac[q * n + i] * jac[q * n + j] * row_w[q].powi(2)).sum();
+            }
+        }
+        let mut accepted = false;
+        for _ in 0..30 {
+            let mut damped = a.clone();
+            for i in 0..n {
+                damped[i * n + i] += mu * (a[i * n + i] + 1e-12);
+            }
+            let mut du = g.clone();
+            if lu_factor(&mut damped, n, &mut piv, &mut rs).is_ok() {
+                lu_solve(&damped, n, &piv, &rs, &mut du);
+                let trial: Vec<f64> = u.iter().zip(&du).map(|(a, b)| a + b).collect();
+                problem.residual(&trial, st, p, ws, &mut r_trial);
+                let f1 = norm2(&r_trial, &row_w);
+                if f1.is_finite() && f1 < f0 {
+                    let small = du.iter().zip(&u).all(|(d, x)| d.abs() <= 1e-13 * x.abs().max(1.0));
+                    u = trial;
+                    r.copy_from_slice(&r_trial);
+                    mu = (mu / 10.0).max(1e-12);
+                    accepted = true;
+                    if small {
+                        return finish(problem, u, st, p, ws);
+                    }
+                    break;
+                }
+            }
+            mu *= 10.0;
+        }
+        if !accepted {
+            break;
+        }
+    }
+    finish(problem, u, st, p, ws)
+}
+
+fn finish(problem: &Problem<'_>, u: Vec<f64>, st: &mut State, p: &mut [f64], ws: &mut Workspace) -> Result<Vec<f64>, String> {
+    let mut r = vec![0.0; problem.equations()];
+    problem.residual(&u, st, p, ws, &mut r);
+    if r.iter().all(|v| v.is_finite()) {
+        Ok(u)
+    } else {
+        Err("the static-equilibrium solve produced non-finite values".into())
+    }
+}
+
+fn problem<'a>(m: &'a CompiledModel, l: &'a Layout, p: &[f64], free: &'a [ParamId]) -> Problem<'a> {
+    let mut precharged = Vec::new();
+    let mut k = 0;
+    for node in &m.circuit.nodes {
+        if let Node::Volume(v) = node {
+            if let Some(pc) = v.precharge {
+                precharged.push((k, p[pc.index()]));
+            }
+            k += 1;
+        }
+    }
+    Problem { m, l, free, precharged }
+}
+
+/// Positions, equilibrium, consistent accelerations and energy reference.
+pub fn initialize(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace) -> Result<(), String> {
+    let mut params = p.to_vec();
+    assemble(m, l, p, st, ws)?;
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    let mm = mass(m, l, ws);
+    st.mass_scale = (0..l.nz).map(|i| mm[i * l.nz + i]).fold(0.0, f64::max).max(1e-9);
+    if m.init.static_equilibrium {
+        let prob = problem(m, l, p, &[]);
+        let mut u0 = st.w.clone();
+        u0.extend_from_slice(&st.lambda);
+        let u = solve(&prob, u0, st, &mut params, ws)?;
+        prob.unpack(&u, st, &mut params);
+    }
+    consistent_rates(m, l, p, st, ws, &mm)?;
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    let (ke, pe) = ws.eval.energies(m);
+    st.energy0 = ke + pe;
+    st.work = 0.0;
+    st.power = ws.eval.power;
+    st.iterations = 0;
+    st.steps = 0;
+    Ok(())
+}
+
+/// Accelerations and state rates consistent with the initial state: if the force
+/// balance is not exactly met (e.g. a command away from equilibrium), solve
+/// `M z̈ + Φ_zᵀλ = Q`, `Φ_z z̈ + Φ̇_z ż = 0` by augmented-Lagrangian iterations.
+fn consistent_rates(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace, mm: &[f64]) -> Result<(), String> {
+    let (nz, nc) = (l.nz, l.nc);
+    st.zdd.fill(0.0);
+    st.wd.fill(0.0);
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    // ẇ from the state equations: pressures ṗ = rate; spools (τ u̇ = u_set − u).
+    for k in 0..l.n_pressures {
+        st.wd[k] = ws.eval.rates[k];
+    }
+    for (i, s) in m.circuit.spools.iter().enumerate() {
+        let j = l.n_pressures + i;
+        let tau = p[s.time_constant.index()];
+        st.wd[j] = if tau > 0.0 { -ws.eval.r_first[j] / tau } else { 0.0 };
+    }
+    let e = &ws.eval;
+    let mut rhs: Vec<f64> = (0..nz)
+        .map(|i| -(e.r_mech[i] + (0..nc).map(|k| e.phi_z[k * nz + i] * st.lambda[k]).sum::<f64>()))
+        .collect();
+    let scale = e.r_mech.iter().fold(1.0f64, |s, v| s.max(v.abs()));
+    if rhs.iter().all(|v| v.abs() < 1e-10 * scale) {
+        return Ok(());
+    }
+    let alpha = 1e3 * st.mass_scale;
+    let mut a = vec![0.0; nz * nz];
+    for i in 0..nz {
+        for j in 0..nz {
+            a[i * nz + j] = mm[i * nz + j] + alpha * (0..nc).map(|k| e.phi_z[k * nz + i] * e.phi_z[k * nz + j]).sum::<f64>();
+        }
+    }
+    let (mut piv, mut rs) = (vec![0; nz], vec![0.0; nz]);
+    lu_factor(&mut a, nz, &mut piv, &mut rs)?;
+    let phi_z = e.phi_z.clone();
+    let bias = e.phi_bias.clone();
+    for _ in 0..30 {
+        let mut zdd = rhs.clone();
+        for i in 0..nz {
+            zdd[i] -= alpha * (0..nc).map(|k| phi_z[k * nz + i] * bias[k]).sum::<f64>();
+        }
+        lu_solve(&a, nz, &piv, &rs, &mut zdd);
+        let mut viol = 0.0f64;
+        for k in 0..nc {
+            let v = (0..nz).map(|j| phi_z[k * nz + j] * zdd[j]).sum::<f64>() + bias[k];
+            st.lambda[k] += alpha * v;
+            viol = viol.max(v.abs());
+            for i in 0..nz {
+                rhs[i] -= phi_z[k * nz + i] * alpha * v;
+            }
+        }
+        st.zdd.copy_from_slice(&zdd);
+        if viol < 1e-12 {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Values of the parameters `free` that put the machine in static equilibrium at its
+/// initial configuration (used by the compiler, e.g. for the spool command κ0 of seed 002
+/// eq 32, written as the input's start value).
+pub fn solve_equilibrium_parameters(m: &CompiledModel, free: &[ParamId]) -> Result<Vec<f64>, String> {
+    m.validate().map_err(|e| e.0)?;
+    let l = Layout::of(m);
+    let mut params: Vec<f64> = m.params.iter().map(|s| s.default).collect();
+    let mut st = crate::instance::State::new_for(&l);
+    let mut ws = Workspace::new(m, &l);
+    super::place_at_initial_configuration(m, &l, &params, &mut st);
+    assemble(m, &l, &params, &mut st, &mut ws)?;
+    let prob = problem(m, &l, &params, free);
+    let mut u0 = st.w.clone();
+    u0.extend_from_slice(&st.lambda);
+    u0.extend(free.iter().map(|id| params[id.index()]));
+    let u = solve(&prob, u0, &mut st, &mut params, &mut ws)?;
+    let mut r = vec![0.0; prob.equations()];
+    prob.residual(&u, &mut st, &mut params, &mut ws, &mut r);
+    let force_scale = ws.eval.r_mech.iter().fold(1.0f64, |s, v| s.max(v.abs()));
+    let _ = force_scale;
+    Ok(free.iter().map(|id| params[id.index()]).collect())
+}

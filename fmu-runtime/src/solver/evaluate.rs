@@ -1,0 +1,169 @@
+//! One evaluation of the whole machine at given coordinates, rates, accelerations and
+//! first-order states: kinematics, forces, inverse-dynamics residual, constraints and
+//! hydraulic rates. All buffers are allocated once in [`Evaluation::new`].
+
+use super::Layout;
+use crate::hydraulics::cylinder::{self, CylinderState};
+use crate::hydraulics::network;
+use crate::hydraulics::valve::dead_band;
+use crate::mechanics::constraints::{self, ConstraintEval};
+use crate::mechanics::dynamics::{self, add_point_force};
+use crate::mechanics::spatial::{Vec3, Vec6, vec3};
+use crate::mechanics::Kinematics;
+use crate::model::{CompiledModel, ForceElement, Node};
+
+pub struct Evaluation {
+    pub kin: Kinematics,
+    applied: Vec<Vec6>,
+    scratch: Vec<Vec6>,
+    pub cylinders: Vec<CylinderState>,
+    /// Pressure of every node [Pa].
+    pub pressure: Vec<f64>,
+    inflow: Vec<f64>,
+    /// Flow of every element [m³/s].
+    pub flow: Vec<f64>,
+    /// ṗ of every control volume [Pa/s].
+    pub rates: Vec<f64>,
+    /// `M z̈ − Q` (without constraint forces).
+    pub r_mech: Vec<f64>,
+    /// Residuals of the first-order states: `ṗ − rate` and `τ u̇ + u − u_set`.
+    pub r_first: Vec<f64>,
+    pub phi: Vec<f64>,
+    /// Φ_z, row-major nc × nz.
+    pub phi_z: Vec<f64>,
+    /// Φ̇_z ż.
+    pub phi_bias: Vec<f64>,
+    /// Power delivered to the mechanism by actuators, applied forces and dampers [W].
+    pub power: f64,
+    /// Elastic energy of springs [J].
+    pub spring_energy: f64,
+}
+
+impl Evaluation {
+    pub fn new(m: &CompiledModel, l: &Layout) -> Evaluation {
+        let nb = m.mechanism.bodies.len();
+        Evaluation {
+            kin: Kinematics::new(&m.mechanism),
+            applied: vec![Vec6::zeros(); nb],
+            scratch: vec![Vec6::zeros(); nb],
+            cylinders: vec![CylinderState::default(); m.circuit.cylinders.len()],
+            pressure: vec![0.0; m.circuit.nodes.len()],
+            inflow: vec![0.0; m.circuit.nodes.len()],
+            flow: vec![0.0; m.circuit.elements.len()],
+            rates: vec![0.0; l.n_pressures],
+            r_mech: vec![0.0; l.nz],
+            r_first: vec![0.0; l.nw],
+            phi: vec![0.0; l.nc],
+            phi_z: vec![0.0; l.nc * l.nz],
+            phi_bias: vec![0.0; l.nc],
+            power: 0.0,
+            spring_energy: 0.0,
+        }
+    }
+
+    /// Evaluates everything at the given point.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run(
+        &mut self,
+        m: &CompiledModel,
+        l: &Layout,
+        p: &[f64],
+        z: &[f64],
+        zd: &[f64],
+        zdd: &[f64],
+        w: &[f64],
+        wd: &[f64],
+    ) {
+        let mech = &m.mechanism;
+        self.kin.update(mech, |b| p[b.mass.index()], z, zd, zdd);
+        self.applied.fill(Vec6::zeros());
+        self.power = 0.0;
+        self.spring_energy = 0.0;
+
+        // Node pressures: control volumes from the state, the rest from parameters.
+        let mut k = 0;
+        for (n, node) in m.circuit.nodes.iter().enumerate() {
+            self.pressure[n] = match node {
+                Node::Volume(_) => {
+                    k += 1;
+                    w[k - 1]
+                }
+                Node::Pressure { pressure, .. } => p[pressure.index()],
+            };
+        }
+
+        // Cylinders: geometry from the pins, force back onto the pins.
+        for (c, s) in m.circuit.cylinders.iter().zip(self.cylinders.iter_mut()) {
+            let (xa, va) = self.kin.point(&c.cap_point);
+            let (xb, vb) = self.kin.point(&c.rod_point);
+            let d = xb - xa;
+            let length = d.norm();
+            let e = if length > 1e-12 { d / length } else { Vec3::zeros() };
+            *s = cylinder::kinematics(c, p, length, e.dot(&(vb - va)));
+            cylinder::forces(c, p, s, self.pressure[c.cap_node], self.pressure[c.rod_node]);
+            add_point_force(&mut self.applied, c.rod_point.body, &xb, &(e * s.force));
+            add_point_force(&mut self.applied, c.cap_point.body, &xa, &(-e * s.force));
+            self.power += s.force * s.speed;
+        }
+
+        for f in &mech.forces {
+            match f {
+                ForceElement::SpringDamper(sd) => {
+                    let (xa, va) = self.kin.point(&sd.a);
+                    let (xb, vb) = self.kin.point(&sd.b);
+                    let d = xb - xa;
+                    let length = d.norm();
+                    let e = if length > 1e-12 { d / length } else { Vec3::zeros() };
+                    let rate = e.dot(&(vb - va));
+                    let stretch = length - p[sd.free_length.index()];
+                    let k_s = p[sd.stiffness.index()];
+                    let c_d = p[sd.damping.index()];
+                    // Tension positive: pulls the points together.
+                    let tension = k_s * stretch + c_d * rate;
+                    add_point_force(&mut self.applied, sd.b.body, &xb, &(-e * tension));
+                    add_point_force(&mut self.applied, sd.a.body, &xa, &(e * tension));
+                    self.spring_energy += 0.5 * k_s * stretch * stretch;
+                    self.power -= c_d * rate * rate;
+                }
+                ForceElement::PointForce(pf) => {
+                    let (x, v) = self.kin.point(&pf.point);
+                    let f = vec3([p[pf.force[0].index()], p[pf.force[1].index()], p[pf.force[2].index()]]);
+                    add_point_force(&mut self.applied, pf.point.body, &x, &f);
+                    self.power += f.dot(&v);
+                }
+            }
+        }
+
+        let gravity = vec3(m.gravity);
+        dynamics::inverse_dynamics(mech, &self.kin, &gravity, &self.applied, &mut self.scratch, &mut self.r_mech);
+
+        if l.nc > 0 {
+            constraints::evaluate(
+                mech,
+                &self.kin,
+                l.nz,
+                ConstraintEval { phi: &mut self.phi, jacobian: &mut self.phi_z, bias: &mut self.phi_bias },
+            );
+        }
+
+        // Hydraulics.
+        let spool = &w[l.n_pressures..];
+        network::element_flows(&m.circuit, p, &self.pressure, spool, &mut self.flow, &mut self.inflow);
+        network::pressure_rates(&m.circuit, p, &self.pressure, &self.inflow, &self.cylinders, &mut self.rates);
+        for k in 0..l.n_pressures {
+            self.r_first[k] = wd[k] - self.rates[k];
+        }
+        for (i, s) in m.circuit.spools.iter().enumerate() {
+            let j = l.n_pressures + i;
+            let target = dead_band(p[s.command.index()], s.dead_band_centre, p[s.dead_band.index()]).clamp(s.min, s.max);
+            self.r_first[j] = p[s.time_constant.index()] * wd[j] + w[j] - target;
+        }
+    }
+
+    /// Kinetic and potential (gravity + springs) energy at the last evaluation [J].
+    pub fn energies(&self, m: &CompiledModel) -> (f64, f64) {
+        let ke = dynamics::kinetic_energy(&self.kin);
+        let pe = dynamics::potential_energy(&self.kin, &vec3(m.gravity)) + self.spring_energy;
+        (ke, pe)
+    }
+}

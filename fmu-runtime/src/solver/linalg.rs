@@ -1,0 +1,98 @@
+//! Dense LU with partial pivoting on caller-owned buffers (row-major), so the step loop
+//! never allocates. The systems are small (tens of unknowns) and non-symmetric (the
+//! monolithic tangent couples pressures and positions one way only: seed 002 trap T2).
+
+/// Factors `a` (n×n, row-major) in place. Rows are equilibrated by `row_scale` first
+/// (returned so that right-hand sides can be scaled the same way), which keeps pivoting
+/// meaningful when rows carry different units (forces and flows).
+pub fn lu_factor(a: &mut [f64], n: usize, piv: &mut [usize], row_scale: &mut [f64]) -> Result<(), String> {
+    for i in 0..n {
+        let m = a[i * n..(i + 1) * n].iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        if !(m.is_finite() && m > 0.0) {
+            return Err(format!("tangent matrix row {i} is {}", if m == 0.0 { "zero" } else { "not finite" }));
+        }
+        row_scale[i] = 1.0 / m;
+        for v in &mut a[i * n..(i + 1) * n] {
+            *v /= m;
+        }
+    }
+    for k in 0..n {
+        let (mut p, mut best) = (k, a[k * n + k].abs());
+        for i in k + 1..n {
+            let v = a[i * n + k].abs();
+            if v > best {
+                p = i;
+                best = v;
+            }
+        }
+        if best < 1e-14 {
+            return Err(format!("tangent matrix is singular at column {k}"));
+        }
+        piv[k] = p;
+        if p != k {
+            for j in 0..n {
+                a.swap(k * n + j, p * n + j);
+            }
+        }
+        let d = a[k * n + k];
+        for i in k + 1..n {
+            let f = a[i * n + k] / d;
+            a[i * n + k] = f;
+            if f != 0.0 {
+                for j in k + 1..n {
+                    a[i * n + j] -= f * a[k * n + j];
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Solves `A x = b` in place with the factors of [`lu_factor`].
+pub fn lu_solve(a: &[f64], n: usize, piv: &[usize], row_scale: &[f64], b: &mut [f64]) {
+    for i in 0..n {
+        b[i] *= row_scale[i];
+    }
+    for k in 0..n {
+        b.swap(k, piv[k]);
+    }
+    for i in 0..n {
+        let mut s = b[i];
+        for j in 0..i {
+            s -= a[i * n + j] * b[j];
+        }
+        b[i] = s;
+    }
+    for i in (0..n).rev() {
+        let mut s = b[i];
+        for j in i + 1..n {
+            s -= a[i * n + j] * b[j];
+        }
+        b[i] = s / a[i * n + i];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solves_a_badly_scaled_nonsymmetric_system() {
+        let n = 3;
+        let mut a = vec![1e-9, 2.0, 0.0, 3e6, 0.0, 1e6, 0.0, 1.0, 4.0];
+        let x_true = [1.0, -2.0, 0.5];
+        let mut b: Vec<f64> = (0..n).map(|i| (0..n).map(|j| a[i * n + j] * x_true[j]).sum()).collect();
+        let (mut piv, mut rs) = (vec![0; n], vec![0.0; n]);
+        lu_factor(&mut a, n, &mut piv, &mut rs).unwrap();
+        lu_solve(&a, n, &piv, &rs, &mut b);
+        for i in 0..n {
+            assert!((b[i] - x_true[i]).abs() < 1e-12, "{b:?}");
+        }
+    }
+
+    #[test]
+    fn reports_singular() {
+        let mut a = vec![1.0, 2.0, 2.0, 4.0];
+        assert!(lu_factor(&mut a, 2, &mut [0; 2], &mut [0.0; 2]).is_err());
+    }
+}

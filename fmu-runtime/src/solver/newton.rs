@@ -1,0 +1,216 @@
+//! One step of the implicit trapezoidal rule, monolithic: joint coordinates and all
+//! first-order states are the unknowns of one Newton–Raphson iteration (seed 002 §2.3,
+//! seed 001 §2.6), closed loops by the index-3 augmented Lagrangian with
+//! mass-damping-stiffness-orthogonal projections (seed 001 eqs 2.20–2.25).
+//!
+//! Residual, all rows scaled by h²/4 (seed 002 eqs 22–23):
+//! `F_z = h²/4 (M z̈ − Q + Φ_zᵀ(αΦ + λ))`, `F_w = h²/4 r_w(w, ẇ)` with
+//! `ż = 2/h z + ż̂`, `z̈ = 4/h² z + z̈̂`, `ẇ = 2/h w + ẇ̂`.
+
+use super::linalg::{lu_factor, lu_solve};
+use super::{Layout, Workspace};
+use crate::instance::State;
+use crate::model::CompiledModel;
+
+/// Penalty α for step `h`: the user's α is meant at the model's default step and is
+/// rescaled by (h₀/h)² so the penalty-to-inertia ratio (h²/4)α/M stays the same when
+/// the step changes (a fixed α loses the constraints at small steps).
+pub fn penalty(m: &CompiledModel, p: &[f64], mass_scale: f64, h: f64) -> f64 {
+    match m.solver.penalty {
+        Some(a) => {
+            let h0 = m.default_param(m.solver.step);
+            p[a.index()] * (h0 / h).powi(2)
+        }
+        None => m.solver.penalty_ratio * mass_scale.max(1e-6) * 4.0 / (h * h),
+    }
+}
+
+/// Unknown vector `x = [z; w]` → derived rates through the trapezoidal formulas.
+fn derived(ws: &mut Workspace, l: &Layout, h: f64) {
+    let (c1, c2) = (2.0 / h, 4.0 / (h * h));
+    for i in 0..l.nz {
+        ws.zd[i] = c1 * ws.x[i] + ws.zd_hat[i];
+        ws.zdd[i] = c2 * ws.x[i] + ws.zdd_hat[i];
+    }
+    for i in 0..l.nw {
+        ws.wd[i] = c1 * ws.x[l.nz + i] + ws.wd_hat[i];
+    }
+}
+
+/// Residual at `ws.x` with multipliers `ws.lambda` into `out`. Returns false if not finite.
+fn residual(m: &CompiledModel, l: &Layout, p: &[f64], ws: &mut Workspace, h: f64, alpha: f64, into_f: bool) -> bool {
+    derived(ws, l, h);
+    let (z, w) = ws.x.split_at(l.nz);
+    ws.eval.run(m, l, p, z, &ws.zd, &ws.zdd, w, &ws.wd);
+    let s = 0.25 * h * h;
+    let out = if into_f { &mut ws.f } else { &mut ws.f_pert };
+    let e = &ws.eval;
+    for i in 0..l.nz {
+        let mut v = e.r_mech[i];
+        for r in 0..l.nc {
+            v += e.phi_z[r * l.nz + i] * (alpha * e.phi[r] + ws.lambda[r]);
+        }
+        out[i] = s * v;
+    }
+    for i in 0..l.nw {
+        out[l.nz + i] = s * e.r_first[i];
+    }
+    out.iter().all(|v| v.is_finite())
+}
+
+/// Forward-difference tangent `J = ∂F/∂x` (seed 001 eqs 2.61–2.62, with the increment
+/// scaled to each unknown's kind). Also copies the zz block for the projections.
+fn tangent(m: &CompiledModel, l: &Layout, p: &[f64], ws: &mut Workspace, h: f64, alpha: f64) -> Result<(), String> {
+    let n = l.nz + l.nw;
+    for k in 0..n {
+        let x0 = ws.x[k];
+        let eps = 1.5e-8 * x0.abs().max(ws.scale[k]);
+        ws.x[k] = x0 + eps;
+        let ok = residual(m, l, p, ws, h, alpha, false);
+        ws.x[k] = x0;
+        if !ok {
+            return Err("non-finite residual while forming the tangent".into());
+        }
+        for i in 0..n {
+            ws.jac[i * n + k] = (ws.f_pert[i] - ws.f[i]) / eps;
+        }
+    }
+    for i in 0..l.nz {
+        for j in 0..l.nz {
+            ws.proj[i * l.nz + j] = ws.jac[i * n + j];
+        }
+    }
+    lu_factor(&mut ws.jac, n, &mut ws.piv, &mut ws.row_scale)
+}
+
+/// Advances `st` by `h`. On error `st` may hold a partial result; the caller restores it.
+pub fn step(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace, h: f64) -> Result<(), String> {
+    let (nz, nw, nc) = (l.nz, l.nw, l.nc);
+    let n = nz + nw;
+    let alpha = penalty(m, p, st.mass_scale, h);
+    let tol = &m.solver;
+
+    // History ("hat") vectors and predictor.
+    for i in 0..nz {
+        ws.zd_hat[i] = -(2.0 / h * st.z[i] + st.zd[i]);
+        ws.zdd_hat[i] = -(4.0 / (h * h) * st.z[i] + 4.0 / h * st.zd[i] + st.zdd[i]);
+        ws.x[i] = st.z[i] + h * st.zd[i];
+    }
+    for i in 0..nw {
+        ws.wd_hat[i] = -(2.0 / h * st.w[i] + st.wd[i]);
+        ws.x[nz + i] = st.w[i];
+    }
+    ws.lambda.copy_from_slice(&st.lambda);
+
+    let mut converged = false;
+    let mut iterations = 0;
+    let mut previous = f64::INFINITY;
+    let mut refresh = true;
+    for it in 1..=tol.max_iterations {
+        iterations = it;
+        if !residual(m, l, p, ws, h, alpha, true) {
+            return Err(format!("non-finite residual at t = {} s", st.time + h));
+        }
+        if it > 1 && nc > 0 {
+            // Augmented-Lagrangian multiplier update λ ← λ + αΦ, then the residual with it.
+            for r in 0..nc {
+                ws.lambda[r] += alpha * ws.eval.phi[r];
+            }
+            residual(m, l, p, ws, h, alpha, true);
+        }
+        if refresh {
+            tangent(m, l, p, ws, h, alpha)?;
+            refresh = false;
+        }
+        for i in 0..n {
+            ws.dx[i] = -ws.f[i];
+        }
+        lu_solve(&ws.jac, n, &ws.piv, &ws.row_scale, &mut ws.dx);
+        let mut size = 0.0f64;
+        for i in 0..n {
+            ws.x[i] += ws.dx[i];
+            size = size.max(ws.dx[i].abs() / ws.tol[i]);
+        }
+        if std::env::var("HM_TRACE").is_ok() { eprintln!("t={:.3} it={it} size={size:.3e} refresh={}", st.time + h, refresh); }
+        if !size.is_finite() {
+            return Err(format!("Newton update is not finite at t = {} s", st.time + h));
+        }
+        if size <= 1.0 {
+            converged = true;
+            break;
+        }
+        // Modified Newton: keep the tangent only while the iteration contracts well and
+        // is already close; far from the solution the tangent of the predictor is stale.
+        if size > 0.1 * previous || size > 1e3 {
+            refresh = true;
+        }
+        previous = size;
+    }
+    if !converged {
+        return Err(format!(
+            "Newton did not converge in {} iterations at t = {} s (h = {h} s)",
+            tol.max_iterations,
+            st.time + h
+        ));
+    }
+
+    // Accept: positions, states and their rates from the trapezoidal formulas.
+    derived(ws, l, h);
+    st.z.copy_from_slice(&ws.x[..nz]);
+    st.w.copy_from_slice(&ws.x[nz..]);
+    st.zd.copy_from_slice(&ws.zd);
+    st.zdd.copy_from_slice(&ws.zdd);
+    st.wd.copy_from_slice(&ws.wd);
+    if nc > 0 {
+        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        for r in 0..nc {
+            ws.lambda[r] += alpha * ws.eval.phi[r];
+        }
+        st.lambda.copy_from_slice(&ws.lambda);
+        project(m, l, p, st, ws, h, alpha)?;
+    }
+    st.iterations = iterations;
+    st.steps += 1;
+    Ok(())
+}
+
+/// Mass-damping-stiffness-orthogonal projections of velocities and accelerations onto
+/// Φ̇ = 0 and Φ̈ = 0 (seed 001 eqs 2.21–2.22). The leading matrix
+/// `P = W + h²/4 αΦ_zᵀΦ_z` is the zz block of the tangent, so `W ż* = P ż* − h²/4 αΦ_zᵀΦ_z ż*`
+/// and each projection is a correction `P⁻¹ h²/4 αΦ_zᵀ(…)`.
+fn project(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace, h: f64, alpha: f64) -> Result<(), String> {
+    let (nz, nc) = (l.nz, l.nc);
+    let s = 0.25 * h * h * alpha;
+    lu_factor(&mut ws.proj, nz, &mut ws.proj_piv, &mut ws.proj_scale)?;
+    for pass in 0..2 {
+        // Velocities: Φ_z ż → 0.
+        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        correct(ws, nz, nc, s, |e, r| (0..nz).map(|j| e.phi_z[r * nz + j] * ws_zd(st, j)).sum());
+        for i in 0..nz {
+            st.zd[i] -= ws.dz[i];
+        }
+        // Accelerations: Φ_z z̈ + Φ̇_z ż → 0 (bias evaluated with the projected ż).
+        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        correct(ws, nz, nc, s, |e, r| e.phi_bias[r] + (0..nz).map(|j| e.phi_z[r * nz + j] * st.zdd[j]).sum::<f64>());
+        for i in 0..nz {
+            st.zdd[i] -= ws.dz[i];
+        }
+        let _ = pass;
+    }
+    Ok(())
+}
+
+fn ws_zd(st: &State, j: usize) -> f64 {
+    st.zd[j]
+}
+
+/// `ws.dz = P⁻¹ s Φ_zᵀ v` with `v_r = violation(eval, r)`.
+fn correct(ws: &mut Workspace, nz: usize, nc: usize, s: f64, violation: impl Fn(&super::evaluate::Evaluation, usize) -> f64) {
+    for r in 0..nc {
+        ws.viol[r] = violation(&ws.eval, r);
+    }
+    for i in 0..nz {
+        ws.dz[i] = s * (0..nc).map(|r| ws.eval.phi_z[r * nz + i] * ws.viol[r]).sum::<f64>();
+    }
+    lu_solve(&ws.proj, nz, &ws.proj_piv, &ws.proj_scale, &mut ws.dz);
+}

@@ -1,0 +1,97 @@
+//! Output cache: quantities computed once per accepted state, so `fmi2GetReal` is a
+//! lookup (no evaluation, no allocation).
+
+use super::Layout;
+use super::evaluate::Evaluation;
+use crate::hydraulics::cylinder::CylinderState;
+use crate::instance::State;
+use crate::model::{CompiledModel, Element, Probe};
+
+#[derive(Clone, Debug)]
+pub struct Outputs {
+    pub cylinders: Vec<CylinderState>,
+    pub pressure: Vec<f64>,
+    pub flow: Vec<f64>,
+    /// Marker position and velocity, `[x, y, z, vx, vy, vz]`.
+    pub markers: Vec<[f64; 6]>,
+    pub kinetic: f64,
+    pub potential: f64,
+    pub phi_norm: f64,
+    pub dphi_norm: f64,
+    pub ddphi_norm: f64,
+}
+
+impl Outputs {
+    pub fn new(m: &CompiledModel) -> Outputs {
+        Outputs {
+            cylinders: vec![CylinderState::default(); m.circuit.cylinders.len()],
+            pressure: vec![0.0; m.circuit.nodes.len()],
+            flow: vec![0.0; m.circuit.elements.len()],
+            markers: vec![[0.0; 6]; m.mechanism.markers.len()],
+            kinetic: 0.0,
+            potential: 0.0,
+            phi_norm: 0.0,
+            dphi_norm: 0.0,
+            ddphi_norm: 0.0,
+        }
+    }
+
+    /// Copies what the outputs need from an evaluation at the state `st`.
+    pub fn capture(&mut self, m: &CompiledModel, l: &Layout, e: &Evaluation, st: &State) {
+        self.cylinders.copy_from_slice(&e.cylinders);
+        self.pressure.copy_from_slice(&e.pressure);
+        self.flow.copy_from_slice(&e.flow);
+        for (out, mk) in self.markers.iter_mut().zip(&m.mechanism.markers) {
+            let (x, v) = e.kin.point(&mk.point);
+            *out = [x.x, x.y, x.z, v.x, v.y, v.z];
+        }
+        (self.kinetic, self.potential) = e.energies(m);
+        // Φ, Φ̇ = Φ_z ż and Φ̈ = Φ_z z̈ + Φ̇_z ż.
+        let (mut p2, mut v2, mut a2) = (0.0, 0.0, 0.0);
+        for r in 0..l.nc {
+            let row = &e.phi_z[r * l.nz..(r + 1) * l.nz];
+            let v: f64 = row.iter().zip(&st.zd).map(|(a, b)| a * b).sum();
+            let a: f64 = row.iter().zip(&st.zdd).map(|(a, b)| a * b).sum::<f64>() + e.phi_bias[r];
+            p2 += e.phi[r] * e.phi[r];
+            v2 += v * v;
+            a2 += a * a;
+        }
+        self.phi_norm = p2.sqrt();
+        self.dphi_norm = v2.sqrt();
+        self.ddphi_norm = a2.sqrt();
+    }
+}
+
+pub fn probe(m: &CompiledModel, l: &Layout, st: &State, o: &Outputs, probe: Probe) -> f64 {
+    let coordinate = |body: usize| -> usize {
+        m.mechanism.bodies[..body].iter().map(|b| b.joint.dof()).sum()
+    };
+    match probe {
+        Probe::JointPosition(b) => st.z[coordinate(b)],
+        Probe::JointVelocity(b) => st.zd[coordinate(b)],
+        Probe::JointAcceleration(b) => st.zdd[coordinate(b)],
+        Probe::CylinderLength(c) => o.cylinders[c].length,
+        Probe::CylinderSpeed(c) => o.cylinders[c].speed,
+        Probe::CylinderForce(c) => o.cylinders[c].force,
+        Probe::CylinderFriction(c) => o.cylinders[c].friction,
+        Probe::NodePressure(n) => o.pressure[n],
+        Probe::SpoolPosition(s) => st.w[l.n_pressures + s],
+        Probe::ElementFlow(e) => o.flow[e],
+        Probe::PumpPower(e) => match &m.circuit.elements[e] {
+            Element::Pump(pump) => (o.pressure[pump.outlet] - o.pressure[pump.inlet]) * o.flow[e],
+            _ => 0.0,
+        },
+        Probe::MarkerPosition(i, a) => o.markers[i][a.index()],
+        Probe::MarkerVelocity(i, a) => o.markers[i][3 + a.index()],
+        Probe::KineticEnergy => o.kinetic,
+        Probe::PotentialEnergy => o.potential,
+        Probe::TotalEnergy => o.kinetic + o.potential,
+        Probe::ActuatorWork => st.work,
+        Probe::EnergyBalanceError => o.kinetic + o.potential - st.energy0 - st.work,
+        Probe::ConstraintNorm => o.phi_norm,
+        Probe::ConstraintVelocityNorm => o.dphi_norm,
+        Probe::ConstraintAccelerationNorm => o.ddphi_norm,
+        Probe::NewtonIterations => st.iterations as f64,
+        Probe::StepCount => st.steps as f64,
+    }
+}

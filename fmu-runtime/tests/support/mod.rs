@@ -1,0 +1,134 @@
+//! Hand-built models for solver tests (the shipped models are built from `models/*.toml`
+//! by the compiler and tested there).
+#![allow(dead_code)]
+
+use fmu_runtime::model::*;
+
+pub struct Builder {
+    pub params: Vec<ParamSlot>,
+}
+
+impl Builder {
+    pub fn new() -> Builder {
+        Builder { params: Vec::new() }
+    }
+    pub fn p(&mut self, name: &str, v: f64) -> ParamId {
+        self.params.push(ParamSlot { name: name.into(), default: v });
+        ParamId(self.params.len() as u32 - 1)
+    }
+}
+
+pub fn quat_z(angle: f64) -> [f64; 4] {
+    [(angle / 2.0).cos(), 0.0, 0.0, (angle / 2.0).sin()]
+}
+
+pub fn body(b: &mut Builder, name: &str, parent: Option<usize>, joint: JointKind, at: [f64; 3], q0: f64, mass: f64, com: [f64; 3], inertia: [f64; 6]) -> Body {
+    Body {
+        name: name.into(),
+        parent,
+        joint,
+        joint_name: format!("{name}_joint"),
+        joint_frame: Frame { origin: at, rotation: [1.0, 0.0, 0.0, 0.0] },
+        q0: b.p(&format!("{name}.q0"), q0),
+        mass: b.p(&format!("{name}.mass"), mass),
+        com,
+        inertia,
+    }
+}
+
+pub const REV_Z: JointKind = JointKind::Revolute { axis: [0.0, 0.0, 1.0] };
+
+pub fn empty_circuit(b: &mut Builder) -> Circuit {
+    Circuit {
+        oil: Oil { density: b.p("oil.density", 850.0), bulk_modulus: BulkModulus::Constant(b.p("oil.bulk", 1.5e9)) },
+        nodes: vec![],
+        spools: vec![],
+        elements: vec![],
+        cylinders: vec![],
+    }
+}
+
+pub fn model(b: Builder, step: f64, mechanism: Mechanism, circuit: Circuit, variables: Vec<Variable>, step_id: ParamId, penalty: Option<ParamId>) -> CompiledModel {
+    CompiledModel {
+        format_version: MODEL_FORMAT_VERSION,
+        name: "test".into(),
+        model_identifier: "test".into(),
+        guid: "{test}".into(),
+        metadata: Metadata { description: String::new(), author: String::new(), version: String::new(), license: String::new(), copyright: String::new() },
+        default_experiment: DefaultExperiment { start_time: 0.0, stop_time: 1.0, step_size: step, tolerance: 1e-6 },
+        gravity: [0.0, -9.81, 0.0],
+        solver: SolverSettings {
+            formulation: Formulation::AugmentedLagrangian,
+            step: step_id,
+            penalty,
+            penalty_ratio: 1e3,
+            tol_position: 1e-10,
+            tol_pressure: 1e-2,
+            tol_state: 1e-9,
+            max_iterations: 25,
+            max_step_halvings: 4,
+        },
+        init: InitSettings { static_equilibrium: true },
+        params: b.params,
+        mechanism,
+        circuit,
+        variables,
+    }
+}
+
+/// Seed 002 (Naya et al.) rod with its bridge valve; `kappa` = spool command.
+pub fn naya_rod(kappa: f64, step: f64) -> CompiledModel {
+    let mut b = Builder::new();
+    let step_id = b.p("solver.step", step);
+    let (m_rod, m_tip, l) = (200.0, 250.0, 1.0);
+    let mass = m_rod + m_tip;
+    let com = (m_rod * 0.5 + m_tip * l) / mass;
+    let i_pivot = m_rod * l * l / 3.0 + m_tip * l * l;
+    let izz = i_pivot - mass * com * com;
+    let mut rod = body(&mut b, "rod", None, REV_Z, [0.0; 3], std::f64::consts::PI / 6.0, mass, [com, 0.0, 0.0], [1e-9, izz, izz, 0.0, 0.0, 0.0]);
+    rod.joint_name = "pivot".into();
+    let a = b.p("oil.a", 6.53e-10);
+    let bb = b.p("oil.b", -1.19e-18);
+    let oil = Oil { density: b.p("oil.density", 850.0), bulk_modulus: BulkModulus::PressureDependent { a, b: bb } };
+    let zero = b.p("zero", 0.0);
+    let vol = |name: &str, guess: f64| Node::Volume(ControlVolume { name: name.into(), hose_volume: zero, hose_bulk_modulus: None, precharge: None, initial_guess: guess });
+    let nodes = vec![
+        Node::Pressure { name: "pump".into(), pressure: b.p("pump.p", 7.6e6) },
+        Node::Pressure { name: "tank".into(), pressure: b.p("tank.p", 0.1e6) },
+        vol("chamber_a", 3.3e6),
+        vol("chamber_b", 4.4e6),
+    ];
+    let k = 0.67 * 0.0005 * (2.0f64 / 850.0).sqrt();
+    let rising = MeteringEdge { table: vec![(0.0, 0.0), (1.0, k)] };
+    let falling = MeteringEdge { table: vec![(0.0, k), (1.0, 0.0)] };
+    let spool = Spool { name: "valve".into(), command: b.p("valve.command", kappa), time_constant: zero, dead_band: zero, dead_band_centre: 0.5, min: 0.0, max: 1.0 };
+    let valve = DirectionalValve {
+        name: "valve".into(),
+        spool: 0,
+        port_p: 0,
+        port_t: 1,
+        port_a: 2,
+        port_b: 3,
+        edges: [rising.clone(), falling.clone(), falling, rising],
+        laminar_pressure: b.p("valve.laminar", 2e5),
+    };
+    let cyl = Cylinder {
+        name: "cylinder".into(),
+        cap_point: PointRef { body: None, point: [3f64.sqrt() / 2.0, 0.0, 0.0] },
+        rod_point: PointRef { body: Some(0), point: [0.5, 0.0, 0.0] },
+        cap_area: b.p("cyl.cap_area", 0.0065),
+        rod_area: b.p("cyl.rod_area", 0.0065),
+        stroke: b.p("cyl.stroke", 0.442),
+        retracted_length: b.p("cyl.retracted", 0.5 - 0.221),
+        cap_dead_volume: zero,
+        rod_dead_volume: zero,
+        wall_bulk_modulus: None,
+        cap_node: 3,
+        rod_node: 2,
+        friction: Friction::Viscous { coefficient: b.p("cyl.c", 1e5) },
+        cushion: Cushion { length: b.p("cush.l", 0.005), stiffness: b.p("cush.k", 1e8), damping: b.p("cush.c", 1e4) },
+    };
+    let circuit = Circuit { oil, nodes, spools: vec![spool], elements: vec![Element::DirectionalValve(valve)], cylinders: vec![cyl] };
+    let mech = Mechanism { bodies: vec![rod], cut_joints: vec![], markers: vec![], forces: vec![] };
+    model(b, step, mech, circuit, vec![], step_id, None)
+}
