@@ -131,7 +131,6 @@ pub fn step(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut W
             ws.x[i] += ws.dx[i];
             size = size.max(ws.dx[i].abs() / ws.tol[i]);
         }
-        if std::env::var("HM_TRACE").is_ok() { eprintln!("t={:.3} it={it} size={size:.3e} refresh={}", st.time + h, refresh); }
         if !size.is_finite() {
             return Err(format!("Newton update is not finite at t = {} s", st.time + h));
         }
@@ -182,10 +181,10 @@ fn project(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Wo
     let (nz, nc) = (l.nz, l.nc);
     let s = 0.25 * h * h * alpha;
     lu_factor(&mut ws.proj, nz, &mut ws.proj_piv, &mut ws.proj_scale)?;
-    for pass in 0..2 {
+    for _pass in 0..2 {
         // Velocities: Φ_z ż → 0.
         ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-        correct(ws, nz, nc, s, |e, r| (0..nz).map(|j| e.phi_z[r * nz + j] * ws_zd(st, j)).sum());
+        correct(ws, nz, nc, s, |e, r| (0..nz).map(|j| e.phi_z[r * nz + j] * st.zd[j]).sum());
         for i in 0..nz {
             st.zd[i] -= ws.dz[i];
         }
@@ -195,13 +194,8 @@ fn project(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Wo
         for i in 0..nz {
             st.zdd[i] -= ws.dz[i];
         }
-        let _ = pass;
     }
     Ok(())
-}
-
-fn ws_zd(st: &State, j: usize) -> f64 {
-    st.zd[j]
 }
 
 /// `ws.dz = P⁻¹ s Φ_zᵀ v` with `v_r = violation(eval, r)`.

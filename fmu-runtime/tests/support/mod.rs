@@ -63,7 +63,7 @@ pub fn model(b: Builder, step: f64, mechanism: Mechanism, circuit: Circuit, vari
             penalty,
             penalty_ratio: 1e3,
             tol_position: 1e-10,
-            tol_pressure: 1e-2,
+            tol_pressure: 1.0,
             tol_state: 1e-9,
             max_iterations: 25,
             max_step_halvings: 4,
@@ -131,4 +131,64 @@ pub fn naya_rod(kappa: f64, step: f64) -> CompiledModel {
     let circuit = Circuit { oil, nodes, spools: vec![spool], elements: vec![Element::DirectionalValve(valve)], cylinders: vec![cyl] };
     let mech = Mechanism { bodies: vec![rod], cut_joints: vec![], markers: vec![], forces: vec![] };
     model(b, step, mech, circuit, vec![], step_id, None)
+}
+
+/// Seed 001 Publication I four-bar with the pump–hose–throttle–DCV circuit of Table 1.
+pub fn jaiswal_fourbar(step: f64) -> CompiledModel {
+    use std::f64::consts::PI;
+    let mut b = Builder::new();
+    let step_id = b.p("solver.step", step);
+    let rod = |m: f64, l: f64| [1e-9, m * l * l / 12.0, m * l * l / 12.0, 0.0, 0.0, 0.0];
+    let s2 = 2f64.sqrt();
+    let mut crank = body(&mut b, "crank", None, REV_Z, [0.0; 3], 0.0, 225.0, [4.5, 0.0, 0.0], rod(225.0, 9.0));
+    crank.joint_name = "O".into();
+    let coupler = body(&mut b, "coupler", Some(0), REV_Z, [3.0, 0.0, 0.0], -135f64.to_radians(), 35.0, [s2 / 2.0, 0.0, 0.0], rod(35.0, s2));
+    let rocker = body(&mut b, "rocker", Some(1), REV_Z, [s2, 0.0, 0.0], -45f64.to_radians(), 50.0, [1.0, 0.0, 0.0], rod(50.0, 2.0));
+    let cut = CutJoint {
+        name: "E".into(),
+        kind: CutKind::Revolute { axis_a: [0.0, 0.0, 1.0], axis_b: [0.0, 0.0, 1.0] },
+        a: PointRef { body: Some(2), point: [2.0, 0.0, 0.0] },
+        b: PointRef { body: None, point: [0.0, -1.0, 0.0] },
+    };
+    let oil = Oil { density: b.p("oil.density", 850.0), bulk_modulus: BulkModulus::Constant(b.p("oil.bulk", 1.5e9)) };
+    let hose_b = b.p("hose.bulk", 550e6);
+    let vol = |b: &mut Builder, name: &str, v: f64, pre: Option<f64>| {
+        let precharge = pre.map(|p| b.p(&format!("{name}.precharge"), p));
+        Node::Volume(ControlVolume { name: name.into(), hose_volume: b.p(&format!("{name}.volume"), v), hose_bulk_modulus: Some(hose_b), precharge, initial_guess: 5e6 })
+    };
+    let nodes = vec![
+        Node::Pressure { name: "pump".into(), pressure: b.p("pump.p", 7.6e6) },
+        Node::Pressure { name: "tank".into(), pressure: b.p("tank.p", 0.1e6) },
+        vol(&mut b, "hose", 4.71e-5, None),
+        vol(&mut b, "cap_side", 3.14e-5, None),
+        vol(&mut b, "rod_side", 7.85e-5, Some(3.5e6)),
+    ];
+    let cvd = 2.138e-8;
+    let pos = MeteringEdge { table: vec![(-10.0, 0.0), (0.0, 0.0), (10.0, 10.0 * cvd)] };
+    let neg = MeteringEdge { table: vec![(-10.0, 10.0 * cvd), (0.0, 0.0), (10.0, 0.0)] };
+    let zero = b.p("zero", 0.0);
+    let spool = Spool { name: "valve".into(), command: b.p("valve.command", 0.0), time_constant: b.p("valve.tau", 4.55e-3), dead_band: zero, dead_band_centre: 0.0, min: -10.0, max: 10.0 };
+    let lam = b.p("laminar", 2e5);
+    let valve = DirectionalValve { name: "valve".into(), spool: 0, port_p: 0, port_t: 1, port_a: 2, port_b: 4, edges: [pos.clone(), neg.clone(), neg, pos], laminar_pressure: lam };
+    let throttle = Orifice { name: "throttle".into(), from: 2, to: 3, coefficient: b.p("throttle.k", 0.8 * 2.83e-5 * (2.0f64 / 850.0).sqrt()), laminar_pressure: lam };
+    let cyl = Cylinder {
+        name: "cylinder".into(),
+        cap_point: PointRef { body: None, point: [0.0, -2.0, 0.0] },
+        rod_point: PointRef { body: Some(2), point: [1.0, 0.0, 0.0] },
+        cap_area: b.p("cyl.cap_area", PI * 0.08f64.powi(2) / 4.0),
+        rod_area: b.p("cyl.rod_area", PI * (0.08f64.powi(2) - 0.035f64.powi(2)) / 4.0),
+        stroke: b.p("cyl.stroke", 1.1),
+        retracted_length: b.p("cyl.retracted", 1.1),
+        cap_dead_volume: zero,
+        rod_dead_volume: zero,
+        wall_bulk_modulus: Some(b.p("cyl.wall", 31500e6)),
+        cap_node: 3,
+        rod_node: 4,
+        friction: Friction::Viscous { coefficient: zero },
+        cushion: Cushion { length: b.p("cush.l", 0.005), stiffness: b.p("cush.k", 1e8), damping: b.p("cush.c", 1e4) },
+    };
+    let circuit = Circuit { oil, nodes, spools: vec![spool], elements: vec![Element::DirectionalValve(valve), Element::Orifice(throttle)], cylinders: vec![cyl] };
+    let mech = Mechanism { bodies: vec![crank, coupler, rocker], cut_joints: vec![cut], markers: vec![], forces: vec![] };
+    let penalty = b.p("solver.penalty", 1e11);
+    model(b, step, mech, circuit, vec![], step_id, Some(penalty))
 }

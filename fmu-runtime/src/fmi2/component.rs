@@ -1,0 +1,291 @@
+//! The object behind an `fmi2Component` pointer, and the per-variable access rules.
+//!
+//! One `Component` per `fmi2Instantiate`; it owns everything it uses (its own decoded
+//! model, the instance, the copied callbacks), so instances never share mutable state.
+
+use super::fmu_state::{Experiment, FmuState, Progress, Tag};
+use super::logging::{Category, Logger};
+use super::state_machine::FmiState;
+use super::types::{fmi2CallbackFunctions, fmi2Component, fmi2Status};
+use crate::instance::Instance;
+use crate::model::{Binding, Causality, CompiledModel, Initial, ParamId, VarType, Variable, Variability};
+use std::ffi::CStr;
+use std::sync::Arc;
+
+const COMPONENT_MAGIC: u64 = u64::from_le_bytes(*b"HMFMI2C\0");
+
+/// Value reference → index into `model.variables`, one sorted table per base type.
+#[derive(Debug, Default)]
+struct VrTable {
+    entries: Vec<(u32, u32)>,
+}
+
+impl VrTable {
+    fn find(&self, vr: u32) -> Option<usize> {
+        self.entries.binary_search_by_key(&vr, |e| e.0).ok().map(|i| self.entries[i].1 as usize)
+    }
+}
+
+#[derive(Debug, Default)]
+struct VrTables {
+    real: VrTable,
+    integer: VrTable,
+    boolean: VrTable,
+}
+
+impl VrTables {
+    /// Several variables may share a value reference only if they are aliases (same
+    /// binding); the first one in model order answers.
+    fn build(model: &CompiledModel) -> Result<VrTables, String> {
+        let mut t = VrTables::default();
+        for (i, v) in model.variables.iter().enumerate() {
+            t.table_mut(v.var_type).entries.push((v.value_reference, i as u32));
+        }
+        for ty in [VarType::Real, VarType::Integer, VarType::Boolean] {
+            let entries = &mut t.table_mut(ty).entries;
+            entries.sort_by_key(|e| e.0); // stable: model order within one vr
+            for w in entries.windows(2) {
+                let (a, b) = (&model.variables[w[0].1 as usize], &model.variables[w[1].1 as usize]);
+                if w[0].0 == w[1].0 && a.binding != b.binding {
+                    return Err(format!(
+                        "variables \"{}\" and \"{}\" share the {ty:?} value reference {} but are not aliases",
+                        a.name, b.name, w[0].0
+                    ));
+                }
+            }
+            entries.dedup_by_key(|e| e.0);
+        }
+        Ok(t)
+    }
+
+    fn table_mut(&mut self, ty: VarType) -> &mut VrTable {
+        match ty {
+            VarType::Real => &mut self.real,
+            VarType::Integer => &mut self.integer,
+            VarType::Boolean => &mut self.boolean,
+        }
+    }
+
+    fn table(&self, ty: VarType) -> &VrTable {
+        match ty {
+            VarType::Real => &self.real,
+            VarType::Integer => &self.integer,
+            VarType::Boolean => &self.boolean,
+        }
+    }
+}
+
+/// An FMU instance as the master sees it.
+#[repr(C)]
+pub struct Component {
+    /// First field: lets every entry point reject pointers that are not (or no longer) ours.
+    tag: Tag,
+    pub logger: Logger,
+    /// Logging switches right after `fmi2Instantiate`; `fmi2Reset` restores them.
+    initial_logging: [bool; super::logging::LOG_CATEGORIES.len()],
+    pub state: FmiState,
+    pub experiment: Experiment,
+    pub last_successful_time: f64,
+    pub terminated: bool,
+    pub last_step_status: fmi2Status,
+    /// The same model as `instance.model()`, held separately so that a `&Variable` can be
+    /// borrowed while the instance is mutated.
+    pub model: Arc<CompiledModel>,
+    pub instance: Instance,
+    vrs: VrTables,
+    /// Test hook: the next guarded call panics (checks the panic → `fmi2Fatal` path).
+    #[cfg(test)]
+    pub panic_on_next_call: bool,
+}
+
+impl Component {
+    /// Builds an instance in state `Instantiated`. `callbacks` is copied (its pointer is only
+    /// valid during `fmi2Instantiate`).
+    pub fn new(
+        model: Arc<CompiledModel>,
+        instance_name: &CStr,
+        callbacks: &fmi2CallbackFunctions,
+        logging_on: bool,
+    ) -> Result<Component, String> {
+        let logger = Logger::new(callbacks.logger, callbacks.componentEnvironment, instance_name, logging_on);
+        let vrs = VrTables::build(&model)?;
+        let instance = Instance::new(model.clone());
+        Ok(Component {
+            tag: Tag::new(COMPONENT_MAGIC),
+            initial_logging: logger.enabled_flags(),
+            logger,
+            state: FmiState::Instantiated,
+            experiment: Experiment::default_for(&model),
+            last_successful_time: 0.0,
+            terminated: false,
+            last_step_status: fmi2Status::fmi2OK,
+            model,
+            instance,
+            vrs,
+            #[cfg(test)]
+            panic_on_next_call: false,
+        })
+    }
+
+    /// Our component behind `c`, or `None` for NULL and pointers we did not make (or
+    /// already freed, as far as that can be detected).
+    ///
+    /// # Safety
+    /// `c` must be NULL or point to at least `size_of::<Tag>()` readable bytes; the master
+    /// must not call functions of one instance concurrently (FMI 2.0 §2.1.5).
+    pub unsafe fn from_handle<'a>(c: fmi2Component) -> Option<&'a mut Component> {
+        if c.is_null() || !c.cast::<Component>().is_aligned() {
+            return None;
+        }
+        // SAFETY: see the function contract; `tag` is the first field (repr(C)).
+        let tag = unsafe { std::ptr::read(c.cast::<Tag>()) };
+        if tag != Tag::new(COMPONENT_MAGIC) {
+            return None;
+        }
+        // SAFETY: the tag proves that `c` came from `Box::into_raw(Box<Component>)`.
+        Some(unsafe { &mut *c.cast::<Component>() })
+    }
+
+    /// Frees a component made by `Box::into_raw`, poisoning the tag first.
+    ///
+    /// # Safety
+    /// `c` must come from `Box::into_raw(Box<Component>)` and not be used afterwards.
+    pub unsafe fn free(c: *mut Component) {
+        // SAFETY: see the function contract.
+        unsafe {
+            (*c).tag = Tag::DEAD;
+            drop(Box::from_raw(c));
+        }
+    }
+
+    /// `fmi2Reset`: the same state as right after `fmi2Instantiate`, including the logging
+    /// switches (FMI 2.0: "as if fmi2Instantiate had been called").
+    pub fn reset(&mut self) {
+        self.instance.reset();
+        self.state = FmiState::Instantiated;
+        self.experiment = Experiment::default_for(&self.model);
+        self.last_successful_time = 0.0;
+        self.terminated = false;
+        self.last_step_status = fmi2Status::fmi2OK;
+        self.logger.set_enabled_flags(self.initial_logging);
+    }
+
+    pub fn progress(&self) -> Progress {
+        Progress {
+            state: self.state,
+            experiment: self.experiment,
+            last_successful_time: self.last_successful_time,
+            terminated: self.terminated,
+            last_step_status: self.last_step_status,
+        }
+    }
+
+    pub fn capture(&self) -> FmuState {
+        FmuState::new(self.model.clone(), self.instance.snapshot(), self.progress())
+    }
+
+    /// `fmi2GetFMUstate` into an existing object (no allocation when the shapes match).
+    pub fn capture_into(&self, st: &mut FmuState) {
+        self.instance.snapshot_into(&mut st.snapshot);
+        st.model = self.model.clone();
+        st.progress = self.progress();
+    }
+
+    /// `fmi2SetFMUstate`.
+    pub fn restore(&mut self, st: &FmuState) -> Result<(), String> {
+        if !Arc::ptr_eq(&st.model, &self.model) && st.model.guid != self.model.guid {
+            return Err(format!(
+                "the FMU state belongs to another model (GUID {} instead of {})",
+                st.model.guid, self.model.guid
+            ));
+        }
+        self.instance.restore(&st.snapshot)?;
+        let p = st.progress;
+        self.state = p.state;
+        self.experiment = p.experiment;
+        self.last_successful_time = p.last_successful_time;
+        self.terminated = p.terminated;
+        self.last_step_status = p.last_step_status;
+        Ok(())
+    }
+
+    pub fn log(&self, status: fmi2Status, category: Category, message: &str) {
+        self.logger.log(status, category, message);
+    }
+
+    /// The variable with this value reference and base type.
+    pub fn variable(&self, ty: VarType, vr: u32) -> Result<&Variable, String> {
+        match self.vrs.table(ty).find(vr) {
+            Some(i) => Ok(&self.model.variables[i]),
+            None => Err(format!("no {} variable has value reference {vr}", type_name(ty))),
+        }
+    }
+
+    /// Checks that `value` may be written to variable (`ty`, `vr`) now and returns the
+    /// parameter slot to write. Implements conditions 1, 3 and 6 of the CS state table
+    /// and the value checks (finite, within min/max).
+    pub fn check_set(&self, ty: VarType, vr: u32, value: f64) -> Result<ParamId, String> {
+        let var = self.variable(ty, vr)?;
+        let who = || format!("variable \"{}\" ({} vr {vr})", var.name, type_name(ty));
+        settable_now(var, self.state).map_err(|why| format!("{} cannot be set in state {}: {why}", who(), self.state))?;
+        let Binding::Param(slot) = var.binding else {
+            return Err(format!("{} cannot be set: it is computed by the model", who()));
+        };
+        if !value.is_finite() {
+            return Err(format!("{} cannot be set to {value}: the value must be finite", who()));
+        }
+        if var.min.is_some_and(|m| value < m) || var.max.is_some_and(|m| value > m) {
+            let (lo, hi) = (var.min.unwrap_or(f64::NEG_INFINITY), var.max.unwrap_or(f64::INFINITY));
+            return Err(format!("{} cannot be set to {value}: outside its range [{lo}, {hi}]", who()));
+        }
+        Ok(slot)
+    }
+}
+
+pub fn type_name(ty: VarType) -> &'static str {
+    match ty {
+        VarType::Real => "Real",
+        VarType::Integer => "Integer",
+        VarType::Boolean => "Boolean",
+    }
+}
+
+/// `initial` as FMI 2.0 defines it when the attribute is omitted (tables in §2.2.7).
+pub fn effective_initial(var: &Variable) -> Option<Initial> {
+    var.initial.or(match (var.causality, var.variability) {
+        (Causality::Input, _) => None,
+        (_, Variability::Constant) | (Causality::Parameter, _) => Some(Initial::Exact),
+        _ => Some(Initial::Calculated),
+    })
+}
+
+/// Which variables `fmi2Set*` may write in which state (CS state table, conditions 1, 3, 6;
+/// §2.2.7 "Variables that can be set"). Outputs never: our outputs are computed
+/// quantities with no storage, even if a model declared one with `initial=exact`.
+fn settable_now(var: &Variable, state: FmiState) -> Result<(), &'static str> {
+    if var.variability == Variability::Constant {
+        return Err("it is a constant");
+    }
+    if var.causality == Causality::Output {
+        return Err("it is an output");
+    }
+    let initial = effective_initial(var);
+    let ok = match state {
+        FmiState::Instantiated => matches!(initial, Some(Initial::Exact | Initial::Approx)),
+        FmiState::InitializationMode => initial == Some(Initial::Exact) || var.causality == Causality::Input,
+        FmiState::StepComplete => {
+            var.causality == Causality::Input
+                || (var.causality == Causality::Parameter && var.variability == Variability::Tunable)
+        }
+        _ => false,
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(match state {
+        FmiState::Instantiated => "before initialization only variables with initial=\"exact\" or \"approx\" can be set",
+        FmiState::InitializationMode => "in initialization mode only inputs and variables with initial=\"exact\" can be set",
+        FmiState::StepComplete => "at a communication point only inputs and tunable parameters can be set",
+        _ => "no variable can be set in this state",
+    })
+}

@@ -1,0 +1,1223 @@
+//! The 44 exported `fmi2*` functions (25 common, 9 Co-Simulation, 10 Model-Exchange), with
+//! the exact C signatures of `fmi2FunctionTypes.h` (checked by
+//! `tests/abi/check_header.sh`).
+//!
+//! Every entry point that takes a component goes through [`guarded`]:
+//! 1. NULL or foreign component → `fmi2Error`, nothing logged (there is no logger to use);
+//! 2. state check against the function's mask (`state_machine.rs`) → "Illegal call
+//!    sequence";
+//! 3. the body runs inside `catch_unwind`: since Rust 1.81 a panic that reaches an
+//!    `extern "C"` boundary aborts the master's process, so a panic becomes `fmi2Fatal`
+//!    (logged, state `Fatal`) instead;
+//! 4. a body error (`Err(message)`) is logged as `fmi2Error` and moves the instance to
+//!    state `Error`; from there only `fmi2Reset`, `fmi2FreeInstance`, `fmi2SetFMUstate`
+//!    and the debugging getters are accepted (FMI 2.0 §2.1.3).
+//!
+//! Pointers from the master are checked for NULL (and alignment) before use whenever the
+//! length that goes with them is non-zero; slices are built only after that.
+//! Model-Exchange functions exist because the standard requires every symbol; this FMU is
+//! Co-Simulation only, so they log that and return `fmi2Error`.
+
+#![allow(non_snake_case)]
+
+use super::component::Component;
+use super::embedded;
+use super::fmu_state::FmuState;
+use super::logging::{Category, Logger};
+use super::state_machine::{self as sm, FmiFunction, FmiState};
+use super::types::*;
+use crate::model::{CompiledModel, VarType};
+use std::ffi::{CStr, c_char};
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::ptr::null_mut;
+use std::sync::Arc;
+
+use fmi2Status::{fmi2Discard, fmi2Error, fmi2Fatal, fmi2OK};
+
+/// What a function body returns: a status (`fmi2OK`, or `fmi2Discard` after it logged
+/// why), or the reason of an `fmi2Error`.
+type Outcome = Result<fmi2Status, String>;
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("unknown panic payload")
+}
+
+/// The common frame of every function that takes a component (see the module docs).
+/// `trace` is formatted only if the `logAll` category is enabled.
+///
+/// # Safety
+/// `c` must be NULL or a pointer returned by `fmi2Instantiate` (see
+/// [`Component::from_handle`]); `body` must uphold the safety of whatever it dereferences.
+unsafe fn guarded(
+    c: fmi2Component,
+    f: FmiFunction,
+    trace: fmt::Arguments<'_>,
+    body: impl FnOnce(&mut Component) -> Outcome,
+) -> fmi2Status {
+    // SAFETY: forwarded contract.
+    let Some(comp) = (unsafe { Component::from_handle(c) }) else {
+        return fmi2Error;
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        if comp.logger.would_log(fmi2OK, Category::All) {
+            comp.log(fmi2OK, Category::All, &format!("{}({trace})", f.name));
+        }
+        if !f.allowed_in(comp.state) {
+            return Err(format!("Illegal call sequence (state {}).", comp.state));
+        }
+        #[cfg(test)]
+        if std::mem::take(&mut comp.panic_on_next_call) {
+            panic!("panic injected by a test");
+        }
+        body(comp)
+    }));
+    match outcome {
+        Ok(Ok(status)) => status,
+        Ok(Err(message)) => {
+            comp.log(fmi2Error, Category::StatusError, &format!("{}: {message}", f.name));
+            if comp.state != FmiState::Fatal {
+                comp.state = FmiState::Error;
+            }
+            fmi2Error
+        }
+        Err(payload) => {
+            comp.state = FmiState::Fatal;
+            let text = panic_text(payload.as_ref());
+            let message = format!("{}: internal error (panic: {text}); this instance cannot be used any more", f.name);
+            // The logger is a C function; it cannot unwind into us, but formatting above
+            // already happened, so nothing here can panic again.
+            comp.log(fmi2Fatal, Category::StatusFatal, &message);
+            fmi2Fatal
+        }
+    }
+}
+
+/// A master-provided input array of `n` elements (empty if `n == 0`, whatever `ptr` is).
+///
+/// # Safety
+/// If `n > 0` and `ptr` is not NULL, `ptr` must point to `n` readable elements.
+unsafe fn slice_in<'a, T>(ptr: *const T, n: usize, what: &str) -> Result<&'a [T], String> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    check_array(ptr, n, what)?;
+    // SAFETY: non-NULL, aligned, length in range; validity is the master's contract.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, n) })
+}
+
+/// A master-provided output array of `n` elements.
+///
+/// # Safety
+/// If `n > 0` and `ptr` is not NULL, `ptr` must point to `n` writable elements.
+unsafe fn slice_out<'a, T>(ptr: *mut T, n: usize, what: &str) -> Result<&'a mut [T], String> {
+    if n == 0 {
+        return Ok(&mut []);
+    }
+    check_array(ptr, n, what)?;
+    // SAFETY: as in `slice_in`.
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr, n) })
+}
+
+fn check_array<T>(ptr: *const T, n: usize, what: &str) -> Result<(), String> {
+    if ptr.is_null() {
+        return Err(format!("{what} is NULL but its length is {n}"));
+    }
+    if !ptr.is_aligned() {
+        return Err(format!("{what} is not aligned for its element type"));
+    }
+    if n > isize::MAX as usize / size_of::<T>().max(1) {
+        return Err(format!("{what} has an impossible length {n}"));
+    }
+    Ok(())
+}
+
+/// A master-provided pointer to one output value.
+///
+/// # Safety
+/// If not NULL, `ptr` must be valid for writes.
+unsafe fn out_ref<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut T, String> {
+    check_array(ptr, 1, what)?;
+    // SAFETY: non-NULL and aligned; validity is the master's contract.
+    Ok(unsafe { &mut *ptr })
+}
+
+// ---------------------------------------------------------------------------------------
+// Inquire version numbers and set debug logging
+// ---------------------------------------------------------------------------------------
+
+/// Returns `"default"`: we use the types of `fmi2TypesPlatform.h` unchanged.
+#[unsafe(no_mangle)]
+pub extern "C" fn fmi2GetTypesPlatform() -> *const c_char {
+    fmi2TypesPlatform.as_ptr()
+}
+
+/// Returns `"2.0"`.
+#[unsafe(no_mangle)]
+pub extern "C" fn fmi2GetVersion() -> *const c_char {
+    fmi2Version.as_ptr()
+}
+
+/// Switches log categories on or off (`nCategories == 0`: all of them). An unknown category
+/// name is an `fmi2Error` and changes nothing.
+///
+/// # Safety
+/// FMI 2.0 calling conventions: `c` from `fmi2Instantiate`, `categories` holds
+/// `nCategories` C strings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetDebugLogging(
+    c: fmi2Component,
+    loggingOn: fmi2Boolean,
+    nCategories: usize,
+    categories: *const fmi2String,
+) -> fmi2Status {
+    let trace = format_args!("loggingOn={loggingOn}, nCategories={nCategories}");
+    // SAFETY: FMI calling conventions (see above).
+    unsafe {
+        guarded(c, sm::SET_DEBUG_LOGGING, trace, |comp| {
+            let pointers = slice_in(categories, nCategories, "categories[]")?;
+            let mut names = Vec::with_capacity(pointers.len());
+            for (i, &p) in pointers.iter().enumerate() {
+                if p.is_null() {
+                    return Err(format!("categories[{i}] is NULL"));
+                }
+                names.push(CStr::from_ptr(p));
+            }
+            comp.logger.set_debug_logging(loggingOn != fmi2False, &names)?;
+            Ok(fmi2OK)
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Creation and destruction of FMU instances
+// ---------------------------------------------------------------------------------------
+
+/// Creates an instance of the embedded model (Co-Simulation only). Returns NULL, after
+/// logging why through `functions->logger`, if the name is empty, the type is Model Exchange,
+/// the GUID differs from the model's or the model cannot be decoded. `fmuResourceLocation`
+/// may be NULL: hydromech FMUs carry no resources. `visible` is ignored (no GUI).
+///
+/// # Safety
+/// FMI 2.0 calling conventions: string arguments are NULL or NUL-terminated, `functions`
+/// is NULL or points to a callback struct.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2Instantiate(
+    instanceName: fmi2String,
+    fmuType: fmi2Type,
+    fmuGUID: fmi2String,
+    fmuResourceLocation: fmi2String,
+    functions: *const fmi2CallbackFunctions,
+    visible: fmi2Boolean,
+    loggingOn: fmi2Boolean,
+) -> fmi2Component {
+    let _ = (fmuResourceLocation, visible);
+    if functions.is_null() || !functions.is_aligned() {
+        return null_mut();
+    }
+    // SAFETY: non-NULL and aligned; the struct is only valid during this call, so copy it.
+    let callbacks = unsafe { *functions };
+    let logging_on = loggingOn != fmi2False;
+    // SAFETY: instanceName is NULL or a C string (FMI calling conventions).
+    let name = (!instanceName.is_null()).then(|| unsafe { CStr::from_ptr(instanceName) });
+    let early = Logger::new(callbacks.logger, callbacks.componentEnvironment, name.unwrap_or(c""), logging_on);
+    let fail = |message: &str| -> fmi2Component {
+        early.log(fmi2Error, Category::StatusError, &format!("fmi2Instantiate: {message}"));
+        null_mut()
+    };
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let Some(name) = name.filter(|n| !n.is_empty()) else {
+            return fail("instanceName must be a non-empty string");
+        };
+        if fmuType != fmi2Type::fmi2CoSimulation {
+            return if fmuType == fmi2Type::fmi2ModelExchange {
+                fail("not supported: this FMU is Co-Simulation only (fmuType is fmi2ModelExchange)")
+            } else {
+                fail(&format!("invalid fmuType {}", fmuType.0))
+            };
+        }
+        let model = match CompiledModel::from_bytes(embedded::model_bytes()) {
+            Ok(model) => model,
+            Err(e) => return fail(&e.to_string()),
+        };
+        if fmuGUID.is_null() {
+            return fail("fmuGUID is NULL");
+        }
+        // SAFETY: non-NULL C string (FMI calling conventions).
+        let guid = unsafe { CStr::from_ptr(fmuGUID) };
+        if guid.to_bytes() != model.guid.as_bytes() {
+            return fail(&format!(
+                "fmuGUID \"{}\" does not match the GUID \"{}\" of this FMU (modelDescription.xml and binary differ?)",
+                guid.to_string_lossy(),
+                model.guid
+            ));
+        }
+        instantiate_with_model(Arc::new(model), name, &callbacks, logging_on).cast::<std::ffi::c_void>()
+    }));
+    result.unwrap_or_else(|payload| {
+        let text = panic_text(payload.as_ref());
+        early.log(fmi2Fatal, Category::StatusFatal, &format!("fmi2Instantiate: internal error (panic: {text})"));
+        null_mut()
+    })
+}
+
+/// Creates a component for an already decoded model; `fmi2Instantiate` uses it after its
+/// argument checks, tests use it to bypass the embedded model. Returns NULL (after logging)
+/// on failure; never panics.
+pub(crate) fn instantiate_with_model(
+    model: Arc<CompiledModel>,
+    instance_name: &CStr,
+    callbacks: &fmi2CallbackFunctions,
+    logging_on: bool,
+) -> *mut Component {
+    let built = catch_unwind(AssertUnwindSafe(|| Component::new(model, instance_name, callbacks, logging_on)));
+    let error = match built {
+        Ok(Ok(comp)) => {
+            if comp.logger.would_log(fmi2OK, Category::Events) {
+                let m = &comp.model;
+                comp.log(fmi2OK, Category::Events, &format!("instantiated model {} (GUID {})", m.name, m.guid));
+            }
+            return Box::into_raw(Box::new(comp));
+        }
+        Ok(Err(message)) => format!("fmi2Instantiate: {message}"),
+        Err(payload) => format!("fmi2Instantiate: internal error (panic: {})", panic_text(payload.as_ref())),
+    };
+    let logger = Logger::new(callbacks.logger, callbacks.componentEnvironment, instance_name, logging_on);
+    logger.log(fmi2Error, Category::StatusError, &error);
+    null_mut()
+}
+
+/// Frees the instance. NULL and unknown pointers are ignored; allowed in every state (see
+/// `state_machine.rs`).
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate` and is not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2FreeInstance(c: fmi2Component) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: FMI calling conventions.
+        if let Some(comp) = unsafe { Component::from_handle(c) } {
+            comp.log(fmi2OK, Category::All, "fmi2FreeInstance()");
+            // SAFETY: the pointer came from Box::into_raw in instantiate_with_model.
+            unsafe { Component::free(c.cast()) }
+        }
+    }));
+}
+
+// ---------------------------------------------------------------------------------------
+// Enter and exit initialization mode, terminate and reset
+// ---------------------------------------------------------------------------------------
+
+/// Stores the start and (optional) stop time; the tolerance is ignored (fixed-step solver
+/// whose step is the parameter `solver.step`).
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetupExperiment(
+    c: fmi2Component,
+    toleranceDefined: fmi2Boolean,
+    tolerance: fmi2Real,
+    startTime: fmi2Real,
+    stopTimeDefined: fmi2Boolean,
+    stopTime: fmi2Real,
+) -> fmi2Status {
+    let trace = format_args!(
+        "toleranceDefined={toleranceDefined}, tolerance={tolerance}, startTime={startTime}, \
+         stopTimeDefined={stopTimeDefined}, stopTime={stopTime}"
+    );
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::SETUP_EXPERIMENT, trace, |comp| {
+            if !startTime.is_finite() {
+                return Err(format!("startTime must be finite, is {startTime}"));
+            }
+            let stop = if stopTimeDefined != fmi2False {
+                if !(stopTime.is_finite() && stopTime >= startTime) {
+                    return Err(format!("stopTime {stopTime} must be finite and not before startTime {startTime}"));
+                }
+                Some(stopTime)
+            } else {
+                None
+            };
+            comp.experiment.start_time = startTime;
+            comp.experiment.stop_time = stop;
+            Ok(fmi2OK)
+        })
+    }
+}
+
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2EnterInitializationMode(c: fmi2Component) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::ENTER_INITIALIZATION_MODE, format_args!(""), |comp| {
+            comp.state = FmiState::InitializationMode;
+            Ok(fmi2OK)
+        })
+    }
+}
+
+/// Solves the initial state (static equilibrium) at the start time.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2ExitInitializationMode(c: fmi2Component) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::EXIT_INITIALIZATION_MODE, format_args!(""), |comp| {
+            let t0 = comp.experiment.start_time;
+            comp.instance.initialize(t0).map_err(|e| format!("initialization at t = {t0} s failed: {}", e.message))?;
+            comp.state = FmiState::StepComplete;
+            comp.last_successful_time = comp.instance.time();
+            comp.last_step_status = fmi2OK;
+            comp.log(fmi2OK, Category::Events, &format!("initialized at t = {t0} s"));
+            Ok(fmi2OK)
+        })
+    }
+}
+
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2Terminate(c: fmi2Component) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::TERMINATE, format_args!(""), |comp| {
+            comp.state = FmiState::Terminated;
+            comp.terminated = true;
+            comp.log(fmi2OK, Category::Events, &format!("terminated at t = {} s", comp.instance.time()));
+            Ok(fmi2OK)
+        })
+    }
+}
+
+/// Back to the state right after `fmi2Instantiate` (parameters, time, logging switches).
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2Reset(c: fmi2Component) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::RESET, format_args!(""), |comp| {
+            comp.reset();
+            comp.log(fmi2OK, Category::Events, "reset");
+            Ok(fmi2OK)
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Getting and setting variable values
+// ---------------------------------------------------------------------------------------
+
+fn get_values<T>(comp: &Component, ty: VarType, vrs: &[u32], out: &mut [T], conv: impl Fn(f64) -> T) -> Outcome {
+    for (&vr, slot) in vrs.iter().zip(out.iter_mut()) {
+        let var = comp.variable(ty, vr)?;
+        *slot = conv(comp.instance.value(var));
+    }
+    Ok(fmi2OK)
+}
+
+/// Checks every value first, then writes them all: a failing call changes nothing.
+fn set_values<T: Copy>(
+    comp: &mut Component,
+    ty: VarType,
+    vrs: &[u32],
+    values: &[T],
+    conv: impl Fn(T) -> f64,
+) -> Outcome {
+    for (&vr, &v) in vrs.iter().zip(values) {
+        comp.check_set(ty, vr, conv(v))?;
+    }
+    for (&vr, &v) in vrs.iter().zip(values) {
+        let slot = comp.check_set(ty, vr, conv(v))?;
+        comp.instance.set_param(slot, conv(v));
+    }
+    Ok(fmi2OK)
+}
+
+fn integer_of(v: f64) -> fmi2Integer {
+    // `as` saturates (and maps NaN to 0): no UB, no panic.
+    v.round() as fmi2Integer
+}
+
+fn boolean_of(v: f64) -> fmi2Boolean {
+    if v != 0.0 { fmi2True } else { fmi2False }
+}
+
+/// # Safety
+/// FMI calling conventions: `vr` and `value` hold `nvr` elements.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetReal(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *mut fmi2Real,
+) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::GET_REAL, format_args!("nvr={nvr}"), |comp| {
+            let vrs = slice_in(vr, nvr, "vr[]")?;
+            let out = slice_out(value, nvr, "value[]")?;
+            get_values(comp, VarType::Real, vrs, out, |v| v)
+        })
+    }
+}
+
+/// Integer variables are stored as f64; they are rounded to the nearest `int`.
+///
+/// # Safety
+/// FMI calling conventions: `vr` and `value` hold `nvr` elements.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetInteger(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *mut fmi2Integer,
+) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::GET_INTEGER, format_args!("nvr={nvr}"), |comp| {
+            let vrs = slice_in(vr, nvr, "vr[]")?;
+            let out = slice_out(value, nvr, "value[]")?;
+            get_values(comp, VarType::Integer, vrs, out, integer_of)
+        })
+    }
+}
+
+/// # Safety
+/// FMI calling conventions: `vr` and `value` hold `nvr` elements.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetBoolean(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *mut fmi2Boolean,
+) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::GET_BOOLEAN, format_args!("nvr={nvr}"), |comp| {
+            let vrs = slice_in(vr, nvr, "vr[]")?;
+            let out = slice_out(value, nvr, "value[]")?;
+            get_values(comp, VarType::Boolean, vrs, out, boolean_of)
+        })
+    }
+}
+
+/// hydromech models have no String variables: any value reference is an error.
+///
+/// # Safety
+/// FMI calling conventions: `vr` and `value` hold `nvr` elements.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetString(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *mut fmi2String,
+) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::GET_STRING, format_args!("nvr={nvr}"), |_| {
+            let vrs = slice_in(vr, nvr, "vr[]")?;
+            slice_out(value, nvr, "value[]")?;
+            match vrs.first() {
+                Some(vr) => Err(format!("no String variable has value reference {vr}")),
+                None => Ok(fmi2OK),
+            }
+        })
+    }
+}
+
+/// # Safety
+/// FMI calling conventions: `vr` and `value` hold `nvr` elements.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetReal(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *const fmi2Real,
+) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::SET_REAL, format_args!("nvr={nvr}"), |comp| {
+            let vrs = slice_in(vr, nvr, "vr[]")?;
+            let values = slice_in(value, nvr, "value[]")?;
+            set_values(comp, VarType::Real, vrs, values, |v| v)
+        })
+    }
+}
+
+/// # Safety
+/// FMI calling conventions: `vr` and `value` hold `nvr` elements.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetInteger(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *const fmi2Integer,
+) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::SET_INTEGER, format_args!("nvr={nvr}"), |comp| {
+            let vrs = slice_in(vr, nvr, "vr[]")?;
+            let values = slice_in(value, nvr, "value[]")?;
+            set_values(comp, VarType::Integer, vrs, values, f64::from)
+        })
+    }
+}
+
+/// Any non-zero value is true (C convention).
+///
+/// # Safety
+/// FMI calling conventions: `vr` and `value` hold `nvr` elements.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetBoolean(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *const fmi2Boolean,
+) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::SET_BOOLEAN, format_args!("nvr={nvr}"), |comp| {
+            let vrs = slice_in(vr, nvr, "vr[]")?;
+            let values = slice_in(value, nvr, "value[]")?;
+            set_values(comp, VarType::Boolean, vrs, values, |v| if v != fmi2False { 1.0 } else { 0.0 })
+        })
+    }
+}
+
+/// hydromech models have no String variables: any value reference is an error.
+///
+/// # Safety
+/// FMI calling conventions: `vr` and `value` hold `nvr` elements.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetString(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *const fmi2String,
+) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::SET_STRING, format_args!("nvr={nvr}"), |_| {
+            let vrs = slice_in(vr, nvr, "vr[]")?;
+            slice_in(value, nvr, "value[]")?;
+            match vrs.first() {
+                Some(vr) => Err(format!("no String variable has value reference {vr}")),
+                None => Ok(fmi2OK),
+            }
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Getting and setting the internal FMU state
+// ---------------------------------------------------------------------------------------
+
+/// Saves the complete state. `*FMUstate == NULL` allocates a new state object, otherwise
+/// the given one (which must be ours) is overwritten.
+///
+/// # Safety
+/// FMI calling conventions; `*FMUstate` is NULL or a state from this FMU.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetFMUstate(c: fmi2Component, FMUstate: *mut fmi2FMUstate) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::GET_FMU_STATE, format_args!(""), |comp| {
+            let slot = out_ref(FMUstate, "FMUstate")?;
+            if slot.is_null() {
+                *slot = Box::into_raw(Box::new(comp.capture())).cast();
+            } else {
+                let st = FmuState::from_ptr(*slot)
+                    .ok_or("*FMUstate is neither NULL nor an FMU state of this FMU")?;
+                comp.capture_into(st);
+            }
+            Ok(fmi2OK)
+        })
+    }
+}
+
+/// Restores a state saved by `fmi2GetFMUstate` or `fmi2DeSerializeFMUstate` (also one saved
+/// by another instance of the same model), including the call-sequence state.
+///
+/// # Safety
+/// FMI calling conventions; `FMUstate` is a state from this FMU.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetFMUstate(c: fmi2Component, FMUstate: fmi2FMUstate) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::SET_FMU_STATE, format_args!(""), |comp| {
+            let st = match FmuState::from_ptr(FMUstate) {
+                Some(st) => st,
+                None if FMUstate.is_null() => return Err("FMUstate is NULL".into()),
+                None => return Err("FMUstate is not an FMU state of this FMU".into()),
+            };
+            comp.restore(st)?;
+            if comp.logger.would_log(fmi2OK, Category::Events) {
+                let msg = format!("FMU state restored (t = {} s, state {})", comp.instance.time(), comp.state);
+                comp.log(fmi2OK, Category::Events, &msg);
+            }
+            Ok(fmi2OK)
+        })
+    }
+}
+
+/// Frees a state and sets `*FMUstate` to NULL; `FMUstate == NULL` and `*FMUstate == NULL`
+/// are no-ops.
+///
+/// # Safety
+/// FMI calling conventions; `*FMUstate` is NULL or a state from this FMU.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2FreeFMUstate(c: fmi2Component, FMUstate: *mut fmi2FMUstate) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::FREE_FMU_STATE, format_args!(""), |_| {
+            if FMUstate.is_null() {
+                return Ok(fmi2OK);
+            }
+            let slot = out_ref(FMUstate, "FMUstate")?;
+            if slot.is_null() {
+                return Ok(fmi2OK);
+            }
+            FmuState::from_ptr(*slot).ok_or("*FMUstate is not an FMU state of this FMU")?;
+            FmuState::free(slot.cast());
+            *slot = null_mut();
+            Ok(fmi2OK)
+        })
+    }
+}
+
+/// # Safety
+/// FMI calling conventions; `FMUstate` is a state from this FMU.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SerializedFMUstateSize(
+    c: fmi2Component,
+    FMUstate: fmi2FMUstate,
+    size: *mut usize,
+) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::SERIALIZED_FMU_STATE_SIZE, format_args!(""), |_| {
+            let st = FmuState::from_ptr(FMUstate).ok_or("FMUstate is NULL or not an FMU state of this FMU")?;
+            *out_ref(size, "size")? = st.serialized_len();
+            Ok(fmi2OK)
+        })
+    }
+}
+
+/// Writes the pointer-free byte form of a state (format in `fmu_state.rs`); `size` must be
+/// exactly what `fmi2SerializedFMUstateSize` returned.
+///
+/// # Safety
+/// FMI calling conventions; `serializedState` holds `size` writable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SerializeFMUstate(
+    c: fmi2Component,
+    FMUstate: fmi2FMUstate,
+    serializedState: *mut fmi2Byte,
+    size: usize,
+) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::SERIALIZE_FMU_STATE, format_args!("size={size}"), |_| {
+            let st = FmuState::from_ptr(FMUstate).ok_or("FMUstate is NULL or not an FMU state of this FMU")?;
+            let needed = st.serialized_len();
+            if size != needed {
+                return Err(format!(
+                    "size is {size} bytes but the state takes {needed} bytes (see fmi2SerializedFMUstateSize)"
+                ));
+            }
+            let out = slice_out(serializedState.cast::<u8>(), size, "serializedState")?;
+            let bytes = st.serialize();
+            if bytes.len() != needed {
+                return Err(format!("internal error: serialized {} bytes instead of {needed}", bytes.len()));
+            }
+            out.copy_from_slice(&bytes);
+            Ok(fmi2OK)
+        })
+    }
+}
+
+/// Checks and decodes serialized bytes (magic, versions, GUID, dimensions, checksums) into
+/// a state object: a new one if `*FMUstate == NULL`, otherwise the given one.
+///
+/// # Safety
+/// FMI calling conventions; `serializedState` holds `size` bytes; `*FMUstate` is NULL or a
+/// state from this FMU.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
+    c: fmi2Component,
+    serializedState: *const fmi2Byte,
+    size: usize,
+    FMUstate: *mut fmi2FMUstate,
+) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::DESERIALIZE_FMU_STATE, format_args!("size={size}"), |comp| {
+            let slot = out_ref(FMUstate, "FMUstate")?;
+            let bytes = slice_in(serializedState.cast::<u8>(), size, "serializedState")?;
+            let decoded = FmuState::deserialize(bytes, &comp.model)?;
+            if slot.is_null() {
+                *slot = Box::into_raw(Box::new(decoded)).cast();
+            } else {
+                let st = FmuState::from_ptr(*slot)
+                    .ok_or("*FMUstate is neither NULL nor an FMU state of this FMU")?;
+                *st = decoded;
+            }
+            Ok(fmi2OK)
+        })
+    }
+}
+
+/// Not provided (`providesDirectionalDerivative="false"`).
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
+    c: fmi2Component,
+    vUnknown_ref: *const fmi2ValueReference,
+    nUnknown: usize,
+    vKnown_ref: *const fmi2ValueReference,
+    nKnown: usize,
+    dvKnown: *const fmi2Real,
+    dvUnknown: *mut fmi2Real,
+) -> fmi2Status {
+    let _ = (vUnknown_ref, vKnown_ref, dvKnown, dvUnknown);
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(
+            c,
+            sm::GET_DIRECTIONAL_DERIVATIVE,
+            format_args!("nUnknown={nUnknown}, nKnown={nKnown}"),
+            |_| Err("not supported: this FMU declares providesDirectionalDerivative=\"false\"".into()),
+        )
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Co-Simulation
+// ---------------------------------------------------------------------------------------
+
+/// Not supported (`canInterpolateInputs="false"`).
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetRealInputDerivatives(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    order: *const fmi2Integer,
+    value: *const fmi2Real,
+) -> fmi2Status {
+    let _ = (vr, order, value);
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::SET_REAL_INPUT_DERIVATIVES, format_args!("nvr={nvr}"), |_| {
+            Err("not supported: this FMU declares canInterpolateInputs=\"false\"".into())
+        })
+    }
+}
+
+/// Not supported (`maxOutputDerivativeOrder="0"`).
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    order: *const fmi2Integer,
+    value: *mut fmi2Real,
+) -> fmi2Status {
+    let _ = (vr, order, value);
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::GET_REAL_OUTPUT_DERIVATIVES, format_args!("nvr={nvr}"), |_| {
+            Err("not supported: this FMU declares maxOutputDerivativeOrder=\"0\"".into())
+        })
+    }
+}
+
+/// Integrates from `currentCommunicationPoint` (which must be the FMU's time) to exactly
+/// `currentCommunicationPoint + communicationStepSize` with internal sub-steps.
+/// `fmi2Error` (nothing done) for a bad step size, a wrong current time or a step past the
+/// stop time; `fmi2Discard` (state `StepFailed`, time left at the last successful internal
+/// step) if the solver fails. `noSetFMUStatePriorToCurrentPoint` is not needed: states are
+/// independent objects.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2DoStep(
+    c: fmi2Component,
+    currentCommunicationPoint: fmi2Real,
+    communicationStepSize: fmi2Real,
+    noSetFMUStatePriorToCurrentPoint: fmi2Boolean,
+) -> fmi2Status {
+    let (t, h) = (currentCommunicationPoint, communicationStepSize);
+    let trace = format_args!(
+        "currentCommunicationPoint={t}, communicationStepSize={h}, \
+         noSetFMUStatePriorToCurrentPoint={noSetFMUStatePriorToCurrentPoint}"
+    );
+    // SAFETY: FMI calling conventions.
+    unsafe { guarded(c, sm::DO_STEP, trace, |comp| do_step(comp, t, h)) }
+}
+
+fn do_step(comp: &mut Component, t: f64, h: f64) -> Outcome {
+    if !(h.is_finite() && h > 0.0) {
+        return Err(format!("communicationStepSize must be finite and > 0, is {h}"));
+    }
+    let now = comp.instance.time();
+    if !t.is_finite() || (t - now).abs() > 1e-9 * now.abs().max(1.0) {
+        return Err(format!("currentCommunicationPoint {t} s differs from the FMU time {now} s"));
+    }
+    let target = t + h;
+    if let Some(stop) = comp.experiment.stop_time {
+        if target > stop + 1e-9 * stop.abs().max(1.0) {
+            return Err(format!("the step to {target} s goes past the stop time {stop} s"));
+        }
+    }
+    match comp.instance.advance(target) {
+        Ok(()) => {
+            comp.last_successful_time = comp.instance.time();
+            comp.last_step_status = fmi2OK;
+            Ok(fmi2OK)
+        }
+        Err(e) => {
+            comp.state = FmiState::StepFailed;
+            comp.last_successful_time = e.last_successful_time;
+            comp.last_step_status = fmi2Discard;
+            let msg = format!(
+                "fmi2DoStep: the step from {t} s to {target} s failed: {} (last successful time {} s)",
+                e.message, e.last_successful_time
+            );
+            comp.log(fmi2Discard, Category::StatusDiscard, &msg);
+            Ok(fmi2Discard)
+        }
+    }
+}
+
+/// Only meaningful while an asynchronous step is in progress, which never happens here
+/// (`canRunAsynchronuously="false"`): always an illegal call.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2CancelStep(c: fmi2Component) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::CANCEL_STEP, format_args!(""), |_| {
+            Err("not supported: this FMU does not run asynchronously".into())
+        })
+    }
+}
+
+/// The answer of a status query the slave cannot give (FMI 2.0 §4.2.3: `fmi2Discard`).
+fn status_unavailable(comp: &Component, f: FmiFunction, s: fmi2StatusKind) -> Outcome {
+    let msg = format!("{}: status kind {} is not available from this FMU", f.name, s.0);
+    comp.log(fmi2Discard, Category::StatusDiscard, &msg);
+    Ok(fmi2Discard)
+}
+
+/// `fmi2DoStepStatus`: the result of the last `fmi2DoStep` (steps are synchronous).
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`; `value` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetStatus(c: fmi2Component, s: fmi2StatusKind, value: *mut fmi2Status) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::GET_STATUS, format_args!("s={}", s.0), |comp| {
+            let out = out_ref(value, "value")?;
+            if s == fmi2StatusKind::fmi2DoStepStatus {
+                *out = comp.last_step_status;
+                Ok(fmi2OK)
+            } else {
+                status_unavailable(comp, sm::GET_STATUS, s)
+            }
+        })
+    }
+}
+
+/// `fmi2LastSuccessfulTime`: the FMU time, or after a discarded step the time of the last
+/// successful internal step.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`; `value` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetRealStatus(c: fmi2Component, s: fmi2StatusKind, value: *mut fmi2Real) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::GET_REAL_STATUS, format_args!("s={}", s.0), |comp| {
+            let out = out_ref(value, "value")?;
+            if s == fmi2StatusKind::fmi2LastSuccessfulTime {
+                *out = if comp.state == FmiState::StepFailed {
+                    comp.last_successful_time
+                } else {
+                    comp.instance.time()
+                };
+                Ok(fmi2OK)
+            } else {
+                status_unavailable(comp, sm::GET_REAL_STATUS, s)
+            }
+        })
+    }
+}
+
+/// No integer status exists in FMI 2.0 CS: always `fmi2Discard`.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`; `value` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetIntegerStatus(
+    c: fmi2Component,
+    s: fmi2StatusKind,
+    value: *mut fmi2Integer,
+) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::GET_INTEGER_STATUS, format_args!("s={}", s.0), |comp| {
+            out_ref(value, "value")?;
+            status_unavailable(comp, sm::GET_INTEGER_STATUS, s)
+        })
+    }
+}
+
+/// `fmi2Terminated`: true only after `fmi2Terminate`. A discarded step is never final:
+/// the master may restore an earlier FMU state and retry with a smaller step.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`; `value` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetBooleanStatus(
+    c: fmi2Component,
+    s: fmi2StatusKind,
+    value: *mut fmi2Boolean,
+) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::GET_BOOLEAN_STATUS, format_args!("s={}", s.0), |comp| {
+            let out = out_ref(value, "value")?;
+            if s == fmi2StatusKind::fmi2Terminated {
+                *out = if comp.terminated { fmi2True } else { fmi2False };
+                Ok(fmi2OK)
+            } else {
+                status_unavailable(comp, sm::GET_BOOLEAN_STATUS, s)
+            }
+        })
+    }
+}
+
+/// `fmi2PendingStatus` needs an asynchronous step: always `fmi2Discard`.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`; `value` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetStringStatus(
+    c: fmi2Component,
+    s: fmi2StatusKind,
+    value: *mut fmi2String,
+) -> fmi2Status {
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        guarded(c, sm::GET_STRING_STATUS, format_args!("s={}", s.0), |comp| {
+            out_ref(value, "value")?;
+            status_unavailable(comp, sm::GET_STRING_STATUS, s)
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Model Exchange (not supported; the symbols are required)
+// ---------------------------------------------------------------------------------------
+
+const ME_ONLY: &str = "not supported: this FMU is Co-Simulation only";
+
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+unsafe fn model_exchange_only(c: fmi2Component, f: FmiFunction) -> fmi2Status {
+    // SAFETY: forwarded contract.
+    unsafe { guarded(c, f, format_args!(""), |_| Err(ME_ONLY.into())) }
+}
+
+/// Model Exchange only: returns `fmi2Error`.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2EnterEventMode(c: fmi2Component) -> fmi2Status {
+    // SAFETY: forwarded contract.
+    unsafe { model_exchange_only(c, sm::ENTER_EVENT_MODE) }
+}
+
+/// Model Exchange only: returns `fmi2Error`.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2NewDiscreteStates(c: fmi2Component, fmi2eventInfo: *mut fmi2EventInfo) -> fmi2Status {
+    let _ = fmi2eventInfo;
+    // SAFETY: forwarded contract.
+    unsafe { model_exchange_only(c, sm::NEW_DISCRETE_STATES) }
+}
+
+/// Model Exchange only: returns `fmi2Error`.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2EnterContinuousTimeMode(c: fmi2Component) -> fmi2Status {
+    // SAFETY: forwarded contract.
+    unsafe { model_exchange_only(c, sm::ENTER_CONTINUOUS_TIME_MODE) }
+}
+
+/// Model Exchange only: returns `fmi2Error`.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2CompletedIntegratorStep(
+    c: fmi2Component,
+    noSetFMUStatePriorToCurrentPoint: fmi2Boolean,
+    enterEventMode: *mut fmi2Boolean,
+    terminateSimulation: *mut fmi2Boolean,
+) -> fmi2Status {
+    let _ = (noSetFMUStatePriorToCurrentPoint, enterEventMode, terminateSimulation);
+    // SAFETY: forwarded contract.
+    unsafe { model_exchange_only(c, sm::COMPLETED_INTEGRATOR_STEP) }
+}
+
+/// Model Exchange only: returns `fmi2Error`.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetTime(c: fmi2Component, time: fmi2Real) -> fmi2Status {
+    let _ = time;
+    // SAFETY: forwarded contract.
+    unsafe { model_exchange_only(c, sm::SET_TIME) }
+}
+
+/// Model Exchange only: returns `fmi2Error`.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetContinuousStates(c: fmi2Component, x: *const fmi2Real, nx: usize) -> fmi2Status {
+    let _ = (x, nx);
+    // SAFETY: forwarded contract.
+    unsafe { model_exchange_only(c, sm::SET_CONTINUOUS_STATES) }
+}
+
+/// Model Exchange only: returns `fmi2Error`.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetDerivatives(c: fmi2Component, derivatives: *mut fmi2Real, nx: usize) -> fmi2Status {
+    let _ = (derivatives, nx);
+    // SAFETY: forwarded contract.
+    unsafe { model_exchange_only(c, sm::GET_DERIVATIVES) }
+}
+
+/// Model Exchange only: returns `fmi2Error`.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetEventIndicators(
+    c: fmi2Component,
+    eventIndicators: *mut fmi2Real,
+    ni: usize,
+) -> fmi2Status {
+    let _ = (eventIndicators, ni);
+    // SAFETY: forwarded contract.
+    unsafe { model_exchange_only(c, sm::GET_EVENT_INDICATORS) }
+}
+
+/// Model Exchange only: returns `fmi2Error`.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetContinuousStates(c: fmi2Component, x: *mut fmi2Real, nx: usize) -> fmi2Status {
+    let _ = (x, nx);
+    // SAFETY: forwarded contract.
+    unsafe { model_exchange_only(c, sm::GET_CONTINUOUS_STATES) }
+}
+
+/// Model Exchange only: returns `fmi2Error`.
+///
+/// # Safety
+/// `c` is NULL or from `fmi2Instantiate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetNominalsOfContinuousStates(
+    c: fmi2Component,
+    x_nominal: *mut fmi2Real,
+    nx: usize,
+) -> fmi2Status {
+    let _ = (x_nominal, nx);
+    // SAFETY: forwarded contract.
+    unsafe { model_exchange_only(c, sm::GET_NOMINALS_OF_CONTINUOUS_STATES) }
+}
+
+/// The names of all exported functions (for tests and the ABI check script).
+pub const EXPORTED_FUNCTIONS: [&str; 44] = [
+    "fmi2GetTypesPlatform",
+    "fmi2GetVersion",
+    "fmi2SetDebugLogging",
+    "fmi2Instantiate",
+    "fmi2FreeInstance",
+    "fmi2SetupExperiment",
+    "fmi2EnterInitializationMode",
+    "fmi2ExitInitializationMode",
+    "fmi2Terminate",
+    "fmi2Reset",
+    "fmi2GetReal",
+    "fmi2GetInteger",
+    "fmi2GetBoolean",
+    "fmi2GetString",
+    "fmi2SetReal",
+    "fmi2SetInteger",
+    "fmi2SetBoolean",
+    "fmi2SetString",
+    "fmi2GetFMUstate",
+    "fmi2SetFMUstate",
+    "fmi2FreeFMUstate",
+    "fmi2SerializedFMUstateSize",
+    "fmi2SerializeFMUstate",
+    "fmi2DeSerializeFMUstate",
+    "fmi2GetDirectionalDerivative",
+    "fmi2SetRealInputDerivatives",
+    "fmi2GetRealOutputDerivatives",
+    "fmi2DoStep",
+    "fmi2CancelStep",
+    "fmi2GetStatus",
+    "fmi2GetRealStatus",
+    "fmi2GetIntegerStatus",
+    "fmi2GetBooleanStatus",
+    "fmi2GetStringStatus",
+    "fmi2EnterEventMode",
+    "fmi2NewDiscreteStates",
+    "fmi2EnterContinuousTimeMode",
+    "fmi2CompletedIntegratorStep",
+    "fmi2SetTime",
+    "fmi2SetContinuousStates",
+    "fmi2GetDerivatives",
+    "fmi2GetEventIndicators",
+    "fmi2GetContinuousStates",
+    "fmi2GetNominalsOfContinuousStates",
+];
