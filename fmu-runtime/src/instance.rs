@@ -14,7 +14,11 @@ pub struct StepError {
 
 impl std::fmt::Display for StepError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} (last successful time {} s)", self.message, self.last_successful_time)
+        write!(
+            f,
+            "{} (last successful time {} s)",
+            self.message, self.last_successful_time
+        )
     }
 }
 
@@ -114,7 +118,16 @@ impl Snapshot {
         out.extend_from_slice(&s.iterations.to_le_bytes());
         out.extend_from_slice(&s.steps.to_le_bytes());
         let scalars = [s.time, s.work, s.power, s.energy0, s.mass_scale];
-        let vectors: [&[f64]; 8] = [&scalars, &s.z, &s.zd, &s.zdd, &s.w, &s.wd, &s.lambda, &self.params];
+        let vectors: [&[f64]; 8] = [
+            &scalars,
+            &s.z,
+            &s.zd,
+            &s.zdd,
+            &s.w,
+            &s.wd,
+            &s.lambda,
+            &self.params,
+        ];
         for v in vectors {
             for x in v {
                 out.extend_from_slice(&x.to_bits().to_le_bytes());
@@ -143,7 +156,9 @@ impl Snapshot {
         r.pos = 8;
         let version = r.u32()?;
         if version != SNAPSHOT_VERSION {
-            return Err(format!("FMU state format {version} is not supported (expects {SNAPSHOT_VERSION})"));
+            return Err(format!(
+                "FMU state format {version} is not supported (expects {SNAPSHOT_VERSION})"
+            ));
         }
         let glen = r.u32()? as usize;
         let guid = r.take(glen)?;
@@ -151,7 +166,12 @@ impl Snapshot {
             return Err("the FMU state belongs to another model (GUID mismatch)".into());
         }
         let layout = Layout::of(model);
-        let (nz, nw, nc, np) = (r.u32()? as usize, r.u32()? as usize, r.u32()? as usize, r.u32()? as usize);
+        let (nz, nw, nc, np) = (
+            r.u32()? as usize,
+            r.u32()? as usize,
+            r.u32()? as usize,
+            r.u32()? as usize,
+        );
         if (nz, nw, nc, np) != (layout.nz, layout.nw, layout.nc, model.params.len()) {
             return Err("the FMU state does not match this model's dimensions".into());
         }
@@ -168,7 +188,14 @@ impl Snapshot {
         state.power = r.f64()?;
         state.energy0 = r.f64()?;
         state.mass_scale = r.f64()?;
-        for v in [&mut state.z, &mut state.zd, &mut state.zdd, &mut state.w, &mut state.wd, &mut state.lambda] {
+        for v in [
+            &mut state.z,
+            &mut state.zd,
+            &mut state.zdd,
+            &mut state.w,
+            &mut state.wd,
+            &mut state.lambda,
+        ] {
             r.fill(v)?;
         }
         let mut params = vec![0.0; np];
@@ -176,7 +203,11 @@ impl Snapshot {
         if r.pos != body.len() {
             return Err("the FMU state has trailing bytes".into());
         }
-        Ok(Snapshot { state, params, initialized })
+        Ok(Snapshot {
+            state,
+            params,
+            initialized,
+        })
     }
 }
 
@@ -211,7 +242,11 @@ impl<'a> Reader<'a> {
     }
     fn f64(&mut self) -> Result<f64, String> {
         let x = f64::from_bits(self.u64()?);
-        if x.is_finite() { Ok(x) } else { Err("the FMU state holds a non-finite number".into()) }
+        if x.is_finite() {
+            Ok(x)
+        } else {
+            Err("the FMU state holds a non-finite number".into())
+        }
     }
     fn fill(&mut self, v: &mut [f64]) -> Result<(), String> {
         for x in v {
@@ -255,7 +290,15 @@ impl Instance {
         let params = model.params.iter().map(|p| p.default).collect();
         let state = State::new(&layout);
         let work = Workspace::new(&model, &layout);
-        let mut inst = Instance { saved: state.clone(), model, layout, params, state, work, initialized: false };
+        let mut inst = Instance {
+            saved: state.clone(),
+            model,
+            layout,
+            params,
+            state,
+            work,
+            initialized: false,
+        };
         inst.place_at_initial_configuration();
         inst
     }
@@ -310,9 +353,36 @@ impl Instance {
     pub fn initialize(&mut self, start_time: f64) -> Result<(), StepError> {
         self.place_at_initial_configuration();
         self.state.time = start_time;
-        solver::initialize(&self.model, &self.layout, &self.params, &mut self.state, &mut self.work)
-            .map_err(|message| StepError { message, last_successful_time: start_time })?;
+        solver::initialize(
+            &self.model,
+            &self.layout,
+            &self.params,
+            &mut self.state,
+            &mut self.work,
+        )
+        .map_err(|message| StepError {
+            message,
+            last_successful_time: start_time,
+        })?;
         self.initialized = true;
+        Ok(())
+    }
+
+    /// Gives the initialized machine initial joint rates (e.g. a spinning rotor); the
+    /// accelerations and multipliers are recomputed to be consistent with them.
+    pub fn set_joint_rates(&mut self, zd: &[f64]) -> Result<(), String> {
+        if zd.len() != self.layout.nz || zd.iter().any(|v| !v.is_finite()) {
+            return Err(format!("expected {} finite joint rates", self.layout.nz));
+        }
+        self.state.zd.copy_from_slice(zd);
+        solver::equilibrium::restart_from_state(
+            &self.model,
+            &self.layout,
+            &self.params,
+            &mut self.state,
+            &mut self.work,
+        )?;
+        self.refresh_outputs();
         Ok(())
     }
 
@@ -334,7 +404,11 @@ impl Instance {
         }
         let (n, h) = sub_steps(span, h_nominal);
         for k in 0..n {
-            let t_end = if k + 1 == n { to_time } else { t0 + (k + 1) as f64 * h };
+            let t_end = if k + 1 == n {
+                to_time
+            } else {
+                t0 + (k + 1) as f64 * h
+            };
             let dt = t_end - self.state.time;
             self.saved.copy_from(&self.state);
             if let Err(message) = solver::step_with_retries(
@@ -346,7 +420,10 @@ impl Instance {
                 &mut self.work,
                 dt,
             ) {
-                return Err(StepError { message, last_successful_time: self.state.time });
+                return Err(StepError {
+                    message,
+                    last_successful_time: self.state.time,
+                });
             }
             self.state.time = t_end;
         }
@@ -363,11 +440,21 @@ impl Instance {
 
     /// A quantity computed from the current state.
     pub fn probe(&self, probe: Probe) -> f64 {
-        solver::probe(&self.model, &self.layout, &self.state, self.work.outputs(), probe)
+        solver::probe(
+            &self.model,
+            &self.layout,
+            &self.state,
+            self.work.outputs(),
+            probe,
+        )
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { state: self.state.clone(), params: self.params.clone(), initialized: self.initialized }
+        Snapshot {
+            state: self.state.clone(),
+            params: self.params.clone(),
+            initialized: self.initialized,
+        }
     }
 
     /// Overwrites `snap` without reallocating when it already has this model's shape.
@@ -397,11 +484,22 @@ impl Instance {
     }
 
     fn place_at_initial_configuration(&mut self) {
-        solver::place_at_initial_configuration(&self.model, &self.layout, &self.params, &mut self.state);
+        solver::place_at_initial_configuration(
+            &self.model,
+            &self.layout,
+            &self.params,
+            &mut self.state,
+        );
         self.refresh_outputs();
     }
 
     fn refresh_outputs(&mut self) {
-        solver::refresh_outputs(&self.model, &self.layout, &self.params, &self.state, &mut self.work);
+        solver::refresh_outputs(
+            &self.model,
+            &self.layout,
+            &self.params,
+            &self.state,
+            &mut self.work,
+        );
     }
 }

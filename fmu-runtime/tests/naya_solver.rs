@@ -21,7 +21,13 @@ fn param(m: &CompiledModel, name: &str) -> ParamId {
 
 /// Paper's schedule (eq 38).
 fn schedule(k0: f64, t: f64) -> f64 {
-    if t <= 2.0 + 1e-9 { k0 } else if t <= 6.0 + 1e-9 { k0 - 0.01 } else { k0 + 0.01 }
+    if t <= 2.0 + 1e-9 {
+        k0
+    } else if t <= 6.0 + 1e-9 {
+        k0 - 0.01
+    } else {
+        k0 + 0.01
+    }
 }
 
 struct Run {
@@ -39,7 +45,14 @@ fn simulate(step: f64, comm: f64, stop: f64) -> Run {
     let cmd = param(&m, "valve.command");
     let mut inst = Instance::new(m.clone());
     inst.initialize(0.0).unwrap();
-    let mut r = Run { t: vec![], length: vec![], pa: vec![], pb: vec![], iterations: vec![], balance: vec![] };
+    let mut r = Run {
+        t: vec![],
+        length: vec![],
+        pa: vec![],
+        pb: vec![],
+        iterations: vec![],
+        balance: vec![],
+    };
     let n = (stop / comm).round() as usize;
     for k in 0..=n {
         let t = k as f64 * comm;
@@ -65,7 +78,10 @@ fn equilibrium_spool_matches_closed_form() {
     let m = Arc::new(support::naya_rod(k0, 0.01));
     let mut inst = Instance::new(m);
     inst.initialize(0.0).unwrap();
-    let (pa, pb) = (inst.probe(Probe::NodePressure(2)), inst.probe(Probe::NodePressure(3)));
+    let (pa, pb) = (
+        inst.probe(Probe::NodePressure(2)),
+        inst.probe(Probe::NodePressure(3)),
+    );
     assert!((pa - 3.321769e6).abs() < 10.0, "p1 = {pa}");
     assert!((pb - 4.378231e6).abs() < 10.0, "p2 = {pb}");
     assert!(((pb - pa) * A - 6867.0).abs() < 0.1);
@@ -81,13 +97,29 @@ fn rod_holds_then_rises_and_lowers() {
         }
     }
     let at = |t: f64| r.length[(t / 0.01).round() as usize];
-    assert!(at(6.0) > at(2.0) + 0.01, "extends: {} → {}", at(2.0), at(6.0));
-    assert!(at(10.0) < at(6.0) - 0.01, "retracts: {} → {}", at(6.0), at(10.0));
+    assert!(
+        at(6.0) > at(2.0) + 0.01,
+        "extends: {} → {}",
+        at(2.0),
+        at(6.0)
+    );
+    assert!(
+        at(10.0) < at(6.0) - 0.01,
+        "retracts: {} → {}",
+        at(6.0),
+        at(10.0)
+    );
     let max_it = r.iterations.iter().cloned().fold(0.0, f64::max);
     let mut hist = [0usize; 30];
-    for v in &r.iterations { hist[*v as usize] += 1; }
+    for v in &r.iterations {
+        hist[*v as usize] += 1;
+    }
     println!("iteration histogram {:?}", &hist[..10]);
-    for (i, v) in r.iterations.iter().enumerate() { if *v > 3.0 { println!("t={} it={}", r.t[i], v); } }
+    for (i, v) in r.iterations.iter().enumerate() {
+        if *v > 3.0 {
+            println!("t={} it={}", r.t[i], v);
+        }
+    }
     assert!(max_it <= 4.0, "max iterations {max_it}");
     let drift = r.balance.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     println!("max iterations {max_it}, energy balance drift {drift} J");
@@ -103,7 +135,8 @@ fn reference(k0: f64, dt: f64, stop: f64, every: f64) -> Vec<(f64, f64, f64, f64
     let (a, b) = (6.53e-10, -1.19e-18);
     let beta = |p: f64| (1.0 + a * p + b * p * p) / (a + 2.0 * b * p);
     let k = cd * (2.0 / rho as f64).sqrt();
-    let q = |area: f64, dp: f64| fmu_runtime::hydraulics::orifice::turbulent_flow(area * k, dp, 2e5);
+    let q =
+        |area: f64, dp: f64| fmu_runtime::hydraulics::orifice::turbulent_flow(area * k, dp, 2e5);
     let f = |t: f64, y: [f64; 4]| -> [f64; 4] {
         let [th, w, p1, p2] = y;
         let kappa = schedule(k0, t);
@@ -137,7 +170,14 @@ fn reference(k0: f64, dt: f64, stop: f64, every: f64) -> Vec<(f64, f64, f64, f64
         }
         // Keep the spool switch on a step boundary: schedule at the step's end time.
         let te = t + dt;
-        let add = |y: [f64; 4], k: [f64; 4], h: f64| [y[0] + h * k[0], y[1] + h * k[1], y[2] + h * k[2], y[3] + h * k[3]];
+        let add = |y: [f64; 4], k: [f64; 4], h: f64| {
+            [
+                y[0] + h * k[0],
+                y[1] + h * k[1],
+                y[2] + h * k[2],
+                y[3] + h * k[3],
+            ]
+        };
         let k1 = f(te, y);
         let k2 = f(te, add(y, k1, dt / 2.0));
         let k3 = f(te, add(y, k2, dt / 2.0));

@@ -39,14 +39,20 @@ pub fn kinematics(c: &Cylinder, p: &[f64], length: f64, speed: f64) -> CylinderS
 pub fn forces(c: &Cylinder, p: &[f64], s: &mut CylinderState, p_cap: f64, p_rod: f64) {
     s.friction = friction(&c.friction, p, s.speed);
     s.cushion = cushion(c, p, s.position, s.speed);
-    s.force = p_cap * p[c.cap_area.index()] - p_rod * p[c.rod_area.index()] - s.friction + s.cushion;
+    s.force =
+        p_cap * p[c.cap_area.index()] - p_rod * p[c.rod_area.index()] - s.friction + s.cushion;
 }
 
 /// Seal friction force for extension speed `v` (positive opposes positive speed).
 pub fn friction(model: &Friction, p: &[f64], v: f64) -> f64 {
     match *model {
         Friction::Viscous { coefficient } => p[coefficient.index()] * v,
-        Friction::BrownMcPhee { coulomb, stiction, stribeck_velocity, viscous } => {
+        Friction::BrownMcPhee {
+            coulomb,
+            stiction,
+            stribeck_velocity,
+            viscous,
+        } => {
             // Seed 001 eq 2.44; smooth, so it needs no switching logic in Newton.
             let (fc, fs, vs, s2) = (
                 p[coulomb.index()],
@@ -95,7 +101,9 @@ mod tests {
             stribeck_velocity: ParamId(2),
             viscous: ParamId(3),
         };
-        let peak = (1..2000).map(|i| friction(&m, &p, i as f64 * 1e-5)).fold(0.0, f64::max);
+        let peak = (1..2000)
+            .map(|i| friction(&m, &p, i as f64 * 1e-5))
+            .fold(0.0, f64::max);
         assert!(peak > 800.0 && peak < 900.0, "{peak}");
         assert_eq!(friction(&m, &p, -0.01), -friction(&m, &p, 0.01));
         assert_eq!(friction(&m, &p, 0.0), 0.0);

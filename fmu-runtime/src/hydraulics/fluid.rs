@@ -16,7 +16,11 @@ pub fn oil_bulk_modulus(law: &BulkModulus, params: &[f64], p: f64) -> f64 {
 
 /// Effective bulk modulus of a volume made of sub-volumes with compliant walls
 /// (seed 001 eq 2.35): `1/β_e = 1/β_oil + Σ (V_k/V)/β_k`. `walls` yields `(V_k, β_k)`.
-pub fn effective_bulk_modulus(beta_oil: f64, volume: f64, walls: impl Iterator<Item = (f64, f64)>) -> f64 {
+pub fn effective_bulk_modulus(
+    beta_oil: f64,
+    volume: f64,
+    walls: impl Iterator<Item = (f64, f64)>,
+) -> f64 {
     let mut compliance = 1.0 / beta_oil;
     for (v_k, beta_k) in walls {
         compliance += v_k / (volume * beta_k);

@@ -27,7 +27,12 @@ pub fn element_flows(
             Element::DirectionalValve(v) => {
                 let u = spool[v.spool];
                 let pl = params[v.laminar_pressure.index()];
-                let (pp, pt, pa, pb) = (pressure[v.port_p], pressure[v.port_t], pressure[v.port_a], pressure[v.port_b]);
+                let (pp, pt, pa, pb) = (
+                    pressure[v.port_p],
+                    pressure[v.port_t],
+                    pressure[v.port_a],
+                    pressure[v.port_b],
+                );
                 let q_pa = turbulent_flow(edge_coefficient(&v.edges[EDGE_PA], u), pp - pa, pl);
                 let q_pb = turbulent_flow(edge_coefficient(&v.edges[EDGE_PB], u), pp - pb, pl);
                 let q_at = turbulent_flow(edge_coefficient(&v.edges[EDGE_AT], u), pa - pt, pl);
@@ -40,7 +45,11 @@ pub fn element_flows(
             }
             Element::Orifice(o) => {
                 let k = params[o.coefficient.index()];
-                let q = turbulent_flow(k, pressure[o.from] - pressure[o.to], params[o.laminar_pressure.index()]);
+                let q = turbulent_flow(
+                    k,
+                    pressure[o.from] - pressure[o.to],
+                    params[o.laminar_pressure.index()],
+                );
                 transfer(inflow, o.from, o.to, q)
             }
             Element::ReliefValve(r) => {
@@ -100,9 +109,13 @@ pub fn pressure_rates(
             let wall = c.wall_bulk_modulus.map(|b| params[b.index()]);
             let cap = (c.cap_node == n).then_some(s.cap_volume);
             let rod = (c.rod_node == n).then_some(s.rod_volume);
-            [cap, rod].into_iter().flatten().filter_map(move |v| wall.map(|b| (v.max(0.0), b)))
+            [cap, rod]
+                .into_iter()
+                .flatten()
+                .filter_map(move |v| wall.map(|b| (v.max(0.0), b)))
         });
-        let beta = effective_bulk_modulus(beta_oil, volume, hose_wall.into_iter().chain(chamber_walls));
+        let beta =
+            effective_bulk_modulus(beta_oil, volume, hose_wall.into_iter().chain(chamber_walls));
         rates[k] = beta / volume * (inflow[n] - volume_rate);
         k += 1;
     }

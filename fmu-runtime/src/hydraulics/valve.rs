@@ -23,7 +23,11 @@ pub fn edge_coefficient(edge: &MeteringEdge, u: f64) -> f64 {
 /// outside, the command is shifted by the band so the map is continuous.
 pub fn dead_band(command: f64, centre: f64, band: f64) -> f64 {
     let d = command - centre;
-    if d.abs() <= band { centre } else { command - band * d.signum() }
+    if d.abs() <= band {
+        centre
+    } else {
+        command - band * d.signum()
+    }
 }
 
 #[cfg(test)]
@@ -32,7 +36,9 @@ mod tests {
 
     #[test]
     fn interpolates_and_clamps() {
-        let e = MeteringEdge { table: vec![(-10.0, 0.0), (0.0, 0.0), (10.0, 2.0)] };
+        let e = MeteringEdge {
+            table: vec![(-10.0, 0.0), (0.0, 0.0), (10.0, 2.0)],
+        };
         assert_eq!(edge_coefficient(&e, -20.0), 0.0);
         assert_eq!(edge_coefficient(&e, 5.0), 1.0);
         assert_eq!(edge_coefficient(&e, 12.0), 2.0);

@@ -7,7 +7,11 @@ use crate::model::{CutJoint, CutKind, Mechanism, PointRef};
 
 /// Two unit vectors orthogonal to `n` (and to each other).
 pub fn orthonormal_pair(n: &Vec3) -> (Vec3, Vec3) {
-    let helper = if n.x.abs() < 0.9 { Vec3::x() } else { Vec3::y() };
+    let helper = if n.x.abs() < 0.9 {
+        Vec3::x()
+    } else {
+        Vec3::y()
+    };
     let t1 = n.cross(&helper).normalize();
     let t2 = n.cross(&t1);
     (t1, t2)
@@ -75,8 +79,12 @@ fn evaluate_cut(
                 let t_dot = wb.cross(&t);
                 let t_dd = ab.cross(&t) + wb.cross(&t_dot);
                 bias[r] = n_dd.dot(&t) + 2.0 * n_dot.dot(&t_dot) + n.dot(&t_dd);
-                kin.path(mech, cut.a.body, |c, k| jac[r * nz + c] += ang(&k.b).cross(&n).dot(&t));
-                kin.path(mech, cut.b.body, |c, k| jac[r * nz + c] += n.dot(&ang(&k.b).cross(&t)));
+                kin.path(mech, cut.a.body, |c, k| {
+                    jac[r * nz + c] += ang(&k.b).cross(&n).dot(&t)
+                });
+                kin.path(mech, cut.b.body, |c, k| {
+                    jac[r * nz + c] += n.dot(&ang(&k.b).cross(&t))
+                });
             }
         }
         CutKind::Prismatic { .. } => {

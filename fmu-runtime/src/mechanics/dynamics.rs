@@ -45,7 +45,12 @@ pub fn inverse_dynamics(
 }
 
 /// Joint-space mass matrix (row-major, nz×nz) by the composite-rigid-body algorithm.
-pub fn mass_matrix(mech: &Mechanism, kin: &Kinematics, composite: &mut [Matrix6<f64>], m: &mut [f64]) {
+pub fn mass_matrix(
+    mech: &Mechanism,
+    kin: &Kinematics,
+    composite: &mut [Matrix6<f64>],
+    m: &mut [f64],
+) {
     let nz = m.len().isqrt();
     for (j, k) in kin.bodies.iter().enumerate() {
         composite[j] = body_inertia(k);
@@ -74,10 +79,12 @@ pub fn body_inertia(k: &BodyKinematics) -> Matrix6<f64> {
     let gx = g.cross_matrix();
     let mut mb = Matrix6::zeros();
     let m = k.mass;
-    mb.fixed_view_mut::<3, 3>(0, 0).copy_from(&(nalgebra::Matrix3::identity() * m));
+    mb.fixed_view_mut::<3, 3>(0, 0)
+        .copy_from(&(nalgebra::Matrix3::identity() * m));
     mb.fixed_view_mut::<3, 3>(0, 3).copy_from(&(-gx * m));
     mb.fixed_view_mut::<3, 3>(3, 0).copy_from(&(gx * m));
-    mb.fixed_view_mut::<3, 3>(3, 3).copy_from(&(k.inertia - gx * gx * m));
+    mb.fixed_view_mut::<3, 3>(3, 3)
+        .copy_from(&(k.inertia - gx * gx * m));
     mb
 }
 
@@ -95,7 +102,10 @@ pub fn kinetic_energy(kin: &Kinematics) -> f64 {
 
 /// Gravitational potential energy relative to the world origin [J].
 pub fn potential_energy(kin: &Kinematics, gravity: &Vec3) -> f64 {
-    kin.bodies.iter().map(|k| -k.mass * gravity.dot(&k.com)).sum()
+    kin.bodies
+        .iter()
+        .map(|k| -k.mass * gravity.dot(&k.com))
+        .sum()
 }
 
 /// Adds a force `f` acting at world point `p` on `body` (ground absorbs it) to the

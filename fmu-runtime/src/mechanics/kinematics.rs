@@ -1,6 +1,8 @@
 //! Forward recursion from the root to the leaves: poses, Z twists and accelerations.
 
-use super::spatial::{Mat3, Vec3, Vec6, ang, axis_angle, inertia_matrix, join, lin, quat_matrix, vec3};
+use super::spatial::{
+    Mat3, Vec3, Vec6, ang, axis_angle, inertia_matrix, join, lin, quat_matrix, vec3,
+};
 use crate::model::{Body, JointKind, Mechanism, PointRef};
 
 /// Kinematic state of one body, all in world axes.
@@ -109,7 +111,14 @@ impl Kinematics {
 
     /// Recomputes every body from the joint coordinates, rates and accelerations.
     /// `mass` gives each body's current mass (masses are tunable parameters).
-    pub fn update(&mut self, mech: &Mechanism, mass: impl Fn(&Body) -> f64, z: &[f64], zd: &[f64], zdd: &[f64]) {
+    pub fn update(
+        &mut self,
+        mech: &Mechanism,
+        mass: impl Fn(&Body) -> f64,
+        z: &[f64],
+        zd: &[f64],
+        zdd: &[f64],
+    ) {
         for (i, body) in mech.bodies.iter().enumerate() {
             let parent = *self.of(body.parent);
             let frame = JointFrame {
@@ -156,7 +165,12 @@ impl Kinematics {
     }
 
     /// Bodies on the path from `body` to the root that carry a coordinate.
-    pub fn path(&self, mech: &Mechanism, body: Option<usize>, mut visit: impl FnMut(usize, &BodyKinematics)) {
+    pub fn path(
+        &self,
+        mech: &Mechanism,
+        body: Option<usize>,
+        mut visit: impl FnMut(usize, &BodyKinematics),
+    ) {
         let mut cur = body;
         while let Some(i) = cur {
             let k = &self.bodies[i];

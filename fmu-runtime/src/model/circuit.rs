@@ -9,7 +9,10 @@ use serde::{Deserialize, Serialize};
 pub enum BulkModulus {
     Constant(ParamId),
     /// β(p) = (1 + a p + b p²)/(a + 2 b p) (seed 002 eq 3; Cardona's a, b).
-    PressureDependent { a: ParamId, b: ParamId },
+    PressureDependent {
+        a: ParamId,
+        b: ParamId,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -37,7 +40,10 @@ pub struct ControlVolume {
 pub enum Node {
     Volume(ControlVolume),
     /// A node held at a given pressure: supply, tank, or a measured pressure input.
-    Pressure { name: String, pressure: ParamId },
+    Pressure {
+        name: String,
+        pressure: ParamId,
+    },
 }
 
 impl Node {
@@ -223,7 +229,10 @@ pub struct Circuit {
 impl Circuit {
     /// Number of pressure unknowns.
     pub fn volumes(&self) -> usize {
-        self.nodes.iter().filter(|n| matches!(n, Node::Volume(_))).count()
+        self.nodes
+            .iter()
+            .filter(|n| matches!(n, Node::Volume(_)))
+            .count()
     }
 
     pub fn collect_params(&self, out: &mut Vec<ParamId>) {
@@ -266,9 +275,12 @@ impl Circuit {
             out.extend(c.wall_bulk_modulus);
             match c.friction {
                 Friction::Viscous { coefficient } => out.push(coefficient),
-                Friction::BrownMcPhee { coulomb, stiction, stribeck_velocity, viscous } => {
-                    out.extend([coulomb, stiction, stribeck_velocity, viscous])
-                }
+                Friction::BrownMcPhee {
+                    coulomb,
+                    stiction,
+                    stribeck_velocity,
+                    viscous,
+                } => out.extend([coulomb, stiction, stribeck_velocity, viscous]),
             }
             out.extend([c.cushion.length, c.cushion.stiffness, c.cushion.damping]);
         }

@@ -12,7 +12,10 @@ pub struct Frame {
 }
 
 impl Frame {
-    pub const IDENTITY: Frame = Frame { origin: [0.0; 3], rotation: [1.0, 0.0, 0.0, 0.0] };
+    pub const IDENTITY: Frame = Frame {
+        origin: [0.0; 3],
+        rotation: [1.0, 0.0, 0.0, 0.0],
+    };
 }
 
 /// The joint that connects a body to its parent in the kinematic tree.

@@ -167,7 +167,10 @@ impl CompiledModel {
         let mut ids = Vec::new();
         self.collect_params(&mut ids);
         if let Some(bad) = ids.iter().find(|p| p.index() >= np) {
-            return err(format!("parameter index {} out of range ({np} parameters)", bad.0));
+            return err(format!(
+                "parameter index {} out of range ({np} parameters)",
+                bad.0
+            ));
         }
         for (i, b) in self.mechanism.bodies.iter().enumerate() {
             if let Some(p) = b.parent {
@@ -215,7 +218,10 @@ impl CompiledModel {
         for (i, v) in self.variables.iter().enumerate() {
             if let Binding::Probe(p) = &v.binding {
                 if !p.is_valid(self) {
-                    return err(format!("variable {i} ({}) probes a missing element", v.name));
+                    return err(format!(
+                        "variable {i} ({}) probes a missing element",
+                        v.name
+                    ));
                 }
             }
         }
@@ -246,7 +252,9 @@ impl CompiledModel {
         }
         for f in &self.mechanism.forces {
             match f {
-                ForceElement::SpringDamper(s) => out.extend([s.stiffness, s.damping, s.free_length]),
+                ForceElement::SpringDamper(s) => {
+                    out.extend([s.stiffness, s.damping, s.free_length])
+                }
                 ForceElement::PointForce(p) => out.extend(p.force),
             }
         }

@@ -18,7 +18,13 @@ use crate::model::{CompiledModel, Node, ParamId};
 use nalgebra::Matrix6;
 
 /// Solves Φ(z) = 0 by minimum-norm Gauss–Newton corrections of the joint coordinates.
-fn assemble(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace) -> Result<(), String> {
+fn assemble(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+) -> Result<(), String> {
     let (nz, nc) = (l.nz, l.nc);
     if nc == 0 {
         return Ok(());
@@ -37,7 +43,9 @@ fn assemble(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut W
         let mut trace = 0.0;
         for i in 0..nc {
             for j in 0..nc {
-                a[i * nc + j] = (0..nz).map(|k| e.phi_z[i * nz + k] * e.phi_z[j * nz + k]).sum();
+                a[i * nc + j] = (0..nz)
+                    .map(|k| e.phi_z[i * nz + k] * e.phi_z[j * nz + k])
+                    .sum();
             }
             trace += a[i * nc + i];
         }
@@ -55,7 +63,9 @@ fn assemble(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut W
     if norm < 1e-9 {
         Ok(())
     } else {
-        Err(format!("the loops cannot be closed from the initial joint coordinates (|Φ| = {norm:.3e})"))
+        Err(format!(
+            "the loops cannot be closed from the initial joint coordinates (|Φ| = {norm:.3e})"
+        ))
     }
 }
 
@@ -94,13 +104,24 @@ impl Problem<'_> {
         }
     }
 
-    fn residual(&self, u: &[f64], st: &mut State, p: &mut [f64], ws: &mut Workspace, r: &mut [f64]) {
+    fn residual(
+        &self,
+        u: &[f64],
+        st: &mut State,
+        p: &mut [f64],
+        ws: &mut Workspace,
+        r: &mut [f64],
+    ) {
         let (nz, nw, nc) = (self.l.nz, self.l.nw, self.l.nc);
         self.unpack(u, st, p);
-        ws.eval.run(self.m, self.l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        ws.eval
+            .run(self.m, self.l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
         let e = &ws.eval;
         for i in 0..nz {
-            r[i] = e.r_mech[i] + (0..nc).map(|k| e.phi_z[k * nz + i] * st.lambda[k]).sum::<f64>();
+            r[i] = e.r_mech[i]
+                + (0..nc)
+                    .map(|k| e.phi_z[k * nz + i] * st.lambda[k])
+                    .sum::<f64>();
         }
         r[nz..nz + nw].copy_from_slice(&e.r_first);
         for (j, &(k, value)) in self.precharged.iter().enumerate() {
@@ -110,7 +131,13 @@ impl Problem<'_> {
 }
 
 /// Levenberg–Marquardt on the row-equilibrated problem. Returns the final unknowns.
-fn solve(problem: &Problem<'_>, u0: Vec<f64>, st: &mut State, p: &mut [f64], ws: &mut Workspace) -> Result<Vec<f64>, String> {
+fn solve(
+    problem: &Problem<'_>,
+    u0: Vec<f64>,
+    st: &mut State,
+    p: &mut [f64],
+    ws: &mut Workspace,
+) -> Result<Vec<f64>, String> {
     let (n, neq) = (problem.unknowns(), problem.equations());
     let mut u = u0;
     let mut r = vec![0.0; neq];
@@ -138,8 +165,16 @@ fn solve(problem: &Problem<'_>, u0: Vec<f64>, st: &mut State, p: &mut [f64], ws:
         if iter == 0 {
             // Row weights: 1/‖row‖ so forces, pressure rates and pressures weigh alike.
             for i in 0..neq {
-                let s = jac[i * n..(i + 1) * n].iter().map(|v| v * v).sum::<f64>().sqrt();
-                row_w[i] = if s > 0.0 && s.is_finite() { 1.0 / s } else { 1.0 };
+                let s = jac[i * n..(i + 1) * n]
+                    .iter()
+                    .map(|v| v * v)
+                    .sum::<f64>()
+                    .sqrt();
+                row_w[i] = if s > 0.0 && s.is_finite() {
+                    1.0 / s
+                } else {
+                    1.0
+                };
             }
         }
         let f0 = norm2(&r, &row_w);
@@ -148,9 +183,13 @@ fn solve(problem: &Problem<'_>, u0: Vec<f64>, st: &mut State, p: &mut [f64], ws:
         }
         // Normal equations of the weighted problem.
         for i in 0..n {
-            g[i] = -(0..neq).map(|q| jac[q * n + i] * row_w[q].powi(2) * r[q]).sum::<f64>();
+            g[i] = -(0..neq)
+                .map(|q| jac[q * n + i] * row_w[q].powi(2) * r[q])
+                .sum::<f64>();
             for j in 0..n {
-                a[i * n + j] = (0..neq).map(|q| jac[q * n + i] * jac[q * n + j] * row_w[q].powi(2)).sum();
+                a[i * n + j] = (0..neq)
+                    .map(|q| jac[q * n + i] * jac[q * n + j] * row_w[q].powi(2))
+                    .sum();
             }
         }
         let mut accepted = false;
@@ -166,7 +205,10 @@ fn solve(problem: &Problem<'_>, u0: Vec<f64>, st: &mut State, p: &mut [f64], ws:
                 problem.residual(&trial, st, p, ws, &mut r_trial);
                 let f1 = norm2(&r_trial, &row_w);
                 if f1.is_finite() && f1 < f0 {
-                    let small = du.iter().zip(&u).all(|(d, x)| d.abs() <= 1e-13 * x.abs().max(1.0));
+                    let small = du
+                        .iter()
+                        .zip(&u)
+                        .all(|(d, x)| d.abs() <= 1e-13 * x.abs().max(1.0));
                     u = trial;
                     r.copy_from_slice(&r_trial);
                     mu = (mu / 10.0).max(1e-12);
@@ -186,7 +228,13 @@ fn solve(problem: &Problem<'_>, u0: Vec<f64>, st: &mut State, p: &mut [f64], ws:
     finish(problem, u, st, p, ws)
 }
 
-fn finish(problem: &Problem<'_>, u: Vec<f64>, st: &mut State, p: &mut [f64], ws: &mut Workspace) -> Result<Vec<f64>, String> {
+fn finish(
+    problem: &Problem<'_>,
+    u: Vec<f64>,
+    st: &mut State,
+    p: &mut [f64],
+    ws: &mut Workspace,
+) -> Result<Vec<f64>, String> {
     let mut r = vec![0.0; problem.equations()];
     problem.residual(&u, st, p, ws, &mut r);
     if r.iter().all(|v| v.is_finite()) {
@@ -207,16 +255,30 @@ fn problem<'a>(m: &'a CompiledModel, l: &'a Layout, p: &[f64], free: &'a [ParamI
             k += 1;
         }
     }
-    Problem { m, l, free, precharged }
+    Problem {
+        m,
+        l,
+        free,
+        precharged,
+    }
 }
 
 /// Positions, equilibrium, consistent accelerations and energy reference.
-pub fn initialize(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace) -> Result<(), String> {
+pub fn initialize(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+) -> Result<(), String> {
     let mut params = p.to_vec();
     assemble(m, l, p, st, ws)?;
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     let mm = mass(m, l, ws);
-    st.mass_scale = (0..l.nz).map(|i| mm[i * l.nz + i]).fold(0.0, f64::max).max(1e-9);
+    st.mass_scale = (0..l.nz)
+        .map(|i| mm[i * l.nz + i])
+        .fold(0.0, f64::max)
+        .max(1e-9);
     if m.init.static_equilibrium {
         let prob = problem(m, l, p, &[]);
         let mut u0 = st.w.clone();
@@ -235,10 +297,37 @@ pub fn initialize(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: 
     Ok(())
 }
 
+/// Recomputes consistent accelerations and the energy reference after the rates of an
+/// initialized state were changed.
+pub fn restart_from_state(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+) -> Result<(), String> {
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    let mm = mass(m, l, ws);
+    consistent_rates(m, l, p, st, ws, &mm)?;
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    let (ke, pe) = ws.eval.energies(m);
+    st.energy0 = ke + pe;
+    st.work = 0.0;
+    st.power = ws.eval.power;
+    Ok(())
+}
+
 /// Accelerations and state rates consistent with the initial state: if the force
 /// balance is not exactly met (e.g. a command away from equilibrium), solve
 /// `M z̈ + Φ_zᵀλ = Q`, `Φ_z z̈ + Φ̇_z ż = 0` by augmented-Lagrangian iterations.
-fn consistent_rates(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace, mm: &[f64]) -> Result<(), String> {
+fn consistent_rates(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+    mm: &[f64],
+) -> Result<(), String> {
     let (nz, nc) = (l.nz, l.nc);
     st.zdd.fill(0.0);
     st.wd.fill(0.0);
@@ -250,11 +339,20 @@ fn consistent_rates(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws
     for (i, s) in m.circuit.spools.iter().enumerate() {
         let j = l.n_pressures + i;
         let tau = p[s.time_constant.index()];
-        st.wd[j] = if tau > 0.0 { -ws.eval.r_first[j] / tau } else { 0.0 };
+        st.wd[j] = if tau > 0.0 {
+            -ws.eval.r_first[j] / tau
+        } else {
+            0.0
+        };
     }
     let e = &ws.eval;
     let mut rhs: Vec<f64> = (0..nz)
-        .map(|i| -(e.r_mech[i] + (0..nc).map(|k| e.phi_z[k * nz + i] * st.lambda[k]).sum::<f64>()))
+        .map(|i| {
+            -(e.r_mech[i]
+                + (0..nc)
+                    .map(|k| e.phi_z[k * nz + i] * st.lambda[k])
+                    .sum::<f64>())
+        })
         .collect();
     let scale = e.r_mech.iter().fold(1.0f64, |s, v| s.max(v.abs()));
     if rhs.iter().all(|v| v.abs() < 1e-10 * scale) {
@@ -264,7 +362,11 @@ fn consistent_rates(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws
     let mut a = vec![0.0; nz * nz];
     for i in 0..nz {
         for j in 0..nz {
-            a[i * nz + j] = mm[i * nz + j] + alpha * (0..nc).map(|k| e.phi_z[k * nz + i] * e.phi_z[k * nz + j]).sum::<f64>();
+            a[i * nz + j] = mm[i * nz + j]
+                + alpha
+                    * (0..nc)
+                        .map(|k| e.phi_z[k * nz + i] * e.phi_z[k * nz + j])
+                        .sum::<f64>();
         }
     }
     let (mut piv, mut rs) = (vec![0; nz], vec![0.0; nz]);
@@ -297,7 +399,10 @@ fn consistent_rates(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws
 /// Values of the parameters `free` that put the machine in static equilibrium at its
 /// initial configuration (used by the compiler, e.g. for the spool command κ0 of seed 002
 /// eq 32, written as the input's start value).
-pub fn solve_equilibrium_parameters(m: &CompiledModel, free: &[ParamId]) -> Result<Vec<f64>, String> {
+pub fn solve_equilibrium_parameters(
+    m: &CompiledModel,
+    free: &[ParamId],
+) -> Result<Vec<f64>, String> {
     m.validate().map_err(|e| e.0)?;
     let l = Layout::of(m);
     let mut params: Vec<f64> = m.params.iter().map(|s| s.default).collect();

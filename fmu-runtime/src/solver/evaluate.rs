@@ -6,10 +6,10 @@ use super::Layout;
 use crate::hydraulics::cylinder::{self, CylinderState};
 use crate::hydraulics::network;
 use crate::hydraulics::valve::dead_band;
+use crate::mechanics::Kinematics;
 use crate::mechanics::constraints::{self, ConstraintEval};
 use crate::mechanics::dynamics::{self, add_point_force};
 use crate::mechanics::spatial::{Vec3, Vec6, vec3};
-use crate::mechanics::Kinematics;
 use crate::model::{CompiledModel, ForceElement, Node};
 
 pub struct Evaluation {
@@ -98,9 +98,19 @@ impl Evaluation {
             let (xb, vb) = self.kin.point(&c.rod_point);
             let d = xb - xa;
             let length = d.norm();
-            let e = if length > 1e-12 { d / length } else { Vec3::zeros() };
+            let e = if length > 1e-12 {
+                d / length
+            } else {
+                Vec3::zeros()
+            };
             *s = cylinder::kinematics(c, p, length, e.dot(&(vb - va)));
-            cylinder::forces(c, p, s, self.pressure[c.cap_node], self.pressure[c.rod_node]);
+            cylinder::forces(
+                c,
+                p,
+                s,
+                self.pressure[c.cap_node],
+                self.pressure[c.rod_node],
+            );
             add_point_force(&mut self.applied, c.rod_point.body, &xb, &(e * s.force));
             add_point_force(&mut self.applied, c.cap_point.body, &xa, &(-e * s.force));
             self.power += s.force * s.speed;
@@ -113,7 +123,11 @@ impl Evaluation {
                     let (xb, vb) = self.kin.point(&sd.b);
                     let d = xb - xa;
                     let length = d.norm();
-                    let e = if length > 1e-12 { d / length } else { Vec3::zeros() };
+                    let e = if length > 1e-12 {
+                        d / length
+                    } else {
+                        Vec3::zeros()
+                    };
                     let rate = e.dot(&(vb - va));
                     let stretch = length - p[sd.free_length.index()];
                     let k_s = p[sd.stiffness.index()];
@@ -127,7 +141,11 @@ impl Evaluation {
                 }
                 ForceElement::PointForce(pf) => {
                     let (x, v) = self.kin.point(&pf.point);
-                    let f = vec3([p[pf.force[0].index()], p[pf.force[1].index()], p[pf.force[2].index()]]);
+                    let f = vec3([
+                        p[pf.force[0].index()],
+                        p[pf.force[1].index()],
+                        p[pf.force[2].index()],
+                    ]);
                     add_point_force(&mut self.applied, pf.point.body, &x, &f);
                     self.power += f.dot(&v);
                 }
@@ -135,27 +153,57 @@ impl Evaluation {
         }
 
         let gravity = vec3(m.gravity);
-        dynamics::inverse_dynamics(mech, &self.kin, &gravity, &self.applied, &mut self.scratch, &mut self.r_mech);
+        dynamics::inverse_dynamics(
+            mech,
+            &self.kin,
+            &gravity,
+            &self.applied,
+            &mut self.scratch,
+            &mut self.r_mech,
+        );
 
         if l.nc > 0 {
             constraints::evaluate(
                 mech,
                 &self.kin,
                 l.nz,
-                ConstraintEval { phi: &mut self.phi, jacobian: &mut self.phi_z, bias: &mut self.phi_bias },
+                ConstraintEval {
+                    phi: &mut self.phi,
+                    jacobian: &mut self.phi_z,
+                    bias: &mut self.phi_bias,
+                },
             );
         }
 
         // Hydraulics.
         let spool = &w[l.n_pressures..];
-        network::element_flows(&m.circuit, p, &self.pressure, spool, &mut self.flow, &mut self.inflow);
-        network::pressure_rates(&m.circuit, p, &self.pressure, &self.inflow, &self.cylinders, &mut self.rates);
+        network::element_flows(
+            &m.circuit,
+            p,
+            &self.pressure,
+            spool,
+            &mut self.flow,
+            &mut self.inflow,
+        );
+        network::pressure_rates(
+            &m.circuit,
+            p,
+            &self.pressure,
+            &self.inflow,
+            &self.cylinders,
+            &mut self.rates,
+        );
         for k in 0..l.n_pressures {
             self.r_first[k] = wd[k] - self.rates[k];
         }
         for (i, s) in m.circuit.spools.iter().enumerate() {
             let j = l.n_pressures + i;
-            let target = dead_band(p[s.command.index()], s.dead_band_centre, p[s.dead_band.index()]).clamp(s.min, s.max);
+            let target = dead_band(
+                p[s.command.index()],
+                s.dead_band_centre,
+                p[s.dead_band.index()],
+            )
+            .clamp(s.min, s.max);
             self.r_first[j] = p[s.time_constant.index()] * wd[j] + w[j] - target;
         }
     }

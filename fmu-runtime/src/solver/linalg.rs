@@ -5,11 +5,21 @@
 /// Factors `a` (n×n, row-major) in place. Rows are equilibrated by `row_scale` first
 /// (returned so that right-hand sides can be scaled the same way), which keeps pivoting
 /// meaningful when rows carry different units (forces and flows).
-pub fn lu_factor(a: &mut [f64], n: usize, piv: &mut [usize], row_scale: &mut [f64]) -> Result<(), String> {
+pub fn lu_factor(
+    a: &mut [f64],
+    n: usize,
+    piv: &mut [usize],
+    row_scale: &mut [f64],
+) -> Result<(), String> {
     for i in 0..n {
-        let m = a[i * n..(i + 1) * n].iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let m = a[i * n..(i + 1) * n]
+            .iter()
+            .fold(0.0f64, |m, v| m.max(v.abs()));
         if !(m.is_finite() && m > 0.0) {
-            return Err(format!("tangent matrix row {i} is {}", if m == 0.0 { "zero" } else { "not finite" }));
+            return Err(format!(
+                "tangent matrix row {i} is {}",
+                if m == 0.0 { "zero" } else { "not finite" }
+            ));
         }
         row_scale[i] = 1.0 / m;
         for v in &mut a[i * n..(i + 1) * n] {
@@ -81,7 +91,9 @@ mod tests {
         let n = 3;
         let mut a = vec![1e-9, 2.0, 0.0, 3e6, 0.0, 1e6, 0.0, 1.0, 4.0];
         let x_true = [1.0, -2.0, 0.5];
-        let mut b: Vec<f64> = (0..n).map(|i| (0..n).map(|j| a[i * n + j] * x_true[j]).sum()).collect();
+        let mut b: Vec<f64> = (0..n)
+            .map(|i| (0..n).map(|j| a[i * n + j] * x_true[j]).sum())
+            .collect();
         let (mut piv, mut rs) = (vec![0; n], vec![0.0; n]);
         lu_factor(&mut a, n, &mut piv, &mut rs).unwrap();
         lu_solve(&a, n, &piv, &rs, &mut b);

@@ -80,7 +80,11 @@ impl Workspace {
         let mut scale = vec![0.01; n];
         for k in 0..l.nw {
             let pressure = k < l.n_pressures;
-            tol[l.nz + k] = if pressure { m.solver.tol_pressure } else { m.solver.tol_state };
+            tol[l.nz + k] = if pressure {
+                m.solver.tol_pressure
+            } else {
+                m.solver.tol_state
+            };
             scale[l.nz + k] = if pressure { 1e5 } else { 1e-2 };
         }
         Workspace {
@@ -142,7 +146,13 @@ pub fn place_at_initial_configuration(m: &CompiledModel, l: &Layout, p: &[f64], 
 }
 
 /// Assembles the loops and solves the static equilibrium (see [`equilibrium`]).
-pub fn initialize(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace) -> Result<(), String> {
+pub fn initialize(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+) -> Result<(), String> {
     equilibrium::initialize(m, l, p, st, ws)?;
     refresh_outputs(m, l, p, st, ws);
     Ok(())
@@ -185,11 +195,21 @@ pub fn step_with_retries(
     }
     st.copy_from(saved);
     refresh_outputs(m, l, p, st, ws);
-    Err(format!("{last_error}; {} step halvings did not help", m.solver.max_step_halvings))
+    Err(format!(
+        "{last_error}; {} step halvings did not help",
+        m.solver.max_step_halvings
+    ))
 }
 
 /// Trapezoidal accumulation of the actuator work over the last step.
-fn update_work(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace, h: f64) {
+fn update_work(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+    h: f64,
+) {
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     let power = ws.eval.power;
     st.work += 0.5 * h * (st.power + power);

@@ -38,7 +38,15 @@ fn derived(ws: &mut Workspace, l: &Layout, h: f64) {
 }
 
 /// Residual at `ws.x` with multipliers `ws.lambda` into `out`. Returns false if not finite.
-fn residual(m: &CompiledModel, l: &Layout, p: &[f64], ws: &mut Workspace, h: f64, alpha: f64, into_f: bool) -> bool {
+fn residual(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    ws: &mut Workspace,
+    h: f64,
+    alpha: f64,
+    into_f: bool,
+) -> bool {
     derived(ws, l, h);
     let (z, w) = ws.x.split_at(l.nz);
     ws.eval.run(m, l, p, z, &ws.zd, &ws.zdd, w, &ws.wd);
@@ -60,7 +68,14 @@ fn residual(m: &CompiledModel, l: &Layout, p: &[f64], ws: &mut Workspace, h: f64
 
 /// Forward-difference tangent `J = ∂F/∂x` (seed 001 eqs 2.61–2.62, with the increment
 /// scaled to each unknown's kind). Also copies the zz block for the projections.
-fn tangent(m: &CompiledModel, l: &Layout, p: &[f64], ws: &mut Workspace, h: f64, alpha: f64) -> Result<(), String> {
+fn tangent(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    ws: &mut Workspace,
+    h: f64,
+    alpha: f64,
+) -> Result<(), String> {
     let n = l.nz + l.nw;
     for k in 0..n {
         let x0 = ws.x[k];
@@ -84,7 +99,14 @@ fn tangent(m: &CompiledModel, l: &Layout, p: &[f64], ws: &mut Workspace, h: f64,
 }
 
 /// Advances `st` by `h`. On error `st` may hold a partial result; the caller restores it.
-pub fn step(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace, h: f64) -> Result<(), String> {
+pub fn step(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+    h: f64,
+) -> Result<(), String> {
     let (nz, nw, nc) = (l.nz, l.nw, l.nc);
     let n = nz + nw;
     let alpha = penalty(m, p, st.mass_scale, h);
@@ -132,7 +154,10 @@ pub fn step(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut W
             size = size.max(ws.dx[i].abs() / ws.tol[i]);
         }
         if !size.is_finite() {
-            return Err(format!("Newton update is not finite at t = {} s", st.time + h));
+            return Err(format!(
+                "Newton update is not finite at t = {} s",
+                st.time + h
+            ));
         }
         if size <= 1.0 {
             converged = true;
@@ -177,20 +202,35 @@ pub fn step(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut W
 /// Φ̇ = 0 and Φ̈ = 0 (seed 001 eqs 2.21–2.22). The leading matrix
 /// `P = W + h²/4 αΦ_zᵀΦ_z` is the zz block of the tangent, so `W ż* = P ż* − h²/4 αΦ_zᵀΦ_z ż*`
 /// and each projection is a correction `P⁻¹ h²/4 αΦ_zᵀ(…)`.
-fn project(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace, h: f64, alpha: f64) -> Result<(), String> {
+fn project(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+    h: f64,
+    alpha: f64,
+) -> Result<(), String> {
     let (nz, nc) = (l.nz, l.nc);
     let s = 0.25 * h * h * alpha;
     lu_factor(&mut ws.proj, nz, &mut ws.proj_piv, &mut ws.proj_scale)?;
     for _pass in 0..2 {
         // Velocities: Φ_z ż → 0.
         ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-        correct(ws, nz, nc, s, |e, r| (0..nz).map(|j| e.phi_z[r * nz + j] * st.zd[j]).sum());
+        correct(ws, nz, nc, s, |e, r| {
+            (0..nz).map(|j| e.phi_z[r * nz + j] * st.zd[j]).sum()
+        });
         for i in 0..nz {
             st.zd[i] -= ws.dz[i];
         }
         // Accelerations: Φ_z z̈ + Φ̇_z ż → 0 (bias evaluated with the projected ż).
         ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-        correct(ws, nz, nc, s, |e, r| e.phi_bias[r] + (0..nz).map(|j| e.phi_z[r * nz + j] * st.zdd[j]).sum::<f64>());
+        correct(ws, nz, nc, s, |e, r| {
+            e.phi_bias[r]
+                + (0..nz)
+                    .map(|j| e.phi_z[r * nz + j] * st.zdd[j])
+                    .sum::<f64>()
+        });
         for i in 0..nz {
             st.zdd[i] -= ws.dz[i];
         }
@@ -199,12 +239,21 @@ fn project(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Wo
 }
 
 /// `ws.dz = P⁻¹ s Φ_zᵀ v` with `v_r = violation(eval, r)`.
-fn correct(ws: &mut Workspace, nz: usize, nc: usize, s: f64, violation: impl Fn(&super::evaluate::Evaluation, usize) -> f64) {
+fn correct(
+    ws: &mut Workspace,
+    nz: usize,
+    nc: usize,
+    s: f64,
+    violation: impl Fn(&super::evaluate::Evaluation, usize) -> f64,
+) {
     for r in 0..nc {
         ws.viol[r] = violation(&ws.eval, r);
     }
     for i in 0..nz {
-        ws.dz[i] = s * (0..nc).map(|r| ws.eval.phi_z[r * nz + i] * ws.viol[r]).sum::<f64>();
+        ws.dz[i] = s
+            * (0..nc)
+                .map(|r| ws.eval.phi_z[r * nz + i] * ws.viol[r])
+                .sum::<f64>();
     }
     lu_solve(&ws.proj, nz, &ws.proj_piv, &ws.proj_scale, &mut ws.dz);
 }

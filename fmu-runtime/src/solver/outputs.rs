@@ -64,7 +64,10 @@ impl Outputs {
 
 pub fn probe(m: &CompiledModel, l: &Layout, st: &State, o: &Outputs, probe: Probe) -> f64 {
     let coordinate = |body: usize| -> usize {
-        m.mechanism.bodies[..body].iter().map(|b| b.joint.dof()).sum()
+        m.mechanism.bodies[..body]
+            .iter()
+            .map(|b| b.joint.dof())
+            .sum()
     };
     match probe {
         Probe::JointPosition(b) => st.z[coordinate(b)],
