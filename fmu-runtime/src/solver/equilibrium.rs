@@ -414,10 +414,19 @@ pub fn solve_equilibrium_parameters(
     let mut u0 = st.w.clone();
     u0.extend_from_slice(&st.lambda);
     u0.extend(free.iter().map(|id| params[id.index()]));
+    let mut r0 = vec![0.0; prob.equations()];
+    prob.residual(&u0, &mut st, &mut params, &mut ws, &mut r0);
+    let load = r0[..l.nz].iter().fold(0.0f64, |s, v| s.max(v.abs()));
     let u = solve(&prob, u0, &mut st, &mut params, &mut ws)?;
     let mut r = vec![0.0; prob.equations()];
     prob.residual(&u, &mut st, &mut params, &mut ws, &mut r);
-    let force_scale = ws.eval.r_mech.iter().fold(1.0f64, |s, v| s.max(v.abs()));
-    let _ = force_scale;
+    let force = r[..l.nz].iter().fold(0.0f64, |s, v| s.max(v.abs()));
+    if force > 1e-8 * load.max(1.0) {
+        let names: Vec<&str> = free.iter().map(|id| m.params[id.index()].name.as_str()).collect();
+        return Err(format!(
+            "no static equilibrium found by adjusting {names:?}: {force:.3e} N (or N·m) of the \
+             {load:.3e} load stays unbalanced"
+        ));
+    }
     Ok(free.iter().map(|id| params[id.index()]).collect())
 }
