@@ -53,8 +53,16 @@ fn count_during(f: impl FnOnce()) -> usize {
 #[test]
 fn stepping_does_not_allocate() {
     for (model, command, values) in [
-        (support::naya_rod(0.4646082, 0.01), "valve.command", [0.4546082, 0.4746082]),
-        (support::jaiswal_fourbar(0.001), "valve.command", [10.0, -10.0]),
+        (
+            support::naya_rod(0.4646082, 0.01),
+            "valve.command",
+            [0.4546082, 0.4746082],
+        ),
+        (
+            support::jaiswal_fourbar(0.001),
+            "valve.command",
+            [10.0, -10.0],
+        ),
     ] {
         let cmd = ParamId(model.params.iter().position(|p| p.name == command).unwrap() as u32);
         let mut inst = Instance::new(Arc::new(model));
@@ -71,11 +79,17 @@ fn stepping_does_not_allocate() {
                 }
                 // Uneven communication steps force sub-stepping with a short last step.
                 inst.advance(k as f64 * 0.0037).unwrap();
-                sink += inst.probe(Probe::CylinderLength(0)) + inst.probe(Probe::EnergyBalanceError);
+                sink +=
+                    inst.probe(Probe::CylinderLength(0)) + inst.probe(Probe::EnergyBalanceError);
                 inst.snapshot_into(&mut snap);
             }
         });
         assert!(sink.is_finite());
-        assert_eq!(n, 0, "{n} allocations in the step loop of {}", inst.model().name);
+        assert_eq!(
+            n,
+            0,
+            "{n} allocations in the step loop of {}",
+            inst.model().name
+        );
     }
 }

@@ -422,7 +422,10 @@ pub fn solve_equilibrium_parameters(
     prob.residual(&u, &mut st, &mut params, &mut ws, &mut r);
     let force = r[..l.nz].iter().fold(0.0f64, |s, v| s.max(v.abs()));
     if force > 1e-8 * load.max(1.0) {
-        let names: Vec<&str> = free.iter().map(|id| m.params[id.index()].name.as_str()).collect();
+        let names: Vec<&str> = free
+            .iter()
+            .map(|id| m.params[id.index()].name.as_str())
+            .collect();
         return Err(format!(
             "no static equilibrium found by adjusting {names:?}: {force:.3e} N (or N·m) of the \
              {load:.3e} load stays unbalanced"
