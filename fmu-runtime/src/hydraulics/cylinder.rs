@@ -1,7 +1,7 @@
 //! Double-acting cylinder: geometry from its two pins, chamber volumes, seal friction,
 //! end cushions, and the force it puts on the mechanism.
 
-use crate::model::{Cylinder, Friction};
+use crate::model::Cylinder;
 
 /// Kinematic and force state of one cylinder at an evaluation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -35,36 +35,20 @@ pub fn kinematics(c: &Cylinder, p: &[f64], length: f64, speed: f64) -> CylinderS
     }
 }
 
-/// Completes `s` with friction, cushion and net force for chamber pressures `p_cap`, `p_rod`.
-pub fn forces(c: &Cylinder, p: &[f64], s: &mut CylinderState, p_cap: f64, p_rod: f64) {
-    s.friction = friction(&c.friction, p, s.speed);
+/// Completes `s` with cushion and net force for chamber pressures `p_cap`, `p_rod` and
+/// the seal friction `friction` (see [`super::friction`]).
+pub fn forces(
+    c: &Cylinder,
+    p: &[f64],
+    s: &mut CylinderState,
+    p_cap: f64,
+    p_rod: f64,
+    friction: f64,
+) {
+    s.friction = friction;
     s.cushion = cushion(c, p, s.position, s.speed);
     s.force =
         p_cap * p[c.cap_area.index()] - p_rod * p[c.rod_area.index()] - s.friction + s.cushion;
-}
-
-/// Seal friction force for extension speed `v` (positive opposes positive speed).
-pub fn friction(model: &Friction, p: &[f64], v: f64) -> f64 {
-    match *model {
-        Friction::Viscous { coefficient } => p[coefficient.index()] * v,
-        Friction::BrownMcPhee {
-            coulomb,
-            stiction,
-            stribeck_velocity,
-            viscous,
-        } => {
-            // Seed 001 eq 2.44; smooth, so it needs no switching logic in Newton.
-            let (fc, fs, vs, s2) = (
-                p[coulomb.index()],
-                p[stiction.index()],
-                p[stribeck_velocity.index()],
-                p[viscous.index()],
-            );
-            let r = v.abs() / vs;
-            let stribeck = (fs - fc) * r / (0.25 * r * r + 0.75).powi(2);
-            (fc * (4.0 * r).tanh() + stribeck) * v.signum() + s2 * v * 4f64.tanh()
-        }
-    }
 }
 
 /// Cushion: spring `k·e` plus damping `c·v` faded in over the cushion length, where `e` is
@@ -89,8 +73,8 @@ fn cushion(c: &Cylinder, p: &[f64], x: f64, v: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::model::ParamId;
+    use super::super::friction::force;
+    use crate::model::{Friction, ParamId};
 
     #[test]
     fn brown_mcphee_peaks_near_stiction_and_is_odd() {
@@ -101,14 +85,12 @@ mod tests {
             stribeck_velocity: ParamId(2),
             viscous: ParamId(3),
         };
-        let peak = (1..2000)
-            .map(|i| friction(&m, &p, i as f64 * 1e-5))
-            .fold(0.0, f64::max);
+        let f = |v: f64| force(&m, &p, v, &[], &[]);
+        let peak = (1..2000).map(|i| f(i as f64 * 1e-5)).fold(0.0, f64::max);
         assert!(peak > 800.0 && peak < 900.0, "{peak}");
-        assert_eq!(friction(&m, &p, -0.01), -friction(&m, &p, 0.01));
-        assert_eq!(friction(&m, &p, 0.0), 0.0);
+        assert_eq!(f(-0.01), -f(0.01));
+        assert_eq!(f(0.0), 0.0);
         // Far from zero: Coulomb + viscous.
-        let f = friction(&m, &p, 1.0);
-        assert!((f - (210.0 + 330.0 * 4f64.tanh())).abs() < 5.0, "{f}");
+        assert!((f(1.0) - (210.0 + 330.0 * 4f64.tanh())).abs() < 5.0);
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod cylinder;
 pub mod fluid;
+pub mod friction;
 pub mod network;
 pub mod orifice;
 pub mod valve;

@@ -172,11 +172,21 @@ impl Element {
     }
 }
 
-/// Seal friction of a cylinder (force opposing the extension speed).
+/// Seal friction of a cylinder (force opposing the extension speed), seed 001 §2.3.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Friction {
     /// F = c·v.
     Viscous { coefficient: ParamId },
+    /// Bengisu–Akay with the viscous term added by seed 001 (eq 2.42): a parabola below
+    /// the Stribeck velocity, an exponential Stribeck decay above it.
+    BengisuAkay {
+        coulomb: ParamId,
+        stiction: ParamId,
+        stribeck_velocity: ParamId,
+        /// ξ, slope of the Stribeck decay [s/m].
+        shape: ParamId,
+        viscous: ParamId,
+    },
     /// Brown–McPhee (seed 001 eq 2.44), smooth; recommended for real time.
     BrownMcPhee {
         coulomb: ParamId,
@@ -184,6 +194,112 @@ pub enum Friction {
         stribeck_velocity: ParamId,
         viscous: ParamId,
     },
+    /// LuGre (eqs 2.45–2.47): bristle deflection q is a state of the Newton loop.
+    LuGre {
+        coulomb: ParamId,
+        stiction: ParamId,
+        stribeck_velocity: ParamId,
+        exponent: ParamId,
+        bristle_stiffness: ParamId,
+        bristle_damping: ParamId,
+        viscous: ParamId,
+    },
+    /// Modified LuGre (eqs 2.48–2.54, Yanada & Sekikawa): bristle deflection q and
+    /// lubricant-film thickness h̄ are states; the film time constant switches between
+    /// acceleration, deceleration and dwell, dwell meaning |v| < `dwell_velocity` (the
+    /// paper's "v = 0", which floating point never meets).
+    ModifiedLuGre {
+        coulomb: ParamId,
+        stiction: ParamId,
+        stribeck_velocity: ParamId,
+        exponent: ParamId,
+        bristle_stiffness: ParamId,
+        bristle_damping: ParamId,
+        viscous: ParamId,
+        threshold_velocity: ParamId,
+        tau_acceleration: ParamId,
+        tau_deceleration: ParamId,
+        tau_dwell: ParamId,
+        dwell_velocity: ParamId,
+    },
+}
+
+impl Friction {
+    /// Number of internal states of the model.
+    pub fn states(&self) -> usize {
+        match self {
+            Friction::LuGre { .. } => 1,
+            Friction::ModifiedLuGre { .. } => 2,
+            _ => 0,
+        }
+    }
+
+    pub fn params(&self) -> Vec<ParamId> {
+        match *self {
+            Friction::Viscous { coefficient } => vec![coefficient],
+            Friction::BengisuAkay {
+                coulomb,
+                stiction,
+                stribeck_velocity,
+                shape,
+                viscous,
+            } => {
+                vec![coulomb, stiction, stribeck_velocity, shape, viscous]
+            }
+            Friction::BrownMcPhee {
+                coulomb,
+                stiction,
+                stribeck_velocity,
+                viscous,
+            } => {
+                vec![coulomb, stiction, stribeck_velocity, viscous]
+            }
+            Friction::LuGre {
+                coulomb,
+                stiction,
+                stribeck_velocity,
+                exponent,
+                bristle_stiffness,
+                bristle_damping,
+                viscous,
+            } => vec![
+                coulomb,
+                stiction,
+                stribeck_velocity,
+                exponent,
+                bristle_stiffness,
+                bristle_damping,
+                viscous,
+            ],
+            Friction::ModifiedLuGre {
+                coulomb,
+                stiction,
+                stribeck_velocity,
+                exponent,
+                bristle_stiffness,
+                bristle_damping,
+                viscous,
+                threshold_velocity,
+                tau_acceleration,
+                tau_deceleration,
+                tau_dwell,
+                dwell_velocity,
+            } => vec![
+                coulomb,
+                stiction,
+                stribeck_velocity,
+                exponent,
+                bristle_stiffness,
+                bristle_damping,
+                viscous,
+                threshold_velocity,
+                tau_acceleration,
+                tau_deceleration,
+                tau_dwell,
+                dwell_velocity,
+            ],
+        }
+    }
 }
 
 /// End-of-stroke cushion: a stiff spring-damper acting over the last `length` of stroke.
@@ -227,6 +343,11 @@ pub struct Circuit {
 }
 
 impl Circuit {
+    /// Number of internal friction states of all cylinders.
+    pub fn friction_states(&self) -> usize {
+        self.cylinders.iter().map(|c| c.friction.states()).sum()
+    }
+
     /// Number of pressure unknowns.
     pub fn volumes(&self) -> usize {
         self.nodes
@@ -273,15 +394,7 @@ impl Circuit {
                 c.rod_dead_volume,
             ]);
             out.extend(c.wall_bulk_modulus);
-            match c.friction {
-                Friction::Viscous { coefficient } => out.push(coefficient),
-                Friction::BrownMcPhee {
-                    coulomb,
-                    stiction,
-                    stribeck_velocity,
-                    viscous,
-                } => out.extend([coulomb, stiction, stribeck_velocity, viscous]),
-            }
+            out.extend(c.friction.params());
             out.extend([c.cushion.length, c.cushion.stiffness, c.cushion.damping]);
         }
     }

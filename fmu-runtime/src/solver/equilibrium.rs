@@ -30,7 +30,7 @@ fn assemble(
         return Ok(());
     }
     let mut a = vec![0.0; nc * nc];
-    let (mut piv, mut rs) = (vec![0; nc], vec![0.0; nc]);
+    let (mut piv, mut rs) = (vec![0; nc], vec![0.0; 2 * nc]);
     let mut y = vec![0.0; nc];
     for _ in 0..50 {
         ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
@@ -87,17 +87,25 @@ struct Problem<'a> {
 }
 
 impl Problem<'_> {
+    /// First-order states solved for: pressures and spools. Friction states stay at zero
+    /// (friction ignored at the start, as seed 001 does): at rest a bristle deflection
+    /// could carry any part of the load, which leaves the problem indeterminate.
+    fn solved_states(&self) -> usize {
+        self.l.n_pressures + self.l.n_spools
+    }
+
     fn unknowns(&self) -> usize {
-        self.l.nw + self.l.nc + self.free.len()
+        self.solved_states() + self.l.nc + self.free.len()
     }
 
     fn equations(&self) -> usize {
-        self.l.nz + self.l.nw + self.precharged.len()
+        self.l.nz + self.solved_states() + self.precharged.len()
     }
 
     fn unpack(&self, u: &[f64], st: &mut State, p: &mut [f64]) {
-        let (nw, nc) = (self.l.nw, self.l.nc);
-        st.w.copy_from_slice(&u[..nw]);
+        let (nw, nc) = (self.solved_states(), self.l.nc);
+        st.w[..nw].copy_from_slice(&u[..nw]);
+        st.w[nw..].fill(0.0);
         st.lambda.copy_from_slice(&u[nw..nw + nc]);
         for (k, id) in self.free.iter().enumerate() {
             p[id.index()] = u[nw + nc + k];
@@ -112,7 +120,7 @@ impl Problem<'_> {
         ws: &mut Workspace,
         r: &mut [f64],
     ) {
-        let (nz, nw, nc) = (self.l.nz, self.l.nw, self.l.nc);
+        let (nz, nw, nc) = (self.l.nz, self.solved_states(), self.l.nc);
         self.unpack(u, st, p);
         ws.eval
             .run(self.m, self.l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
@@ -123,7 +131,7 @@ impl Problem<'_> {
                     .map(|k| e.phi_z[k * nz + i] * st.lambda[k])
                     .sum::<f64>();
         }
-        r[nz..nz + nw].copy_from_slice(&e.r_first);
+        r[nz..nz + nw].copy_from_slice(&e.r_first[..nw]);
         for (j, &(k, value)) in self.precharged.iter().enumerate() {
             r[nz + nw + j] = st.w[k] - value;
         }
@@ -145,7 +153,7 @@ fn solve(
     let mut jac = vec![0.0; neq * n];
     let mut row_w = vec![1.0; neq];
     let mut a = vec![0.0; n * n];
-    let (mut piv, mut rs) = (vec![0; n], vec![0.0; n]);
+    let (mut piv, mut rs) = (vec![0; n], vec![0.0; 2 * n]);
     let mut g = vec![0.0; n];
     let mut mu = 1e-6;
     let norm2 = |r: &[f64], w: &[f64]| r.iter().zip(w).map(|(a, b)| (a * b).powi(2)).sum::<f64>();
@@ -281,7 +289,7 @@ pub fn initialize(
         .max(1e-9);
     if m.init.static_equilibrium {
         let prob = problem(m, l, p, &[]);
-        let mut u0 = st.w.clone();
+        let mut u0 = st.w[..prob.solved_states()].to_vec();
         u0.extend_from_slice(&st.lambda);
         let u = solve(&prob, u0, st, &mut params, ws)?;
         prob.unpack(&u, st, &mut params);
@@ -332,19 +340,15 @@ fn consistent_rates(
     st.zdd.fill(0.0);
     st.wd.fill(0.0);
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-    // ẇ from the state equations: pressures ṗ = rate; spools (τ u̇ = u_set − u).
-    for k in 0..l.n_pressures {
-        st.wd[k] = ws.eval.rates[k];
+    // ẇ from the state equations, which are all linear in ẇ: r(ẇ) = c ẇ + r(0).
+    let r0 = ws.eval.r_first.clone();
+    for j in 0..l.nw {
+        st.wd[j] = 1.0;
+        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        let c = ws.eval.r_first[j] - r0[j];
+        st.wd[j] = if c.abs() > 1e-300 { -r0[j] / c } else { 0.0 };
     }
-    for (i, s) in m.circuit.spools.iter().enumerate() {
-        let j = l.n_pressures + i;
-        let tau = p[s.time_constant.index()];
-        st.wd[j] = if tau > 0.0 {
-            -ws.eval.r_first[j] / tau
-        } else {
-            0.0
-        };
-    }
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     let e = &ws.eval;
     let mut rhs: Vec<f64> = (0..nz)
         .map(|i| {
@@ -369,7 +373,7 @@ fn consistent_rates(
                         .sum::<f64>();
         }
     }
-    let (mut piv, mut rs) = (vec![0; nz], vec![0.0; nz]);
+    let (mut piv, mut rs) = (vec![0; nz], vec![0.0; 2 * nz]);
     lu_factor(&mut a, nz, &mut piv, &mut rs)?;
     let phi_z = e.phi_z.clone();
     let bias = e.phi_bias.clone();
@@ -411,7 +415,7 @@ pub fn solve_equilibrium_parameters(
     super::place_at_initial_configuration(m, &l, &params, &mut st);
     assemble(m, &l, &params, &mut st, &mut ws)?;
     let prob = problem(m, &l, &params, free);
-    let mut u0 = st.w.clone();
+    let mut u0 = st.w[..prob.solved_states()].to_vec();
     u0.extend_from_slice(&st.lambda);
     u0.extend(free.iter().map(|id| params[id.index()]));
     let mut r0 = vec![0.0; prob.equations()];

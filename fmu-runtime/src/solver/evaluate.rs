@@ -4,6 +4,7 @@
 
 use super::Layout;
 use crate::hydraulics::cylinder::{self, CylinderState};
+use crate::hydraulics::friction;
 use crate::hydraulics::network;
 use crate::hydraulics::valve::dead_band;
 use crate::mechanics::Kinematics;
@@ -92,7 +93,9 @@ impl Evaluation {
             };
         }
 
-        // Cylinders: geometry from the pins, force back onto the pins.
+        // Cylinders: geometry from the pins, force back onto the pins; friction states follow
+        // the spools in w.
+        let mut fy = l.n_pressures + l.n_spools;
         for (c, s) in m.circuit.cylinders.iter().zip(self.cylinders.iter_mut()) {
             let (xa, va) = self.kin.point(&c.cap_point);
             let (xb, vb) = self.kin.point(&c.rod_point);
@@ -104,13 +107,20 @@ impl Evaluation {
                 Vec3::zeros()
             };
             *s = cylinder::kinematics(c, p, length, e.dot(&(vb - va)));
-            cylinder::forces(
-                c,
+            let ns = c.friction.states();
+            let (y, yd) = (&w[fy..fy + ns], &wd[fy..fy + ns]);
+            let f_mu = friction::force(&c.friction, p, s.speed, y, yd);
+            friction::state_residuals(
+                &c.friction,
                 p,
-                s,
-                self.pressure[c.cap_node],
-                self.pressure[c.rod_node],
+                s.speed,
+                y,
+                yd,
+                &mut self.r_first[fy..fy + ns],
             );
+            fy += ns;
+            let (p_cap, p_rod) = (self.pressure[c.cap_node], self.pressure[c.rod_node]);
+            cylinder::forces(c, p, s, p_cap, p_rod, f_mu);
             add_point_force(&mut self.applied, c.rod_point.body, &xb, &(e * s.force));
             add_point_force(&mut self.applied, c.cap_point.body, &xa, &(-e * s.force));
             self.power += s.force * s.speed;

@@ -2,15 +2,17 @@
 //! never allocates. The systems are small (tens of unknowns) and non-symmetric (the
 //! monolithic tangent couples pressures and positions one way only: seed 002 trap T2).
 
-/// Factors `a` (n×n, row-major) in place. Rows are equilibrated by `row_scale` first
-/// (returned so that right-hand sides can be scaled the same way), which keeps pivoting
-/// meaningful when rows carry different units (forces and flows).
+/// Factors `a` (n×n, row-major) in place. Rows, then columns, are equilibrated first
+/// (`scale[..n]` rows, `scale[n..2n]` columns, kept for the solve), which keeps pivoting
+/// and the singularity test meaningful when rows and unknowns carry different units
+/// (forces and flows; radians and pascals). `scale` must hold 2n entries.
 pub fn lu_factor(
     a: &mut [f64],
     n: usize,
     piv: &mut [usize],
-    row_scale: &mut [f64],
+    scale: &mut [f64],
 ) -> Result<(), String> {
+    let (row_scale, col_scale) = scale.split_at_mut(n);
     for i in 0..n {
         let m = a[i * n..(i + 1) * n]
             .iter()
@@ -24,6 +26,16 @@ pub fn lu_factor(
         row_scale[i] = 1.0 / m;
         for v in &mut a[i * n..(i + 1) * n] {
             *v /= m;
+        }
+    }
+    for j in 0..n {
+        let m = (0..n).fold(0.0f64, |m, i| m.max(a[i * n + j].abs()));
+        if m == 0.0 {
+            return Err(format!("tangent matrix column {j} is zero"));
+        }
+        col_scale[j] = 1.0 / m;
+        for i in 0..n {
+            a[i * n + j] /= m;
         }
     }
     for k in 0..n {
@@ -59,7 +71,8 @@ pub fn lu_factor(
 }
 
 /// Solves `A x = b` in place with the factors of [`lu_factor`].
-pub fn lu_solve(a: &[f64], n: usize, piv: &[usize], row_scale: &[f64], b: &mut [f64]) {
+pub fn lu_solve(a: &[f64], n: usize, piv: &[usize], scale: &[f64], b: &mut [f64]) {
+    let (row_scale, col_scale) = scale.split_at(n);
     for i in 0..n {
         b[i] *= row_scale[i];
     }
@@ -80,6 +93,9 @@ pub fn lu_solve(a: &[f64], n: usize, piv: &[usize], row_scale: &[f64], b: &mut [
         }
         b[i] = s / a[i * n + i];
     }
+    for j in 0..n {
+        b[j] *= col_scale[j];
+    }
 }
 
 #[cfg(test)]
@@ -94,7 +110,7 @@ mod tests {
         let mut b: Vec<f64> = (0..n)
             .map(|i| (0..n).map(|j| a[i * n + j] * x_true[j]).sum())
             .collect();
-        let (mut piv, mut rs) = (vec![0; n], vec![0.0; n]);
+        let (mut piv, mut rs) = (vec![0; n], vec![0.0; 2 * n]);
         lu_factor(&mut a, n, &mut piv, &mut rs).unwrap();
         lu_solve(&a, n, &piv, &rs, &mut b);
         for i in 0..n {
@@ -105,6 +121,6 @@ mod tests {
     #[test]
     fn reports_singular() {
         let mut a = vec![1.0, 2.0, 2.0, 4.0];
-        assert!(lu_factor(&mut a, 2, &mut [0; 2], &mut [0.0; 2]).is_err());
+        assert!(lu_factor(&mut a, 2, &mut [0; 2], &mut [0.0; 4]).is_err());
     }
 }

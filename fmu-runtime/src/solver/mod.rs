@@ -26,18 +26,22 @@ pub struct Layout {
     pub nc: usize,
     pub n_pressures: usize,
     pub n_spools: usize,
+    /// Internal friction states (LuGre bristles, lubricant film), after the spools.
+    pub n_friction: usize,
 }
 
 impl Layout {
     pub fn of(m: &CompiledModel) -> Layout {
         let n_pressures = m.circuit.volumes();
         let n_spools = m.circuit.spools.len();
+        let n_friction = m.circuit.friction_states();
         Layout {
             nz: m.mechanism.coordinates(),
-            nw: n_pressures + n_spools,
+            nw: n_pressures + n_spools + n_friction,
             nc: m.mechanism.constraint_equations(),
             n_pressures,
             n_spools,
+            n_friction,
         }
     }
 }
@@ -95,7 +99,7 @@ impl Workspace {
             f_pert: vec![0.0; n],
             jac: vec![0.0; n * n],
             piv: vec![0; n],
-            row_scale: vec![0.0; n],
+            row_scale: vec![0.0; 2 * n],
             tol,
             scale,
             zd_hat: vec![0.0; l.nz],
@@ -107,7 +111,7 @@ impl Workspace {
             lambda: vec![0.0; l.nc],
             proj: vec![0.0; l.nz * l.nz],
             proj_piv: vec![0; l.nz],
-            proj_scale: vec![0.0; l.nz],
+            proj_scale: vec![0.0; 2 * l.nz],
             dz: vec![0.0; l.nz],
             viol: vec![0.0; l.nc],
             outputs: Outputs::new(m),
@@ -143,6 +147,7 @@ pub fn place_at_initial_configuration(m: &CompiledModel, l: &Layout, p: &[f64], 
     for (i, s) in m.circuit.spools.iter().enumerate() {
         st.w[l.n_pressures + i] = p[s.command.index()].clamp(s.min, s.max);
     }
+    st.w[l.n_pressures + l.n_spools..].fill(0.0);
 }
 
 /// Assembles the loops and solves the static equilibrium (see [`equilibrium`]).

@@ -401,3 +401,109 @@ pub fn jaiswal_fourbar(step: f64) -> CompiledModel {
     let penalty = b.p("solver.penalty", 1e11);
     model(b, step, mech, circuit, vec![], step_id, Some(penalty))
 }
+
+/// Seed 001 Publication II four-bar (crank 2 m/16 kg, coupler 8 m/64 kg, rocker 5 m/40 kg,
+/// cut revolute at E = [10, 0, 0], cylinder from G = [−1, 0, 0] to the crank centre) with
+/// the Pub I circuit and the given seal friction (built by `friction(b)`).
+pub fn jaiswal_fourbar_pub2(
+    step: f64,
+    friction: impl FnOnce(&mut Builder) -> Friction,
+) -> CompiledModel {
+    use std::f64::consts::PI;
+    let mut m = jaiswal_fourbar(step);
+    let mut b = Builder {
+        params: std::mem::take(&mut m.params),
+    };
+    let rod = |mass: f64, l: f64| {
+        [
+            1e-9,
+            mass * l * l / 12.0,
+            mass * l * l / 12.0,
+            0.0,
+            0.0,
+            0.0,
+        ]
+    };
+    let set = |b: &mut Builder, id: ParamId, v: f64| b.params[id.index()].default = v;
+    let bodies = &mut m.mechanism.bodies;
+    let (l1, l2, l3) = (2.0, 8.0, 5.0);
+    for (i, (mass, l, q0, at)) in [
+        (16.0, l1, 60f64.to_radians(), [0.0, 0.0, 0.0]),
+        (64.0, l2, -37.90f64.to_radians(), [l1, 0.0, 0.0]),
+        (40.0, l3, -93.58f64.to_radians(), [l2, 0.0, 0.0]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        set(&mut b, bodies[i].mass, mass);
+        set(&mut b, bodies[i].q0, q0);
+        bodies[i].com = [l / 2.0, 0.0, 0.0];
+        bodies[i].inertia = rod(mass, l);
+        bodies[i].joint_frame.origin = at;
+    }
+    m.mechanism.cut_joints[0].a.point = [l3, 0.0, 0.0];
+    m.mechanism.cut_joints[0].b.point = [10.0, 0.0, 0.0];
+    let cyl = &mut m.circuit.cylinders[0];
+    cyl.cap_point = PointRef {
+        body: None,
+        point: [-1.0, 0.0, 0.0],
+    };
+    cyl.rod_point = PointRef {
+        body: Some(0),
+        point: [l1 / 2.0, 0.0, 0.0],
+    };
+    set(&mut b, cyl.stroke, 0.9);
+    set(&mut b, cyl.retracted_length, 0.9);
+    cyl.friction = friction(&mut b);
+    let _ = PI;
+    m.params = b.params;
+    m
+}
+
+/// Seed 001 Pub II Table 2 friction parameters for the named model.
+pub fn pub2_friction(b: &mut Builder, model: &str) -> Friction {
+    let fc = b.p("f.coulomb", 210.0);
+    let fs = b.p("f.stiction", 830.0);
+    let vs = b.p("f.vs", 1.25e-2);
+    let s2 = b.p("f.viscous", 330.0);
+    match model {
+        "viscous" => Friction::Viscous { coefficient: s2 },
+        "bengisu-akay" => Friction::BengisuAkay {
+            coulomb: fc,
+            stiction: fs,
+            stribeck_velocity: vs,
+            shape: b.p("f.xi", 50.0),
+            viscous: s2,
+        },
+        "brown-mcphee" => Friction::BrownMcPhee {
+            coulomb: fc,
+            stiction: fs,
+            stribeck_velocity: vs,
+            viscous: s2,
+        },
+        "lugre" => Friction::LuGre {
+            coulomb: fc,
+            stiction: fs,
+            stribeck_velocity: vs,
+            exponent: b.p("f.n", 0.5),
+            bristle_stiffness: b.p("f.s0", 54f64.sqrt() * 1e6),
+            bristle_damping: b.p("f.s1", 10f64.sqrt() * 1e4),
+            viscous: s2,
+        },
+        "modified-lugre" => Friction::ModifiedLuGre {
+            coulomb: fc,
+            stiction: fs,
+            stribeck_velocity: vs,
+            exponent: b.p("f.n", 0.5),
+            bristle_stiffness: b.p("f.s0", 54f64.sqrt() * 1e6),
+            bristle_damping: b.p("f.s1", 10f64.sqrt() * 1e4),
+            viscous: s2,
+            threshold_velocity: b.p("f.vb", 0.7),
+            tau_acceleration: b.p("f.thp", 0.25),
+            tau_deceleration: b.p("f.thn", 1.5),
+            tau_dwell: b.p("f.th0", 40.0),
+            dwell_velocity: b.p("f.vdwell", 1e-4),
+        },
+        other => panic!("unknown friction model {other}"),
+    }
+}
