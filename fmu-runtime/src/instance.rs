@@ -44,6 +44,12 @@ pub struct State {
     /// Largest diagonal entry of the mass matrix at initialization: the inertia scale of
     /// the default penalty factor.
     pub mass_scale: f64,
+    /// Double-step partition: joint coordinates ordered dependent-first (`nz` entries),
+    /// then constraint rows ordered independent-first (`nc` entries); `rank` = number of
+    /// dependent coordinates (0 = not chosen yet). Part of the state because the choice
+    /// has hysteresis.
+    pub partition: Vec<u32>,
+    pub rank: u32,
     /// Newton iterations of the last internal step; internal steps so far.
     pub iterations: u32,
     pub steps: u64,
@@ -67,6 +73,8 @@ impl State {
             power: 0.0,
             energy0: 0.0,
             mass_scale: 1.0,
+            partition: vec![0; layout.nz + layout.nc],
+            rank: 0,
             iterations: 0,
             steps: 0,
         }
@@ -84,6 +92,8 @@ impl State {
         self.power = other.power;
         self.energy0 = other.energy0;
         self.mass_scale = other.mass_scale;
+        self.partition.copy_from_slice(&other.partition);
+        self.rank = other.rank;
         self.iterations = other.iterations;
         self.steps = other.steps;
     }
@@ -99,7 +109,7 @@ pub struct Snapshot {
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
-const SNAPSHOT_VERSION: u32 = 1;
+const SNAPSHOT_VERSION: u32 = 2;
 
 impl Snapshot {
     /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
@@ -117,6 +127,10 @@ impl Snapshot {
         out.push(self.initialized as u8);
         out.extend_from_slice(&s.iterations.to_le_bytes());
         out.extend_from_slice(&s.steps.to_le_bytes());
+        out.extend_from_slice(&s.rank.to_le_bytes());
+        for v in &s.partition {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
         let scalars = [s.time, s.work, s.power, s.energy0, s.mass_scale];
         let vectors: [&[f64]; 8] = [
             &scalars,
@@ -140,7 +154,7 @@ impl Snapshot {
     pub fn encoded_len(&self, guid: &str) -> usize {
         let s = &self.state;
         let floats = 5 + 3 * s.z.len() + 2 * s.w.len() + s.lambda.len() + self.params.len();
-        8 + 4 + 4 + guid.len() + 16 + 1 + 4 + 8 + 8 * floats + 8
+        8 + 4 + 4 + guid.len() + 16 + 1 + 4 + 8 + 4 + 4 * s.partition.len() + 8 * floats + 8
     }
 
     /// Decodes and checks bytes produced by [`Snapshot::encode`] for `model`.
@@ -183,6 +197,16 @@ impl Snapshot {
         let mut state = State::new(&layout);
         state.iterations = r.u32()?;
         state.steps = r.u64()?;
+        state.rank = r.u32()?;
+        for v in state.partition.iter_mut() {
+            *v = r.u32()?;
+            if *v as usize >= nz.max(nc) {
+                return Err("the FMU state is corrupted (partition)".into());
+            }
+        }
+        if state.rank as usize > nz.min(nc) {
+            return Err("the FMU state is corrupted (partition rank)".into());
+        }
         state.time = r.f64()?;
         state.work = r.f64()?;
         state.power = r.f64()?;
@@ -342,6 +366,12 @@ impl Instance {
 
     pub fn state(&self) -> &State {
         &self.state
+    }
+
+    /// How often the double-step formulation re-chose its independent coordinates
+    /// (the FMI layer logs changes under `logEvents`).
+    pub fn partition_reselections(&self) -> u64 {
+        self.work.partition_reselections()
     }
 
     pub fn is_initialized(&self) -> bool {

@@ -8,7 +8,9 @@ use super::logging::{Category, Logger};
 use super::state_machine::FmiState;
 use super::types::{fmi2CallbackFunctions, fmi2Component, fmi2Status};
 use crate::instance::Instance;
-use crate::model::{Binding, Causality, CompiledModel, Initial, ParamId, VarType, Variable, Variability};
+use crate::model::{
+    Binding, Causality, CompiledModel, Initial, ParamId, VarType, Variability, Variable,
+};
 use std::ffi::CStr;
 use std::sync::Arc;
 
@@ -22,7 +24,10 @@ struct VrTable {
 
 impl VrTable {
     fn find(&self, vr: u32) -> Option<usize> {
-        self.entries.binary_search_by_key(&vr, |e| e.0).ok().map(|i| self.entries[i].1 as usize)
+        self.entries
+            .binary_search_by_key(&vr, |e| e.0)
+            .ok()
+            .map(|i| self.entries[i].1 as usize)
     }
 }
 
@@ -39,13 +44,18 @@ impl VrTables {
     fn build(model: &CompiledModel) -> Result<VrTables, String> {
         let mut t = VrTables::default();
         for (i, v) in model.variables.iter().enumerate() {
-            t.table_mut(v.var_type).entries.push((v.value_reference, i as u32));
+            t.table_mut(v.var_type)
+                .entries
+                .push((v.value_reference, i as u32));
         }
         for ty in [VarType::Real, VarType::Integer, VarType::Boolean] {
             let entries = &mut t.table_mut(ty).entries;
             entries.sort_by_key(|e| e.0); // stable: model order within one vr
             for w in entries.windows(2) {
-                let (a, b) = (&model.variables[w[0].1 as usize], &model.variables[w[1].1 as usize]);
+                let (a, b) = (
+                    &model.variables[w[0].1 as usize],
+                    &model.variables[w[1].1 as usize],
+                );
                 if w[0].0 == w[1].0 && a.binding != b.binding {
                     return Err(format!(
                         "variables \"{}\" and \"{}\" share the {ty:?} value reference {} but are not aliases",
@@ -107,7 +117,12 @@ impl Component {
         callbacks: &fmi2CallbackFunctions,
         logging_on: bool,
     ) -> Result<Component, String> {
-        let logger = Logger::new(callbacks.logger, callbacks.componentEnvironment, instance_name, logging_on);
+        let logger = Logger::new(
+            callbacks.logger,
+            callbacks.componentEnvironment,
+            instance_name,
+            logging_on,
+        );
         let vrs = VrTables::build(&model)?;
         let instance = Instance::new(model.clone());
         Ok(Component {
@@ -181,7 +196,11 @@ impl Component {
     }
 
     pub fn capture(&self) -> FmuState {
-        FmuState::new(self.model.clone(), self.instance.snapshot(), self.progress())
+        FmuState::new(
+            self.model.clone(),
+            self.instance.snapshot(),
+            self.progress(),
+        )
     }
 
     /// `fmi2GetFMUstate` into an existing object (no allocation when the shapes match).
@@ -217,7 +236,10 @@ impl Component {
     pub fn variable(&self, ty: VarType, vr: u32) -> Result<&Variable, String> {
         match self.vrs.table(ty).find(vr) {
             Some(i) => Ok(&self.model.variables[i]),
-            None => Err(format!("no {} variable has value reference {vr}", type_name(ty))),
+            None => Err(format!(
+                "no {} variable has value reference {vr}",
+                type_name(ty)
+            )),
         }
     }
 
@@ -227,16 +249,29 @@ impl Component {
     pub fn check_set(&self, ty: VarType, vr: u32, value: f64) -> Result<ParamId, String> {
         let var = self.variable(ty, vr)?;
         let who = || format!("variable \"{}\" ({} vr {vr})", var.name, type_name(ty));
-        settable_now(var, self.state).map_err(|why| format!("{} cannot be set in state {}: {why}", who(), self.state))?;
+        settable_now(var, self.state)
+            .map_err(|why| format!("{} cannot be set in state {}: {why}", who(), self.state))?;
         let Binding::Param(slot) = var.binding else {
-            return Err(format!("{} cannot be set: it is computed by the model", who()));
+            return Err(format!(
+                "{} cannot be set: it is computed by the model",
+                who()
+            ));
         };
         if !value.is_finite() {
-            return Err(format!("{} cannot be set to {value}: the value must be finite", who()));
+            return Err(format!(
+                "{} cannot be set to {value}: the value must be finite",
+                who()
+            ));
         }
         if var.min.is_some_and(|m| value < m) || var.max.is_some_and(|m| value > m) {
-            let (lo, hi) = (var.min.unwrap_or(f64::NEG_INFINITY), var.max.unwrap_or(f64::INFINITY));
-            return Err(format!("{} cannot be set to {value}: outside its range [{lo}, {hi}]", who()));
+            let (lo, hi) = (
+                var.min.unwrap_or(f64::NEG_INFINITY),
+                var.max.unwrap_or(f64::INFINITY),
+            );
+            return Err(format!(
+                "{} cannot be set to {value}: outside its range [{lo}, {hi}]",
+                who()
+            ));
         }
         Ok(slot)
     }
@@ -272,10 +307,13 @@ fn settable_now(var: &Variable, state: FmiState) -> Result<(), &'static str> {
     let initial = effective_initial(var);
     let ok = match state {
         FmiState::Instantiated => matches!(initial, Some(Initial::Exact | Initial::Approx)),
-        FmiState::InitializationMode => initial == Some(Initial::Exact) || var.causality == Causality::Input,
+        FmiState::InitializationMode => {
+            initial == Some(Initial::Exact) || var.causality == Causality::Input
+        }
         FmiState::StepComplete => {
             var.causality == Causality::Input
-                || (var.causality == Causality::Parameter && var.variability == Variability::Tunable)
+                || (var.causality == Causality::Parameter
+                    && var.variability == Variability::Tunable)
         }
         _ => false,
     };
@@ -283,9 +321,15 @@ fn settable_now(var: &Variable, state: FmiState) -> Result<(), &'static str> {
         return Ok(());
     }
     Err(match state {
-        FmiState::Instantiated => "before initialization only variables with initial=\"exact\" or \"approx\" can be set",
-        FmiState::InitializationMode => "in initialization mode only inputs and variables with initial=\"exact\" can be set",
-        FmiState::StepComplete => "at a communication point only inputs and tunable parameters can be set",
+        FmiState::Instantiated => {
+            "before initialization only variables with initial=\"exact\" or \"approx\" can be set"
+        }
+        FmiState::InitializationMode => {
+            "in initialization mode only inputs and variables with initial=\"exact\" can be set"
+        }
+        FmiState::StepComplete => {
+            "at a communication point only inputs and tunable parameters can be set"
+        }
         _ => "no variable can be set in this state",
     })
 }

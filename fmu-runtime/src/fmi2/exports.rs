@@ -2,7 +2,7 @@
 //! the exact C signatures of `fmi2FunctionTypes.h` (checked by
 //! `tests/abi/check_header.sh`).
 //!
-//! Every entry point that takes a component goes through [`guarded`]:
+//! Every entry point that takes a component goes through `guarded`:
 //! 1. NULL or foreign component → `fmi2Error`, nothing logged (there is no logger to use);
 //! 2. state check against the function's mask (`state_machine.rs`) → "Illegal call
 //!    sequence";
@@ -79,7 +79,11 @@ unsafe fn guarded(
     match outcome {
         Ok(Ok(status)) => status,
         Ok(Err(message)) => {
-            comp.log(fmi2Error, Category::StatusError, &format!("{}: {message}", f.name));
+            comp.log(
+                fmi2Error,
+                Category::StatusError,
+                &format!("{}: {message}", f.name),
+            );
             if comp.state != FmiState::Fatal {
                 comp.state = FmiState::Error;
             }
@@ -88,7 +92,10 @@ unsafe fn guarded(
         Err(payload) => {
             comp.state = FmiState::Fatal;
             let text = panic_text(payload.as_ref());
-            let message = format!("{}: internal error (panic: {text}); this instance cannot be used any more", f.name);
+            let message = format!(
+                "{}: internal error (panic: {text}); this instance cannot be used any more",
+                f.name
+            );
             // The logger is a C function; it cannot unwind into us, but formatting above
             // already happened, so nothing here can panic again.
             comp.log(fmi2Fatal, Category::StatusFatal, &message);
@@ -187,7 +194,8 @@ pub unsafe extern "C" fn fmi2SetDebugLogging(
                 }
                 names.push(CStr::from_ptr(p));
             }
-            comp.logger.set_debug_logging(loggingOn != fmi2False, &names)?;
+            comp.logger
+                .set_debug_logging(loggingOn != fmi2False, &names)?;
             Ok(fmi2OK)
         })
     }
@@ -224,9 +232,18 @@ pub unsafe extern "C" fn fmi2Instantiate(
     let logging_on = loggingOn != fmi2False;
     // SAFETY: instanceName is NULL or a C string (FMI calling conventions).
     let name = (!instanceName.is_null()).then(|| unsafe { CStr::from_ptr(instanceName) });
-    let early = Logger::new(callbacks.logger, callbacks.componentEnvironment, name.unwrap_or(c""), logging_on);
+    let early = Logger::new(
+        callbacks.logger,
+        callbacks.componentEnvironment,
+        name.unwrap_or(c""),
+        logging_on,
+    );
     let fail = |message: &str| -> fmi2Component {
-        early.log(fmi2Error, Category::StatusError, &format!("fmi2Instantiate: {message}"));
+        early.log(
+            fmi2Error,
+            Category::StatusError,
+            &format!("fmi2Instantiate: {message}"),
+        );
         null_mut()
     };
     let result = catch_unwind(AssertUnwindSafe(|| {
@@ -256,11 +273,16 @@ pub unsafe extern "C" fn fmi2Instantiate(
                 model.guid
             ));
         }
-        instantiate_with_model(Arc::new(model), name, &callbacks, logging_on).cast::<std::ffi::c_void>()
+        instantiate_with_model(Arc::new(model), name, &callbacks, logging_on)
+            .cast::<std::ffi::c_void>()
     }));
     result.unwrap_or_else(|payload| {
         let text = panic_text(payload.as_ref());
-        early.log(fmi2Fatal, Category::StatusFatal, &format!("fmi2Instantiate: internal error (panic: {text})"));
+        early.log(
+            fmi2Fatal,
+            Category::StatusFatal,
+            &format!("fmi2Instantiate: internal error (panic: {text})"),
+        );
         null_mut()
     })
 }
@@ -274,19 +296,33 @@ pub(crate) fn instantiate_with_model(
     callbacks: &fmi2CallbackFunctions,
     logging_on: bool,
 ) -> *mut Component {
-    let built = catch_unwind(AssertUnwindSafe(|| Component::new(model, instance_name, callbacks, logging_on)));
+    let built = catch_unwind(AssertUnwindSafe(|| {
+        Component::new(model, instance_name, callbacks, logging_on)
+    }));
     let error = match built {
         Ok(Ok(comp)) => {
             if comp.logger.would_log(fmi2OK, Category::Events) {
                 let m = &comp.model;
-                comp.log(fmi2OK, Category::Events, &format!("instantiated model {} (GUID {})", m.name, m.guid));
+                comp.log(
+                    fmi2OK,
+                    Category::Events,
+                    &format!("instantiated model {} (GUID {})", m.name, m.guid),
+                );
             }
             return Box::into_raw(Box::new(comp));
         }
         Ok(Err(message)) => format!("fmi2Instantiate: {message}"),
-        Err(payload) => format!("fmi2Instantiate: internal error (panic: {})", panic_text(payload.as_ref())),
+        Err(payload) => format!(
+            "fmi2Instantiate: internal error (panic: {})",
+            panic_text(payload.as_ref())
+        ),
     };
-    let logger = Logger::new(callbacks.logger, callbacks.componentEnvironment, instance_name, logging_on);
+    let logger = Logger::new(
+        callbacks.logger,
+        callbacks.componentEnvironment,
+        instance_name,
+        logging_on,
+    );
     logger.log(fmi2Error, Category::StatusError, &error);
     null_mut()
 }
@@ -338,7 +374,9 @@ pub unsafe extern "C" fn fmi2SetupExperiment(
             }
             let stop = if stopTimeDefined != fmi2False {
                 if !(stopTime.is_finite() && stopTime >= startTime) {
-                    return Err(format!("stopTime {stopTime} must be finite and not before startTime {startTime}"));
+                    return Err(format!(
+                        "stopTime {stopTime} must be finite and not before startTime {startTime}"
+                    ));
                 }
                 Some(stopTime)
             } else {
@@ -374,11 +412,17 @@ pub unsafe extern "C" fn fmi2ExitInitializationMode(c: fmi2Component) -> fmi2Sta
     unsafe {
         guarded(c, sm::EXIT_INITIALIZATION_MODE, format_args!(""), |comp| {
             let t0 = comp.experiment.start_time;
-            comp.instance.initialize(t0).map_err(|e| format!("initialization at t = {t0} s failed: {}", e.message))?;
+            comp.instance
+                .initialize(t0)
+                .map_err(|e| format!("initialization at t = {t0} s failed: {}", e.message))?;
             comp.state = FmiState::StepComplete;
             comp.last_successful_time = comp.instance.time();
             comp.last_step_status = fmi2OK;
-            comp.log(fmi2OK, Category::Events, &format!("initialized at t = {t0} s"));
+            comp.log(
+                fmi2OK,
+                Category::Events,
+                &format!("initialized at t = {t0} s"),
+            );
             Ok(fmi2OK)
         })
     }
@@ -393,7 +437,11 @@ pub unsafe extern "C" fn fmi2Terminate(c: fmi2Component) -> fmi2Status {
         guarded(c, sm::TERMINATE, format_args!(""), |comp| {
             comp.state = FmiState::Terminated;
             comp.terminated = true;
-            comp.log(fmi2OK, Category::Events, &format!("terminated at t = {} s", comp.instance.time()));
+            comp.log(
+                fmi2OK,
+                Category::Events,
+                &format!("terminated at t = {} s", comp.instance.time()),
+            );
             Ok(fmi2OK)
         })
     }
@@ -419,7 +467,13 @@ pub unsafe extern "C" fn fmi2Reset(c: fmi2Component) -> fmi2Status {
 // Getting and setting variable values
 // ---------------------------------------------------------------------------------------
 
-fn get_values<T>(comp: &Component, ty: VarType, vrs: &[u32], out: &mut [T], conv: impl Fn(f64) -> T) -> Outcome {
+fn get_values<T>(
+    comp: &Component,
+    ty: VarType,
+    vrs: &[u32],
+    out: &mut [T],
+    conv: impl Fn(f64) -> T,
+) -> Outcome {
     for (&vr, slot) in vrs.iter().zip(out.iter_mut()) {
         let var = comp.variable(ty, vr)?;
         *slot = conv(comp.instance.value(var));
@@ -591,7 +645,9 @@ pub unsafe extern "C" fn fmi2SetBoolean(
         guarded(c, sm::SET_BOOLEAN, format_args!("nvr={nvr}"), |comp| {
             let vrs = slice_in(vr, nvr, "vr[]")?;
             let values = slice_in(value, nvr, "value[]")?;
-            set_values(comp, VarType::Boolean, vrs, values, |v| if v != fmi2False { 1.0 } else { 0.0 })
+            set_values(comp, VarType::Boolean, vrs, values, |v| {
+                if v != fmi2False { 1.0 } else { 0.0 }
+            })
         })
     }
 }
@@ -630,7 +686,10 @@ pub unsafe extern "C" fn fmi2SetString(
 /// # Safety
 /// FMI calling conventions; `*FMUstate` is NULL or a state from this FMU.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetFMUstate(c: fmi2Component, FMUstate: *mut fmi2FMUstate) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetFMUstate(
+    c: fmi2Component,
+    FMUstate: *mut fmi2FMUstate,
+) -> fmi2Status {
     // SAFETY: FMI calling conventions.
     unsafe {
         guarded(c, sm::GET_FMU_STATE, format_args!(""), |comp| {
@@ -664,7 +723,11 @@ pub unsafe extern "C" fn fmi2SetFMUstate(c: fmi2Component, FMUstate: fmi2FMUstat
             };
             comp.restore(st)?;
             if comp.logger.would_log(fmi2OK, Category::Events) {
-                let msg = format!("FMU state restored (t = {} s, state {})", comp.instance.time(), comp.state);
+                let msg = format!(
+                    "FMU state restored (t = {} s, state {})",
+                    comp.instance.time(),
+                    comp.state
+                );
                 comp.log(fmi2OK, Category::Events, &msg);
             }
             Ok(fmi2OK)
@@ -678,7 +741,10 @@ pub unsafe extern "C" fn fmi2SetFMUstate(c: fmi2Component, FMUstate: fmi2FMUstat
 /// # Safety
 /// FMI calling conventions; `*FMUstate` is NULL or a state from this FMU.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2FreeFMUstate(c: fmi2Component, FMUstate: *mut fmi2FMUstate) -> fmi2Status {
+pub unsafe extern "C" fn fmi2FreeFMUstate(
+    c: fmi2Component,
+    FMUstate: *mut fmi2FMUstate,
+) -> fmi2Status {
     // SAFETY: FMI calling conventions.
     unsafe {
         guarded(c, sm::FREE_FMU_STATE, format_args!(""), |_| {
@@ -708,7 +774,8 @@ pub unsafe extern "C" fn fmi2SerializedFMUstateSize(
     // SAFETY: FMI calling conventions.
     unsafe {
         guarded(c, sm::SERIALIZED_FMU_STATE_SIZE, format_args!(""), |_| {
-            let st = FmuState::from_ptr(FMUstate).ok_or("FMUstate is NULL or not an FMU state of this FMU")?;
+            let st = FmuState::from_ptr(FMUstate)
+                .ok_or("FMUstate is NULL or not an FMU state of this FMU")?;
             *out_ref(size, "size")? = st.serialized_len();
             Ok(fmi2OK)
         })
@@ -729,22 +796,31 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(
 ) -> fmi2Status {
     // SAFETY: FMI calling conventions.
     unsafe {
-        guarded(c, sm::SERIALIZE_FMU_STATE, format_args!("size={size}"), |_| {
-            let st = FmuState::from_ptr(FMUstate).ok_or("FMUstate is NULL or not an FMU state of this FMU")?;
-            let needed = st.serialized_len();
-            if size != needed {
-                return Err(format!(
-                    "size is {size} bytes but the state takes {needed} bytes (see fmi2SerializedFMUstateSize)"
-                ));
-            }
-            let out = slice_out(serializedState.cast::<u8>(), size, "serializedState")?;
-            let bytes = st.serialize();
-            if bytes.len() != needed {
-                return Err(format!("internal error: serialized {} bytes instead of {needed}", bytes.len()));
-            }
-            out.copy_from_slice(&bytes);
-            Ok(fmi2OK)
-        })
+        guarded(
+            c,
+            sm::SERIALIZE_FMU_STATE,
+            format_args!("size={size}"),
+            |_| {
+                let st = FmuState::from_ptr(FMUstate)
+                    .ok_or("FMUstate is NULL or not an FMU state of this FMU")?;
+                let needed = st.serialized_len();
+                if size != needed {
+                    return Err(format!(
+                        "size is {size} bytes but the state takes {needed} bytes (see fmi2SerializedFMUstateSize)"
+                    ));
+                }
+                let out = slice_out(serializedState.cast::<u8>(), size, "serializedState")?;
+                let bytes = st.serialize();
+                if bytes.len() != needed {
+                    return Err(format!(
+                        "internal error: serialized {} bytes instead of {needed}",
+                        bytes.len()
+                    ));
+                }
+                out.copy_from_slice(&bytes);
+                Ok(fmi2OK)
+            },
+        )
     }
 }
 
@@ -763,19 +839,24 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
 ) -> fmi2Status {
     // SAFETY: FMI calling conventions.
     unsafe {
-        guarded(c, sm::DESERIALIZE_FMU_STATE, format_args!("size={size}"), |comp| {
-            let slot = out_ref(FMUstate, "FMUstate")?;
-            let bytes = slice_in(serializedState.cast::<u8>(), size, "serializedState")?;
-            let decoded = FmuState::deserialize(bytes, &comp.model)?;
-            if slot.is_null() {
-                *slot = Box::into_raw(Box::new(decoded)).cast();
-            } else {
-                let st = FmuState::from_ptr(*slot)
-                    .ok_or("*FMUstate is neither NULL nor an FMU state of this FMU")?;
-                *st = decoded;
-            }
-            Ok(fmi2OK)
-        })
+        guarded(
+            c,
+            sm::DESERIALIZE_FMU_STATE,
+            format_args!("size={size}"),
+            |comp| {
+                let slot = out_ref(FMUstate, "FMUstate")?;
+                let bytes = slice_in(serializedState.cast::<u8>(), size, "serializedState")?;
+                let decoded = FmuState::deserialize(bytes, &comp.model)?;
+                if slot.is_null() {
+                    *slot = Box::into_raw(Box::new(decoded)).cast();
+                } else {
+                    let st = FmuState::from_ptr(*slot)
+                        .ok_or("*FMUstate is neither NULL nor an FMU state of this FMU")?;
+                    *st = decoded;
+                }
+                Ok(fmi2OK)
+            },
+        )
     }
 }
 
@@ -800,7 +881,12 @@ pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
             c,
             sm::GET_DIRECTIONAL_DERIVATIVE,
             format_args!("nUnknown={nUnknown}, nKnown={nKnown}"),
-            |_| Err("not supported: this FMU declares providesDirectionalDerivative=\"false\"".into()),
+            |_| {
+                Err(
+                    "not supported: this FMU declares providesDirectionalDerivative=\"false\""
+                        .into(),
+                )
+            },
         )
     }
 }
@@ -824,9 +910,12 @@ pub unsafe extern "C" fn fmi2SetRealInputDerivatives(
     let _ = (vr, order, value);
     // SAFETY: FMI calling conventions.
     unsafe {
-        guarded(c, sm::SET_REAL_INPUT_DERIVATIVES, format_args!("nvr={nvr}"), |_| {
-            Err("not supported: this FMU declares canInterpolateInputs=\"false\"".into())
-        })
+        guarded(
+            c,
+            sm::SET_REAL_INPUT_DERIVATIVES,
+            format_args!("nvr={nvr}"),
+            |_| Err("not supported: this FMU declares canInterpolateInputs=\"false\"".into()),
+        )
     }
 }
 
@@ -845,9 +934,12 @@ pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
     let _ = (vr, order, value);
     // SAFETY: FMI calling conventions.
     unsafe {
-        guarded(c, sm::GET_REAL_OUTPUT_DERIVATIVES, format_args!("nvr={nvr}"), |_| {
-            Err("not supported: this FMU declares maxOutputDerivativeOrder=\"0\"".into())
-        })
+        guarded(
+            c,
+            sm::GET_REAL_OUTPUT_DERIVATIVES,
+            format_args!("nvr={nvr}"),
+            |_| Err("not supported: this FMU declares maxOutputDerivativeOrder=\"0\"".into()),
+        )
     }
 }
 
@@ -878,17 +970,23 @@ pub unsafe extern "C" fn fmi2DoStep(
 
 fn do_step(comp: &mut Component, t: f64, h: f64) -> Outcome {
     if !(h.is_finite() && h > 0.0) {
-        return Err(format!("communicationStepSize must be finite and > 0, is {h}"));
+        return Err(format!(
+            "communicationStepSize must be finite and > 0, is {h}"
+        ));
     }
     let now = comp.instance.time();
     if !t.is_finite() || (t - now).abs() > 1e-9 * now.abs().max(1.0) {
-        return Err(format!("currentCommunicationPoint {t} s differs from the FMU time {now} s"));
+        return Err(format!(
+            "currentCommunicationPoint {t} s differs from the FMU time {now} s"
+        ));
     }
     let target = t + h;
-    if let Some(stop) = comp.experiment.stop_time {
-        if target > stop + 1e-9 * stop.abs().max(1.0) {
-            return Err(format!("the step to {target} s goes past the stop time {stop} s"));
-        }
+    if let Some(stop) = comp.experiment.stop_time
+        && target > stop + 1e-9 * stop.abs().max(1.0)
+    {
+        return Err(format!(
+            "the step to {target} s goes past the stop time {stop} s"
+        ));
     }
     match comp.instance.advance(target) {
         Ok(()) => {
@@ -927,7 +1025,10 @@ pub unsafe extern "C" fn fmi2CancelStep(c: fmi2Component) -> fmi2Status {
 
 /// The answer of a status query the slave cannot give (FMI 2.0 §4.2.3: `fmi2Discard`).
 fn status_unavailable(comp: &Component, f: FmiFunction, s: fmi2StatusKind) -> Outcome {
-    let msg = format!("{}: status kind {} is not available from this FMU", f.name, s.0);
+    let msg = format!(
+        "{}: status kind {} is not available from this FMU",
+        f.name, s.0
+    );
     comp.log(fmi2Discard, Category::StatusDiscard, &msg);
     Ok(fmi2Discard)
 }
@@ -937,7 +1038,11 @@ fn status_unavailable(comp: &Component, f: FmiFunction, s: fmi2StatusKind) -> Ou
 /// # Safety
 /// `c` is NULL or from `fmi2Instantiate`; `value` is writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetStatus(c: fmi2Component, s: fmi2StatusKind, value: *mut fmi2Status) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetStatus(
+    c: fmi2Component,
+    s: fmi2StatusKind,
+    value: *mut fmi2Status,
+) -> fmi2Status {
     // SAFETY: FMI calling conventions.
     unsafe {
         guarded(c, sm::GET_STATUS, format_args!("s={}", s.0), |comp| {
@@ -958,7 +1063,11 @@ pub unsafe extern "C" fn fmi2GetStatus(c: fmi2Component, s: fmi2StatusKind, valu
 /// # Safety
 /// `c` is NULL or from `fmi2Instantiate`; `value` is writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetRealStatus(c: fmi2Component, s: fmi2StatusKind, value: *mut fmi2Real) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetRealStatus(
+    c: fmi2Component,
+    s: fmi2StatusKind,
+    value: *mut fmi2Real,
+) -> fmi2Status {
     // SAFETY: FMI calling conventions.
     unsafe {
         guarded(c, sm::GET_REAL_STATUS, format_args!("s={}", s.0), |comp| {
@@ -989,10 +1098,15 @@ pub unsafe extern "C" fn fmi2GetIntegerStatus(
 ) -> fmi2Status {
     // SAFETY: FMI calling conventions.
     unsafe {
-        guarded(c, sm::GET_INTEGER_STATUS, format_args!("s={}", s.0), |comp| {
-            out_ref(value, "value")?;
-            status_unavailable(comp, sm::GET_INTEGER_STATUS, s)
-        })
+        guarded(
+            c,
+            sm::GET_INTEGER_STATUS,
+            format_args!("s={}", s.0),
+            |comp| {
+                out_ref(value, "value")?;
+                status_unavailable(comp, sm::GET_INTEGER_STATUS, s)
+            },
+        )
     }
 }
 
@@ -1009,15 +1123,20 @@ pub unsafe extern "C" fn fmi2GetBooleanStatus(
 ) -> fmi2Status {
     // SAFETY: FMI calling conventions.
     unsafe {
-        guarded(c, sm::GET_BOOLEAN_STATUS, format_args!("s={}", s.0), |comp| {
-            let out = out_ref(value, "value")?;
-            if s == fmi2StatusKind::fmi2Terminated {
-                *out = if comp.terminated { fmi2True } else { fmi2False };
-                Ok(fmi2OK)
-            } else {
-                status_unavailable(comp, sm::GET_BOOLEAN_STATUS, s)
-            }
-        })
+        guarded(
+            c,
+            sm::GET_BOOLEAN_STATUS,
+            format_args!("s={}", s.0),
+            |comp| {
+                let out = out_ref(value, "value")?;
+                if s == fmi2StatusKind::fmi2Terminated {
+                    *out = if comp.terminated { fmi2True } else { fmi2False };
+                    Ok(fmi2OK)
+                } else {
+                    status_unavailable(comp, sm::GET_BOOLEAN_STATUS, s)
+                }
+            },
+        )
     }
 }
 
@@ -1033,10 +1152,15 @@ pub unsafe extern "C" fn fmi2GetStringStatus(
 ) -> fmi2Status {
     // SAFETY: FMI calling conventions.
     unsafe {
-        guarded(c, sm::GET_STRING_STATUS, format_args!("s={}", s.0), |comp| {
-            out_ref(value, "value")?;
-            status_unavailable(comp, sm::GET_STRING_STATUS, s)
-        })
+        guarded(
+            c,
+            sm::GET_STRING_STATUS,
+            format_args!("s={}", s.0),
+            |comp| {
+                out_ref(value, "value")?;
+                status_unavailable(comp, sm::GET_STRING_STATUS, s)
+            },
+        )
     }
 }
 
@@ -1068,7 +1192,10 @@ pub unsafe extern "C" fn fmi2EnterEventMode(c: fmi2Component) -> fmi2Status {
 /// # Safety
 /// `c` is NULL or from `fmi2Instantiate`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2NewDiscreteStates(c: fmi2Component, fmi2eventInfo: *mut fmi2EventInfo) -> fmi2Status {
+pub unsafe extern "C" fn fmi2NewDiscreteStates(
+    c: fmi2Component,
+    fmi2eventInfo: *mut fmi2EventInfo,
+) -> fmi2Status {
     let _ = fmi2eventInfo;
     // SAFETY: forwarded contract.
     unsafe { model_exchange_only(c, sm::NEW_DISCRETE_STATES) }
@@ -1095,7 +1222,11 @@ pub unsafe extern "C" fn fmi2CompletedIntegratorStep(
     enterEventMode: *mut fmi2Boolean,
     terminateSimulation: *mut fmi2Boolean,
 ) -> fmi2Status {
-    let _ = (noSetFMUStatePriorToCurrentPoint, enterEventMode, terminateSimulation);
+    let _ = (
+        noSetFMUStatePriorToCurrentPoint,
+        enterEventMode,
+        terminateSimulation,
+    );
     // SAFETY: forwarded contract.
     unsafe { model_exchange_only(c, sm::COMPLETED_INTEGRATOR_STEP) }
 }
@@ -1116,7 +1247,11 @@ pub unsafe extern "C" fn fmi2SetTime(c: fmi2Component, time: fmi2Real) -> fmi2St
 /// # Safety
 /// `c` is NULL or from `fmi2Instantiate`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SetContinuousStates(c: fmi2Component, x: *const fmi2Real, nx: usize) -> fmi2Status {
+pub unsafe extern "C" fn fmi2SetContinuousStates(
+    c: fmi2Component,
+    x: *const fmi2Real,
+    nx: usize,
+) -> fmi2Status {
     let _ = (x, nx);
     // SAFETY: forwarded contract.
     unsafe { model_exchange_only(c, sm::SET_CONTINUOUS_STATES) }
@@ -1127,7 +1262,11 @@ pub unsafe extern "C" fn fmi2SetContinuousStates(c: fmi2Component, x: *const fmi
 /// # Safety
 /// `c` is NULL or from `fmi2Instantiate`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetDerivatives(c: fmi2Component, derivatives: *mut fmi2Real, nx: usize) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetDerivatives(
+    c: fmi2Component,
+    derivatives: *mut fmi2Real,
+    nx: usize,
+) -> fmi2Status {
     let _ = (derivatives, nx);
     // SAFETY: forwarded contract.
     unsafe { model_exchange_only(c, sm::GET_DERIVATIVES) }
@@ -1153,7 +1292,11 @@ pub unsafe extern "C" fn fmi2GetEventIndicators(
 /// # Safety
 /// `c` is NULL or from `fmi2Instantiate`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetContinuousStates(c: fmi2Component, x: *mut fmi2Real, nx: usize) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetContinuousStates(
+    c: fmi2Component,
+    x: *mut fmi2Real,
+    nx: usize,
+) -> fmi2Status {
     let _ = (x, nx);
     // SAFETY: forwarded contract.
     unsafe { model_exchange_only(c, sm::GET_CONTINUOUS_STATES) }

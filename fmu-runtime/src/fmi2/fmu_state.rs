@@ -41,7 +41,10 @@ impl Experiment {
     /// stop time.
     pub fn default_for(model: &CompiledModel) -> Experiment {
         let t0 = model.default_experiment.start_time;
-        Experiment { start_time: if t0.is_finite() { t0 } else { 0.0 }, stop_time: None }
+        Experiment {
+            start_time: if t0.is_finite() { t0 } else { 0.0 },
+            stop_time: None,
+        }
     }
 }
 
@@ -74,10 +77,16 @@ static BINARY_MARKER: u8 = 0;
 
 impl Tag {
     pub fn new(magic: u64) -> Tag {
-        Tag { magic, binary: &BINARY_MARKER as *const u8 as usize }
+        Tag {
+            magic,
+            binary: &BINARY_MARKER as *const u8 as usize,
+        }
     }
 
-    pub const DEAD: Tag = Tag { magic: 0, binary: 0 };
+    pub const DEAD: Tag = Tag {
+        magic: 0,
+        binary: 0,
+    };
 }
 
 const FMU_STATE_MAGIC: u64 = u64::from_le_bytes(*b"HMFMUST\0");
@@ -96,7 +105,12 @@ pub struct FmuState {
 
 impl FmuState {
     pub fn new(model: Arc<CompiledModel>, snapshot: Snapshot, progress: Progress) -> FmuState {
-        FmuState { tag: Tag::new(FMU_STATE_MAGIC), model, snapshot, progress }
+        FmuState {
+            tag: Tag::new(FMU_STATE_MAGIC),
+            model,
+            snapshot,
+            progress,
+        }
     }
 
     /// Our object behind `ptr`, or `None` for NULL and for pointers that we did not create.
@@ -147,7 +161,11 @@ impl FmuState {
             | (p.terminated as u8) << 1
             | ((p.last_step_status == fmi2Status::fmi2Discard) as u8) << 2;
         out.push(flags);
-        for x in [p.experiment.start_time, p.experiment.stop_time.unwrap_or(0.0), p.last_successful_time] {
+        for x in [
+            p.experiment.start_time,
+            p.experiment.stop_time.unwrap_or(0.0),
+            p.last_successful_time,
+        ] {
             out.extend_from_slice(&x.to_bits().to_le_bytes());
         }
         out.extend_from_slice(&(snap.len() as u64).to_le_bytes());
@@ -168,17 +186,30 @@ impl FmuState {
         }
         let (body, tail) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
         if fnv1a(body).to_le_bytes() != tail {
-            return Err("the serialized FMU state is corrupted or truncated (checksum mismatch)".into());
+            return Err(
+                "the serialized FMU state is corrupted or truncated (checksum mismatch)".into(),
+            );
         }
-        let u32_at = |at: usize| u32::from_le_bytes(body[at..at + 4].try_into().unwrap_or_default());
-        let u64_at = |at: usize| u64::from_le_bytes(body[at..at + 8].try_into().unwrap_or_default());
+        let u32_at =
+            |at: usize| u32::from_le_bytes(body[at..at + 4].try_into().unwrap_or_default());
+        let u64_at =
+            |at: usize| u64::from_le_bytes(body[at..at + 8].try_into().unwrap_or_default());
         let version = u32_at(8);
         if version != VERSION {
-            return Err(format!("serialized FMU state format {version} is not supported (expects {VERSION})"));
+            return Err(format!(
+                "serialized FMU state format {version} is not supported (expects {VERSION})"
+            ));
         }
         let state = FmiState::from_code(u32_at(12))
-            .filter(|s| !matches!(s, FmiState::StartAndEnd | FmiState::StepInProgress | FmiState::Fatal))
-            .ok_or_else(|| "the serialized FMU state holds an invalid call-sequence state".to_string())?;
+            .filter(|s| {
+                !matches!(
+                    s,
+                    FmiState::StartAndEnd | FmiState::StepInProgress | FmiState::Fatal
+                )
+            })
+            .ok_or_else(|| {
+                "the serialized FMU state holds an invalid call-sequence state".to_string()
+            })?;
         let flags = body[16];
         if flags > 7 {
             return Err("the serialized FMU state holds invalid flags".into());
@@ -195,10 +226,17 @@ impl FmuState {
         let snapshot = Snapshot::decode(&body[HEADER_LEN..], model)?;
         let progress = Progress {
             state,
-            experiment: Experiment { start_time, stop_time: (flags & 1 != 0).then_some(stop_time) },
+            experiment: Experiment {
+                start_time,
+                stop_time: (flags & 1 != 0).then_some(stop_time),
+            },
             last_successful_time,
             terminated: flags & 2 != 0,
-            last_step_status: if flags & 4 != 0 { fmi2Status::fmi2Discard } else { fmi2Status::fmi2OK },
+            last_step_status: if flags & 4 != 0 {
+                fmi2Status::fmi2Discard
+            } else {
+                fmi2Status::fmi2OK
+            },
         };
         Ok(FmuState::new(model.clone(), snapshot, progress))
     }

@@ -91,14 +91,16 @@ impl Category {
     }
 
     fn from_name(name: &[u8]) -> Option<usize> {
-        LOG_CATEGORIES.iter().position(|c| c.name.as_bytes() == name)
+        LOG_CATEGORIES
+            .iter()
+            .position(|c| c.name.as_bytes() == name)
     }
 }
 
 /// The copied logger callback plus the per-category switches of one instance.
 #[derive(Debug)]
 pub struct Logger {
-    callback: Option<fmi2CallbackLogger>,
+    callback: fmi2CallbackLogger,
     environment: fmi2ComponentEnvironment,
     instance_name: CString,
     enabled: [bool; N],
@@ -107,12 +109,17 @@ pub struct Logger {
 impl Logger {
     /// `logging_on` is the `loggingOn` argument of `fmi2Instantiate`: all categories on or off.
     pub fn new(
-        callback: Option<fmi2CallbackLogger>,
+        callback: fmi2CallbackLogger,
         environment: fmi2ComponentEnvironment,
         instance_name: &CStr,
         logging_on: bool,
     ) -> Logger {
-        Logger { callback, environment, instance_name: instance_name.to_owned(), enabled: [logging_on; N] }
+        Logger {
+            callback,
+            environment,
+            instance_name: instance_name.to_owned(),
+            enabled: [logging_on; N],
+        }
     }
 
     pub fn instance_name(&self) -> &CStr {
@@ -167,7 +174,9 @@ impl Logger {
         if !self.would_log(status, category) {
             return;
         }
-        let Some(callback) = self.callback else { return };
+        let Some(callback) = self.callback else {
+            return;
+        };
         let text = escape(message);
         // SAFETY: the master guarantees that the logger stays callable for the lifetime of
         // the instance; every pointer argument is a valid NUL-terminated string that lives
@@ -226,7 +235,9 @@ mod tests {
         l.set_debug_logging(true, &[c"logEvents"]).unwrap();
         assert!(l.is_enabled(Category::Events) && !l.is_enabled(Category::All));
         let before = l.enabled_flags();
-        let e = l.set_debug_logging(true, &[c"logAll", c"nope"]).unwrap_err();
+        let e = l
+            .set_debug_logging(true, &[c"logAll", c"nope"])
+            .unwrap_err();
         assert!(e.contains("nope"), "{e}");
         assert_eq!(l.enabled_flags(), before, "a failed call changes nothing");
         l.set_debug_logging(false, &[]).unwrap();

@@ -123,7 +123,8 @@ impl FmiFunction {
 /// Table columns "x" for SetDebugLogging: every state but `Fatal`.
 const MASK_DEBUG_LOGGING: u32 = ANY & !FATAL;
 /// FreeInstance/Reset column of the table: not while a step is in progress, not after Fatal.
-const MASK_RESET: u32 = INSTANTIATED | INIT | STEP_COMPLETE | STEP_FAILED | STEP_CANCELED | TERMINATED | ERROR;
+const MASK_RESET: u32 =
+    INSTANTIATED | INIT | STEP_COMPLETE | STEP_FAILED | STEP_CANCELED | TERMINATED | ERROR;
 /// Get*: condition 2 in init mode, x at StepComplete/Terminated, 8 in StepFailed,
 /// 7 (debug) in StepCanceled/Error. Not in Instantiated.
 const MASK_GET: u32 = INIT | STEP_COMPLETE | STEP_FAILED | STEP_CANCELED | TERMINATED | ERROR;
@@ -134,11 +135,14 @@ const MASK_GET_FMU_STATE: u32 = INSTANTIATED | MASK_GET;
 /// Get*Status: StepComplete, StepInProgress, StepFailed, Terminated.
 const MASK_STATUS: u32 = STEP_COMPLETE | STEP_IN_PROGRESS | STEP_FAILED | TERMINATED;
 
-pub const SET_DEBUG_LOGGING: FmiFunction = FmiFunction::new("fmi2SetDebugLogging", MASK_DEBUG_LOGGING);
+pub const SET_DEBUG_LOGGING: FmiFunction =
+    FmiFunction::new("fmi2SetDebugLogging", MASK_DEBUG_LOGGING);
 pub const FREE_INSTANCE: FmiFunction = FmiFunction::new("fmi2FreeInstance", ANY);
 pub const SETUP_EXPERIMENT: FmiFunction = FmiFunction::new("fmi2SetupExperiment", INSTANTIATED);
-pub const ENTER_INITIALIZATION_MODE: FmiFunction = FmiFunction::new("fmi2EnterInitializationMode", INSTANTIATED);
-pub const EXIT_INITIALIZATION_MODE: FmiFunction = FmiFunction::new("fmi2ExitInitializationMode", INIT);
+pub const ENTER_INITIALIZATION_MODE: FmiFunction =
+    FmiFunction::new("fmi2EnterInitializationMode", INSTANTIATED);
+pub const EXIT_INITIALIZATION_MODE: FmiFunction =
+    FmiFunction::new("fmi2ExitInitializationMode", INIT);
 pub const TERMINATE: FmiFunction = FmiFunction::new("fmi2Terminate", STEP_COMPLETE | STEP_FAILED);
 pub const RESET: FmiFunction = FmiFunction::new("fmi2Reset", MASK_RESET);
 
@@ -154,13 +158,18 @@ pub const SET_STRING: FmiFunction = FmiFunction::new("fmi2SetString", MASK_SET);
 pub const GET_FMU_STATE: FmiFunction = FmiFunction::new("fmi2GetFMUstate", MASK_GET_FMU_STATE);
 pub const SET_FMU_STATE: FmiFunction = FmiFunction::new("fmi2SetFMUstate", MASK_RESET);
 pub const FREE_FMU_STATE: FmiFunction = FmiFunction::new("fmi2FreeFMUstate", MASK_RESET);
-pub const SERIALIZED_FMU_STATE_SIZE: FmiFunction = FmiFunction::new("fmi2SerializedFMUstateSize", MASK_RESET);
+pub const SERIALIZED_FMU_STATE_SIZE: FmiFunction =
+    FmiFunction::new("fmi2SerializedFMUstateSize", MASK_RESET);
 pub const SERIALIZE_FMU_STATE: FmiFunction = FmiFunction::new("fmi2SerializeFMUstate", MASK_RESET);
-pub const DESERIALIZE_FMU_STATE: FmiFunction = FmiFunction::new("fmi2DeSerializeFMUstate", MASK_RESET);
-pub const GET_DIRECTIONAL_DERIVATIVE: FmiFunction = FmiFunction::new("fmi2GetDirectionalDerivative", MASK_GET);
+pub const DESERIALIZE_FMU_STATE: FmiFunction =
+    FmiFunction::new("fmi2DeSerializeFMUstate", MASK_RESET);
+pub const GET_DIRECTIONAL_DERIVATIVE: FmiFunction =
+    FmiFunction::new("fmi2GetDirectionalDerivative", MASK_GET);
 
-pub const SET_REAL_INPUT_DERIVATIVES: FmiFunction =
-    FmiFunction::new("fmi2SetRealInputDerivatives", INSTANTIATED | INIT | STEP_COMPLETE);
+pub const SET_REAL_INPUT_DERIVATIVES: FmiFunction = FmiFunction::new(
+    "fmi2SetRealInputDerivatives",
+    INSTANTIATED | INIT | STEP_COMPLETE,
+);
 pub const GET_REAL_OUTPUT_DERIVATIVES: FmiFunction = FmiFunction::new(
     "fmi2GetRealOutputDerivatives",
     STEP_COMPLETE | STEP_FAILED | STEP_CANCELED | TERMINATED | ERROR,
@@ -180,8 +189,10 @@ pub const GET_STRING_STATUS: FmiFunction = FmiFunction::new("fmi2GetStringStatus
 const MASK_ME: u32 = ANY & !FATAL;
 pub const ENTER_EVENT_MODE: FmiFunction = FmiFunction::new("fmi2EnterEventMode", MASK_ME);
 pub const NEW_DISCRETE_STATES: FmiFunction = FmiFunction::new("fmi2NewDiscreteStates", MASK_ME);
-pub const ENTER_CONTINUOUS_TIME_MODE: FmiFunction = FmiFunction::new("fmi2EnterContinuousTimeMode", MASK_ME);
-pub const COMPLETED_INTEGRATOR_STEP: FmiFunction = FmiFunction::new("fmi2CompletedIntegratorStep", MASK_ME);
+pub const ENTER_CONTINUOUS_TIME_MODE: FmiFunction =
+    FmiFunction::new("fmi2EnterContinuousTimeMode", MASK_ME);
+pub const COMPLETED_INTEGRATOR_STEP: FmiFunction =
+    FmiFunction::new("fmi2CompletedIntegratorStep", MASK_ME);
 pub const SET_TIME: FmiFunction = FmiFunction::new("fmi2SetTime", MASK_ME);
 pub const SET_CONTINUOUS_STATES: FmiFunction = FmiFunction::new("fmi2SetContinuousStates", MASK_ME);
 pub const GET_DERIVATIVES: FmiFunction = FmiFunction::new("fmi2GetDerivatives", MASK_ME);

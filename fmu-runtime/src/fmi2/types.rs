@@ -76,18 +76,24 @@ impl fmi2StatusKind {
 }
 
 /// `fmi2CallbackLogger`: printf-style and variadic. We always call it with the format
-/// `"%s"` and the message as the single variadic argument.
-pub type fmi2CallbackLogger = unsafe extern "C" fn(
-    componentEnvironment: fmi2ComponentEnvironment,
-    instanceName: fmi2String,
-    status: fmi2Status,
-    category: fmi2String,
-    message: fmi2String,
-    ...
-);
-pub type fmi2CallbackAllocateMemory = unsafe extern "C" fn(nobj: usize, size: usize) -> *mut c_void;
-pub type fmi2CallbackFreeMemory = unsafe extern "C" fn(obj: *mut c_void);
-pub type fmi2StepFinished = unsafe extern "C" fn(componentEnvironment: fmi2ComponentEnvironment, status: fmi2Status);
+/// `"%s"` and the message as the single variadic argument. Like every C function-pointer
+/// type it may be NULL, hence the `Option` (same ABI as a plain function pointer).
+pub type fmi2CallbackLogger = Option<
+    unsafe extern "C" fn(
+        componentEnvironment: fmi2ComponentEnvironment,
+        instanceName: fmi2String,
+        status: fmi2Status,
+        category: fmi2String,
+        message: fmi2String,
+        ...
+    ),
+>;
+pub type fmi2CallbackAllocateMemory =
+    Option<unsafe extern "C" fn(nobj: usize, size: usize) -> *mut c_void>;
+pub type fmi2CallbackFreeMemory = Option<unsafe extern "C" fn(obj: *mut c_void)>;
+pub type fmi2StepFinished = Option<
+    unsafe extern "C" fn(componentEnvironment: fmi2ComponentEnvironment, status: fmi2Status),
+>;
 
 /// The callbacks handed to `fmi2Instantiate`. Each function pointer may be NULL (`None`).
 /// The struct itself is only valid during `fmi2Instantiate`: we copy it.
@@ -98,10 +104,10 @@ pub type fmi2StepFinished = unsafe extern "C" fn(componentEnvironment: fmi2Compo
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct fmi2CallbackFunctions {
-    pub logger: Option<fmi2CallbackLogger>,
-    pub allocateMemory: Option<fmi2CallbackAllocateMemory>,
-    pub freeMemory: Option<fmi2CallbackFreeMemory>,
-    pub stepFinished: Option<fmi2StepFinished>,
+    pub logger: fmi2CallbackLogger,
+    pub allocateMemory: fmi2CallbackAllocateMemory,
+    pub freeMemory: fmi2CallbackFreeMemory,
+    pub stepFinished: fmi2StepFinished,
     pub componentEnvironment: fmi2ComponentEnvironment,
 }
 
@@ -130,15 +136,21 @@ mod tests {
         assert_eq!(size_of::<fmi2Type>(), size_of::<c_int>());
         assert_eq!(size_of::<fmi2StatusKind>(), size_of::<c_int>());
         assert_eq!(size_of::<fmi2Boolean>(), 4);
-        assert_eq!(size_of::<Option<fmi2CallbackLogger>>(), size_of::<*const c_void>());
+        assert_eq!(size_of::<fmi2CallbackLogger>(), size_of::<*const c_void>());
         let p = size_of::<*const c_void>();
         assert_eq!(size_of::<fmi2CallbackFunctions>(), 5 * p);
-        assert_eq!(align_of::<fmi2CallbackFunctions>(), align_of::<*const c_void>());
+        assert_eq!(
+            align_of::<fmi2CallbackFunctions>(),
+            align_of::<*const c_void>()
+        );
         assert_eq!(offset_of!(fmi2CallbackFunctions, logger), 0);
         assert_eq!(offset_of!(fmi2CallbackFunctions, allocateMemory), p);
         assert_eq!(offset_of!(fmi2CallbackFunctions, freeMemory), 2 * p);
         assert_eq!(offset_of!(fmi2CallbackFunctions, stepFinished), 3 * p);
-        assert_eq!(offset_of!(fmi2CallbackFunctions, componentEnvironment), 4 * p);
+        assert_eq!(
+            offset_of!(fmi2CallbackFunctions, componentEnvironment),
+            4 * p
+        );
         assert_eq!(offset_of!(fmi2EventInfo, nextEventTime), 24);
         assert_eq!(size_of::<fmi2EventInfo>(), 32);
         assert_eq!(fmi2Status::fmi2Pending as c_int, 5);

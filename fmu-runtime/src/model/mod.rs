@@ -46,6 +46,10 @@ pub struct ParamSlot {
 pub enum Formulation {
     /// Index-3 augmented Lagrangian with mass-damping-stiffness-orthogonal projections.
     AugmentedLagrangian,
+    /// Coordinate partitioning ("double-step semi-recursive", seed 001 §2.1.4): the
+    /// independent coordinates are integrated, the dependent ones follow from the position
+    /// problem, so constraints hold to solver precision.
+    DoubleStep,
 }
 
 /// Solver settings; the step is a parameter so that users can trade accuracy for speed.

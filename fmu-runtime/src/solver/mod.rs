@@ -2,6 +2,7 @@
 //! coordinates, pressures, spool states) in one Newton loop, closed loops by the
 //! index-3 augmented Lagrangian; static-equilibrium initialisation; output probes.
 
+pub mod double_step;
 pub mod equilibrium;
 pub mod evaluate;
 pub mod linalg;
@@ -12,7 +13,7 @@ pub use equilibrium::solve_equilibrium_parameters;
 pub use outputs::Outputs;
 
 use crate::instance::State;
-use crate::model::{CompiledModel, Node, Probe};
+use crate::model::{CompiledModel, Formulation, Node, Probe};
 use evaluate::Evaluation;
 
 /// Sizes of the unknown vectors of a model.
@@ -75,6 +76,8 @@ pub struct Workspace {
     pub(crate) dz: Vec<f64>,
     pub(crate) viol: Vec<f64>,
     pub(crate) outputs: Outputs,
+    /// Buffers of the double-step formulation, when the model uses it.
+    pub(crate) double_step: Option<double_step::DoubleStepWork>,
 }
 
 impl Workspace {
@@ -91,7 +94,10 @@ impl Workspace {
             };
             scale[l.nz + k] = if pressure { 1e5 } else { 1e-2 };
         }
+        let double_step = (m.solver.formulation == Formulation::DoubleStep)
+            .then(|| double_step::DoubleStepWork::new(l, &tol, &scale));
         Workspace {
+            double_step,
             eval: Evaluation::new(m, l),
             x: vec![0.0; n],
             dx: vec![0.0; n],
@@ -120,6 +126,11 @@ impl Workspace {
 
     pub fn outputs(&self) -> &Outputs {
         &self.outputs
+    }
+
+    /// How often the double-step formulation re-chose its independent coordinates.
+    pub fn partition_reselections(&self) -> u64 {
+        self.double_step.as_ref().map_or(0, |d| d.reselections)
     }
 }
 
@@ -182,7 +193,10 @@ pub fn step_with_retries(
         let t0 = st.time;
         let mut result = Ok(());
         for k in 0..pieces {
-            result = newton::step(m, l, p, st, ws, dt);
+            result = match m.solver.formulation {
+                Formulation::AugmentedLagrangian => newton::step(m, l, p, st, ws, dt),
+                Formulation::DoubleStep => double_step::step(m, l, p, st, ws, dt),
+            };
             if result.is_err() {
                 break;
             }
