@@ -306,7 +306,14 @@ fn settable_now(var: &Variable, state: FmiState) -> Result<(), &'static str> {
     }
     let initial = effective_initial(var);
     let ok = match state {
-        FmiState::Instantiated => matches!(initial, Some(Initial::Exact | Initial::Approx)),
+        // Inputs too. FMI 2.0.1+ says inputs may not be set before initialization
+        // (fmi-standard#440), but common masters do it (fmusim: Reference-FMUs#511; FMPy's
+        // simulate_fmu with input start values) and FMI 3.0 allows it (fmi-standard#369).
+        // A start value for an input is harmless, so we accept it rather than fail.
+        FmiState::Instantiated => {
+            matches!(initial, Some(Initial::Exact | Initial::Approx))
+                || var.causality == Causality::Input
+        }
         FmiState::InitializationMode => {
             initial == Some(Initial::Exact) || var.causality == Causality::Input
         }
@@ -322,7 +329,7 @@ fn settable_now(var: &Variable, state: FmiState) -> Result<(), &'static str> {
     }
     Err(match state {
         FmiState::Instantiated => {
-            "before initialization only variables with initial=\"exact\" or \"approx\" can be set"
+            "before initialization only inputs and variables with initial=\"exact\" or \"approx\" can be set"
         }
         FmiState::InitializationMode => {
             "in initialization mode only inputs and variables with initial=\"exact\" can be set"
