@@ -12,6 +12,10 @@
 //!   static-equilibrium initialisation.
 //! - [`fmi2`]: the exported `fmi2*` functions, the call-state machine, FMU-state handling.
 
+// Numerical kernels index several arrays with one loop variable; iterator chains would
+// obscure the equations they implement.
+#![allow(clippy::needless_range_loop)]
+
 pub mod fmi2;
 pub mod hydraulics;
 pub mod instance;

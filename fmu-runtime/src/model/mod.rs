@@ -177,10 +177,8 @@ impl CompiledModel {
             ));
         }
         for (i, b) in self.mechanism.bodies.iter().enumerate() {
-            if let Some(p) = b.parent {
-                if p >= i {
-                    return err(format!("body {i} ({}) must come after its parent", b.name));
-                }
+            if b.parent.is_some_and(|p| p >= i) {
+                return err(format!("body {i} ({}) must come after its parent", b.name));
             }
         }
         let body_ok = |b: Option<usize>| b.is_none_or(|b| b < nb);
@@ -220,13 +218,13 @@ impl CompiledModel {
             }
         }
         for (i, v) in self.variables.iter().enumerate() {
-            if let Binding::Probe(p) = &v.binding {
-                if !p.is_valid(self) {
-                    return err(format!(
-                        "variable {i} ({}) probes a missing element",
-                        v.name
-                    ));
-                }
+            if let Binding::Probe(p) = &v.binding
+                && !p.is_valid(self)
+            {
+                return err(format!(
+                    "variable {i} ({}) probes a missing element",
+                    v.name
+                ));
             }
         }
         if self.params.iter().any(|p| !p.default.is_finite()) {

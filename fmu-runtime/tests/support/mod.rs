@@ -25,6 +25,7 @@ pub fn quat_z(angle: f64) -> [f64; 4] {
     [(angle / 2.0).cos(), 0.0, 0.0, (angle / 2.0).sin()]
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn body(
     b: &mut Builder,
     name: &str,
