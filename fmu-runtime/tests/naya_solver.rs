@@ -134,7 +134,7 @@ fn reference(k0: f64, dt: f64, stop: f64, every: f64) -> Vec<(f64, f64, f64, f64
     let (c, cd, rho, pp, pt) = (1e5, 0.67, 850.0, 7.6e6, 0.1e6);
     let (a, b) = (6.53e-10, -1.19e-18);
     let beta = |p: f64| (1.0 + a * p + b * p * p) / (a + 2.0 * b * p);
-    let k = cd * (2.0 / rho).sqrt();
+    let k = cd * (2.0f64 / rho).sqrt();
     let q =
         |area: f64, dp: f64| fmu_runtime::hydraulics::orifice::turbulent_flow(area * k, dp, 2e5);
     let f = |t: f64, y: [f64; 4]| -> [f64; 4] {
