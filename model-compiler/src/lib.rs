@@ -1,1 +1,102 @@
-//! hydromech model compiler.
+//! # model-compiler (`hydromech`)
+//!
+//! Compiles a TOML machine description into an FMI 2.0 Co-Simulation FMU:
+//!
+//! 1. [`description`]: parse with serde (unknown keys and type errors have positions);
+//! 2. [`lower`]: check names and quantities ([`units`]) and build the
+//!    [`fmu_runtime::model::CompiledModel`]; solve `init.solve_for` ([`equilibrium`]) and
+//!    derive the GUID from the content;
+//! 3. [`model_description`], [`documentation`]: the XML and the HTML page;
+//! 4. [`binary`]: a per-model cdylib embedding the model, linked against fmu-runtime;
+//! 5. [`package`]: the `.fmu` zip.
+
+pub mod binary;
+pub mod description;
+pub mod diagnostic;
+pub mod documentation;
+pub mod equilibrium;
+pub mod lower;
+pub mod model_description;
+pub mod names;
+pub mod package;
+pub mod timestamp;
+pub mod units;
+
+use description::Description;
+use diagnostic::{Diagnostic, Source};
+use lower::Lowered;
+use std::path::{Path, PathBuf};
+
+/// Parse, validate and lower (no equilibrium solve, no GUID): `hydromech check`.
+pub fn check(source: &Source) -> Result<(Description, Lowered), Vec<Diagnostic>> {
+    let d = Description::parse(&source.text).map_err(|e| vec![e])?;
+    let lowered = lower::lower(&d)?;
+    Ok((d, lowered))
+}
+
+/// The complete compiled model: checked, `init.solve_for` solved, GUID set.
+pub fn compile(source: &Source) -> Result<Lowered, Vec<Diagnostic>> {
+    let (d, mut l) = check(source)?;
+    if !l.solve_for.is_empty() {
+        let span = d
+            .init
+            .as_ref()
+            .and_then(|i| i.solve_for.as_ref())
+            .and_then(|s| s.first())
+            .map(|n| n.span());
+        let fail = |message: String| {
+            vec![Diagnostic::new(
+                span.clone(),
+                message,
+                "check that the listed inputs can hold the machine at rest (or remove init.solve_for and give their values)",
+            )]
+        };
+        let values = equilibrium::solve_parameters(&l.model, &l.solve_for).map_err(|e| {
+            fail(format!(
+                "the equilibrium solve of init.solve_for failed: {e}"
+            ))
+        })?;
+        if values.len() != l.solve_for.len() || values.iter().any(|v| !v.is_finite()) {
+            return Err(fail(format!(
+                "the equilibrium solve returned {} values ({values:?}) for {} unknowns",
+                values.len(),
+                l.solve_for.len()
+            )));
+        }
+        lower::apply_parameter_values(&mut l.model, &l.solve_for, &values);
+    }
+    l.model.guid = lower::compute_guid(&l.model);
+    Ok(l)
+}
+
+/// Builds `<out_dir>/<file stem>.fmu`; returns its path.
+pub fn build(
+    source: &Source,
+    out_dir: &Path,
+    workspace: &Path,
+) -> Result<PathBuf, Vec<Diagnostic>> {
+    let l = compile(source)?;
+    let time = timestamp::build_time();
+    let xml = model_description::render(&l.model, &time.to_xml());
+    let html = documentation::render(&l.model, &l.slots);
+    let global = |message: String, help: &str| vec![Diagnostic::global(message, help)];
+    let library = binary::WrapperBuild::new(workspace).build(&l.model).map_err(|e| {
+        global(
+            e,
+            &format!(
+                "check that fmu-runtime builds in {} (cargo build --release -p fmu-runtime), or point HYDROMECH_WORKSPACE at the hydromech workspace",
+                workspace.display()
+            ),
+        )
+    })?;
+    let stem = source
+        .path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| l.model.model_identifier.clone());
+    let fmu = out_dir.join(format!("{stem}.fmu"));
+    let entries = package::fmu_entries(xml, &l.model.model_identifier, library, html);
+    package::write_zip(&fmu, &entries, time)
+        .map_err(|e| global(e, "check that the output directory is writable"))?;
+    Ok(fmu)
+}

@@ -1,0 +1,233 @@
+//! `[hydraulics]`: oil, pressure nodes, valves, pumps and cylinders.
+
+use super::{BulkModulusDesc, Located, Name, PointDesc, Quantity, Table};
+use serde::Deserialize;
+use toml::Spanned;
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HydraulicsDesc {
+    pub oil: Option<OilDesc>,
+    #[serde(default)]
+    pub pressure_sources: Vec<SourceDesc>,
+    #[serde(default)]
+    pub volumes: Vec<VolumeDesc>,
+    #[serde(default)]
+    pub valves: Vec<ValveDesc>,
+    #[serde(default)]
+    pub orifices: Vec<OrificeDesc>,
+    #[serde(default)]
+    pub relief_valves: Vec<ReliefValveDesc>,
+    #[serde(default)]
+    pub pumps: Vec<PumpDesc>,
+    #[serde(default)]
+    pub leakages: Vec<LeakageDesc>,
+    #[serde(default)]
+    pub cylinders: Vec<CylinderDesc>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OilDesc {
+    pub density: Quantity,
+    pub bulk_modulus: Located<BulkModulusDesc>,
+}
+
+/// A node held at a fixed pressure (supply, tank).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceDesc {
+    pub name: Name,
+    pub pressure: Quantity,
+}
+
+/// A control volume (one pressure unknown); cylinder chambers attached to it add theirs.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VolumeDesc {
+    pub name: Name,
+    /// Hose/pipe volume (0 if the volume is only a cylinder chamber).
+    pub volume: Quantity,
+    /// Bulk modulus of the hose wall; absent = rigid.
+    pub bulk_modulus: Option<Quantity>,
+    pub precharge: Option<Quantity>,
+    /// Starting guess of the equilibrium solve (default 1 MPa).
+    pub initial_guess: Option<Quantity>,
+}
+
+/// Spool of a directional valve: command signal, first-order lag, dead band.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpoolDesc {
+    /// `[min, max]` of the command and spool position (signal units: plain, V or A).
+    pub range: Spanned<[Quantity; 2]>,
+    /// Default 0 (the spool follows the command instantly).
+    pub time_constant: Option<Quantity>,
+    pub dead_band: Option<Quantity>,
+    /// Centre of the dead band; default the middle of `range`.
+    pub dead_band_centre: Option<Quantity>,
+    /// Default command (start value of the command slot); default the dead-band centre.
+    pub command: Option<Quantity>,
+}
+
+/// One metering edge: `coefficient` K(u) [m³/(s·√Pa)], or `area` A(u) [m²] with a
+/// discharge coefficient (K = Cd·A·√(2/ρ)). An absent edge never opens.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EdgeDesc {
+    pub coefficient: Option<Table>,
+    pub area: Option<Table>,
+    pub discharge_coefficient: Option<Quantity>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EdgesDesc {
+    #[serde(rename = "PA")]
+    pub pa: Option<Located<EdgeDesc>>,
+    #[serde(rename = "PB")]
+    pub pb: Option<Located<EdgeDesc>>,
+    #[serde(rename = "AT")]
+    pub at: Option<Located<EdgeDesc>>,
+    #[serde(rename = "BT")]
+    pub bt: Option<Located<EdgeDesc>>,
+}
+
+/// 4/3 directional valve.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValveDesc {
+    pub name: Name,
+    #[serde(rename = "P")]
+    pub p: Name,
+    #[serde(rename = "T")]
+    pub t: Name,
+    #[serde(rename = "A")]
+    pub a: Name,
+    #[serde(rename = "B")]
+    pub b: Name,
+    pub spool: SpoolDesc,
+    /// Default 2 bar.
+    pub laminar_pressure: Option<Quantity>,
+    pub edges: Option<EdgesDesc>,
+}
+
+/// Fixed orifice: `area` + `discharge_coefficient`, or `coefficient`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrificeDesc {
+    pub name: Name,
+    pub from: Name,
+    pub to: Name,
+    pub area: Option<Quantity>,
+    pub discharge_coefficient: Option<Quantity>,
+    pub coefficient: Option<Quantity>,
+    pub laminar_pressure: Option<Quantity>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReliefValveDesc {
+    pub name: Name,
+    pub from: Name,
+    pub to: Name,
+    pub cracking_pressure: Quantity,
+    /// Flow gain above cracking [m³/(s·Pa)].
+    pub gain: Quantity,
+    /// Width of the smooth opening [Pa]; default 1 bar.
+    pub smoothing: Option<Quantity>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PumpDesc {
+    pub name: Name,
+    pub inlet: Name,
+    pub outlet: Name,
+    /// Per revolution (`"28 cm3/rev"`).
+    pub displacement: Quantity,
+    pub speed: Quantity,
+    pub volumetric_efficiency: Option<Quantity>,
+}
+
+/// Laminar leakage Q = G Δp.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeakageDesc {
+    pub name: Name,
+    pub from: Name,
+    pub to: Name,
+    pub conductance: Quantity,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FrictionModel {
+    Viscous,
+    BengisuAkay,
+    BrownMcphee,
+    Lugre,
+    ModifiedLugre,
+}
+
+/// Seal friction (seed 001 §2.3): `{ model = "viscous", coefficient }`,
+/// `{ model = "brown-mcphee", coulomb, stiction, stribeck_velocity, viscous }`,
+/// `"bengisu-akay"` (+ `shape` ξ), `"lugre"` (+ `exponent`, `bristle_stiffness`,
+/// `bristle_damping`), `"modified-lugre"` (+ `threshold_velocity`, `tau_acceleration`,
+/// `tau_deceleration`, `tau_dwell`, optional `dwell_velocity`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrictionDesc {
+    pub model: Spanned<FrictionModel>,
+    pub coefficient: Option<Quantity>,
+    pub coulomb: Option<Quantity>,
+    pub stiction: Option<Quantity>,
+    pub stribeck_velocity: Option<Quantity>,
+    pub viscous: Option<Quantity>,
+    pub shape: Option<Quantity>,
+    pub exponent: Option<Quantity>,
+    pub bristle_stiffness: Option<Quantity>,
+    pub bristle_damping: Option<Quantity>,
+    pub threshold_velocity: Option<Quantity>,
+    pub tau_acceleration: Option<Quantity>,
+    pub tau_deceleration: Option<Quantity>,
+    pub tau_dwell: Option<Quantity>,
+    pub dwell_velocity: Option<Quantity>,
+}
+
+/// End-of-stroke cushion; defaults (our choice) 5 mm, 1e8 N/m, 1e4 N·s/m.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CushionDesc {
+    pub length: Option<Quantity>,
+    pub stiffness: Option<Quantity>,
+    pub damping: Option<Quantity>,
+}
+
+/// Double-acting cylinder between two body points.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CylinderDesc {
+    pub name: Name,
+    /// Barrel end.
+    pub cap: PointDesc,
+    /// Rod eye.
+    pub rod: PointDesc,
+    pub bore: Option<Quantity>,
+    pub rod_diameter: Option<Quantity>,
+    pub cap_area: Option<Quantity>,
+    /// Annulus area.
+    pub rod_area: Option<Quantity>,
+    pub stroke: Quantity,
+    /// Pin-to-pin length at zero stroke.
+    pub retracted_length: Quantity,
+    pub cap_dead_volume: Option<Quantity>,
+    pub rod_dead_volume: Option<Quantity>,
+    /// Control volume of the cap chamber.
+    pub cap_volume: Name,
+    /// Control volume of the rod chamber.
+    pub rod_volume: Name,
+    pub wall_bulk_modulus: Option<Quantity>,
+    pub friction: Option<FrictionDesc>,
+    pub cushion: Option<CushionDesc>,
+}

@@ -1,0 +1,164 @@
+//! The machine description: a TOML file read with serde.
+//!
+//! Every table rejects unknown keys (`deny_unknown_fields`), and every value that can be
+//! wrong in a way only lowering detects (names, quantities) keeps its byte span, so that
+//! errors point at the offending text. Scalars are [`Quantity`]s: numbers in SI units or
+//! strings with a unit. The structs mirror the file; defaults and checks live in
+//! [`crate::lower`].
+
+mod hydraulics;
+mod mechanism;
+mod quantity;
+
+pub use hydraulics::*;
+pub use mechanism::*;
+pub use quantity::*;
+
+use crate::diagnostic::{Diagnostic, from_toml_error};
+use serde::Deserialize;
+use toml::Spanned;
+
+/// A whole description file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Description {
+    pub model: ModelSection,
+    pub experiment: Option<ExperimentSection>,
+    pub solver: Option<SolverSection>,
+    pub init: Option<InitSection>,
+    #[serde(default)]
+    pub bodies: Vec<BodyDesc>,
+    #[serde(default)]
+    pub markers: Vec<MarkerDesc>,
+    #[serde(default)]
+    pub cut_joints: Vec<CutJointDesc>,
+    #[serde(default)]
+    pub spring_dampers: Vec<SpringDamperDesc>,
+    #[serde(default)]
+    pub point_forces: Vec<PointForceDesc>,
+    pub hydraulics: Option<HydraulicsDesc>,
+    pub interface: Option<InterfaceDesc>,
+}
+
+impl Description {
+    /// Parses a description; syntax, type and unknown-key errors carry their position.
+    pub fn parse(text: &str) -> Result<Description, Diagnostic> {
+        toml::from_str(text).map_err(|e| from_toml_error(&e))
+    }
+}
+
+/// `[model]`: identity and metadata (FMI `modelName`, `description`, `author`, ...).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSection {
+    /// `modelName`; the `modelIdentifier` is this with `-` replaced by `_`.
+    pub name: Name,
+    pub description: Option<String>,
+    pub author: Option<String>,
+    pub version: Option<String>,
+    pub license: Option<String>,
+    pub copyright: Option<String>,
+    /// Gravity in world axes [m/s²]; default `[0, -9.81, 0]` (y up, as in seeds 001/002).
+    pub gravity: Option<Vec3>,
+}
+
+/// `[experiment]`: FMI `DefaultExperiment`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentSection {
+    pub start_time: Option<Quantity>,
+    pub stop_time: Quantity,
+    pub step_size: Quantity,
+    pub tolerance: Option<Quantity>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum FormulationDesc {
+    #[serde(rename = "augmented-lagrangian")]
+    AugmentedLagrangian,
+    #[serde(rename = "double-step")]
+    DoubleStep,
+}
+
+/// `[solver]`: the fixed-step monolithic integrator.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SolverSection {
+    pub formulation: Option<FormulationDesc>,
+    /// Internal fixed step (FMI parameter `solver.step`).
+    pub step: Option<Quantity>,
+    /// Absolute penalty factor α; without it `penalty_ratio` scales α with the step.
+    pub penalty: Option<Quantity>,
+    pub penalty_ratio: Option<Quantity>,
+    pub max_iterations: Option<Spanned<i64>>,
+    pub tol_position: Option<Quantity>,
+    pub tol_pressure: Option<Quantity>,
+    pub tol_state: Option<Quantity>,
+    pub max_step_halvings: Option<Spanned<i64>>,
+}
+
+/// `[init]`: how the initial state is found.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitSection {
+    pub static_equilibrium: Option<bool>,
+    /// Interface inputs/parameters (or parameter slots) whose start values are computed by
+    /// the static-equilibrium solve at compile time.
+    pub solve_for: Option<Vec<Name>>,
+}
+
+/// `[interface]`: the FMI variables.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InterfaceDesc {
+    #[serde(default)]
+    pub inputs: Vec<InputDesc>,
+    #[serde(default)]
+    pub parameters: Vec<ParameterDesc>,
+    #[serde(default)]
+    pub outputs: Vec<OutputDesc>,
+}
+
+/// An FMI input bound to a parameter slot (e.g. `valve.command`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputDesc {
+    pub name: Name,
+    /// Parameter slot name.
+    pub target: Name,
+    pub description: Option<String>,
+    /// FMI unit; must be coherent SI (factor 1), default from the target's dimension.
+    pub unit: Option<Name>,
+    pub min: Option<Quantity>,
+    pub max: Option<Quantity>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VariabilityDesc {
+    Fixed,
+    Tunable,
+}
+
+/// An FMI parameter bound to a parameter slot.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParameterDesc {
+    pub name: Name,
+    pub target: Name,
+    pub description: Option<String>,
+    pub unit: Option<Name>,
+    /// Default `fixed` (the FMI default for parameters).
+    pub variability: Option<VariabilityDesc>,
+    pub min: Option<Quantity>,
+    pub max: Option<Quantity>,
+}
+
+/// An FMI output bound to a computed quantity (`cylinder.length`, `pivot.q`, ...).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputDesc {
+    pub name: Name,
+    pub quantity: Name,
+    pub description: Option<String>,
+}

@@ -1,0 +1,1023 @@
+//! The hydraulic circuit: oil, nodes, spools, flow elements, cylinders.
+
+use super::mechanism::point_ref;
+use super::{Ctx, Expect};
+use crate::description::{
+    BulkModulusDesc, CylinderDesc, Description, EdgeDesc, FrictionModel, HydraulicsDesc, Located,
+    Table, ValveDesc,
+};
+use crate::units::{self, Dim};
+use fmu_runtime::model::{
+    BulkModulus, Circuit, ControlVolume, Cushion, Cylinder, DirectionalValve, Element, Friction,
+    Leakage, MeteringEdge, Node, Oil, Orifice, Pump, ReliefValve, Spool,
+};
+use toml::Spanned;
+
+const P: Expect = Expect::Dim(Dim::PRESSURE);
+const PLAIN: Expect = Expect::Dim(Dim::NONE);
+const FLOW_COEFFICIENT: Expect = Expect::Plain("m3/(s·sqrt(Pa))");
+/// Laminar/turbulent transition of valves and orifices when not given (seed 001: 2 bar).
+const DEFAULT_LAMINAR_PRESSURE: f64 = 2e5;
+
+pub(super) fn lower_circuit(cx: &mut Ctx, d: &Description) -> Circuit {
+    let empty = HydraulicsDesc::default();
+    let h = d.hydraulics.as_ref().unwrap_or(&empty);
+    let oil = lower_oil(cx, h);
+
+    let mut nodes = Vec::new();
+    for s in &h.pressure_sources {
+        cx.declare(&s.name, "pressure source");
+        let name = s.name.get_ref().clone();
+        let p = cx.value(&s.pressure, P);
+        cx.nodes.insert(name.clone(), nodes.len());
+        let pressure = cx.slot(
+            format!("{name}.pressure"),
+            p,
+            P,
+            format!("Pressure of source {name}"),
+        );
+        nodes.push(Node::Pressure { name, pressure });
+    }
+    for v in &h.volumes {
+        cx.declare(&v.name, "volume");
+        let name = v.name.get_ref().clone();
+        let vol = cx.value(&v.volume, Expect::Dim(Dim::VOLUME));
+        cx.require_non_negative(&v.volume, vol, "volume");
+        cx.nodes.insert(name.clone(), nodes.len());
+        let hose_volume = cx.slot(
+            format!("{name}.volume"),
+            vol,
+            Expect::Dim(Dim::VOLUME),
+            format!("Hose volume of {name}"),
+        );
+        let hose_bulk_modulus = v.bulk_modulus.as_ref().map(|q| {
+            let b = cx.value(q, P);
+            cx.require_positive(q, b, "bulk_modulus");
+            cx.slot(
+                format!("{name}.bulk_modulus"),
+                b,
+                P,
+                format!("Bulk modulus of the hose wall of {name}"),
+            )
+        });
+        let precharge = v.precharge.as_ref().map(|q| {
+            let p = cx.value(q, P);
+            cx.slot(
+                format!("{name}.precharge"),
+                p,
+                P,
+                format!("Pre-charge pressure of {name} for the equilibrium solve"),
+            )
+        });
+        let initial_guess = cx.value_or(v.initial_guess.as_ref(), P, 1e6);
+        nodes.push(Node::Volume(ControlVolume {
+            name,
+            hose_volume,
+            hose_bulk_modulus,
+            precharge,
+            initial_guess,
+        }));
+    }
+
+    let mut spools = Vec::new();
+    let mut elements = Vec::new();
+    for v in &h.valves {
+        let e = lower_valve(cx, v, &mut spools);
+        cx.elements.insert(v.name.get_ref().clone(), elements.len());
+        elements.push(Element::DirectionalValve(e));
+    }
+    for o in &h.orifices {
+        cx.declare(&o.name, "orifice");
+        let name = o.name.get_ref().clone();
+        let from = cx.node_ref(&o.from);
+        let to = cx.node_ref(&o.to);
+        same_node_check(cx, &o.to, from, to);
+        let k = match (&o.coefficient, &o.area, &o.discharge_coefficient) {
+            (Some(c), None, None) => {
+                let k = cx.value(c, FLOW_COEFFICIENT);
+                cx.require_positive(c, k, "coefficient");
+                k
+            }
+            (None, Some(a), Some(cd)) => {
+                let area = cx.value(a, Expect::Dim(Dim::AREA));
+                cx.require_positive(a, area, "area");
+                let cd_v = cx.value(cd, PLAIN);
+                cx.require_positive(cd, cd_v, "discharge_coefficient");
+                cd_v * area * (2.0 / cx.density).sqrt()
+            }
+            (None, Some(a), None) => {
+                cx.error(
+                    a.span(),
+                    format!("orifice '{name}' gives `area` without `discharge_coefficient`"),
+                    "add e.g. `discharge_coefficient = 0.7`",
+                );
+                0.0
+            }
+            (Some(c), _, _) => {
+                cx.error(
+                    c.span(),
+                    format!("orifice '{name}' gives `coefficient` together with `area`/`discharge_coefficient`"),
+                    "give either `coefficient` [m3/(s·sqrt(Pa))] or `area` and `discharge_coefficient`",
+                );
+                0.0
+            }
+            (None, None, _) => {
+                cx.error(
+                    o.name.span(),
+                    format!("orifice '{name}' has no size"),
+                    "add `area` and `discharge_coefficient`, or `coefficient`",
+                );
+                0.0
+            }
+        };
+        let coefficient = cx.slot(
+            format!("{name}.coefficient"),
+            k,
+            FLOW_COEFFICIENT,
+            format!("Flow coefficient K of {name} (Q = K·sqrt(Δp))"),
+        );
+        let laminar_pressure = laminar(cx, &name, o.laminar_pressure.as_ref());
+        cx.elements.insert(name.clone(), elements.len());
+        elements.push(Element::Orifice(Orifice {
+            name,
+            from,
+            to,
+            coefficient,
+            laminar_pressure,
+        }));
+    }
+    for r in &h.relief_valves {
+        cx.declare(&r.name, "relief valve");
+        let name = r.name.get_ref().clone();
+        let from = cx.node_ref(&r.from);
+        let to = cx.node_ref(&r.to);
+        same_node_check(cx, &r.to, from, to);
+        let cracking = cx.value(&r.cracking_pressure, P);
+        let gain = cx.value(&r.gain, Expect::Dim(Dim::FLOW_GAIN));
+        cx.require_positive(&r.gain, gain, "gain");
+        // our choice: the opening is smoothed over 1 bar.
+        let smoothing = cx.value_or(r.smoothing.as_ref(), P, 1e5);
+        if let Some(q) = &r.smoothing {
+            cx.require_positive(q, smoothing, "smoothing");
+        }
+        cx.elements.insert(name.clone(), elements.len());
+        elements.push(Element::ReliefValve(ReliefValve {
+            cracking_pressure: cx.slot(
+                format!("{name}.cracking_pressure"),
+                cracking,
+                P,
+                format!("Cracking pressure of {name}"),
+            ),
+            gain: cx.slot(
+                format!("{name}.gain"),
+                gain,
+                Expect::Dim(Dim::FLOW_GAIN),
+                format!("Flow gain of {name} above cracking"),
+            ),
+            name,
+            from,
+            to,
+            smoothing,
+        }));
+    }
+    for p in &h.pumps {
+        cx.declare(&p.name, "pump");
+        let name = p.name.get_ref().clone();
+        let inlet = cx.node_ref(&p.inlet);
+        let outlet = cx.node_ref(&p.outlet);
+        same_node_check(cx, &p.outlet, inlet, outlet);
+        let disp = cx.value(&p.displacement, Expect::Dim(Dim::VOLUME));
+        cx.require_non_negative(&p.displacement, disp, "displacement");
+        let speed = cx.value(&p.speed, Expect::Dim(Dim::ANGULAR_VELOCITY));
+        let eta = cx.value_or(p.volumetric_efficiency.as_ref(), PLAIN, 1.0);
+        if let Some(q) = &p.volumetric_efficiency
+            && !(eta > 0.0 && eta <= 1.0)
+        {
+            cx.error(
+                q.span(),
+                format!("volumetric_efficiency must be in (0, 1], got {eta}"),
+                "give e.g. 0.95",
+            );
+        }
+        cx.elements.insert(name.clone(), elements.len());
+        elements.push(Element::Pump(Pump {
+            displacement: cx.slot(
+                format!("{name}.displacement"),
+                disp,
+                Expect::Dim(Dim::VOLUME),
+                format!("Displacement of {name} per revolution"),
+            ),
+            speed: cx.slot(
+                format!("{name}.speed"),
+                speed,
+                Expect::Dim(Dim::ANGULAR_VELOCITY),
+                format!("Shaft speed of {name}"),
+            ),
+            volumetric_efficiency: cx.slot(
+                format!("{name}.volumetric_efficiency"),
+                eta,
+                PLAIN,
+                format!("Volumetric efficiency of {name}"),
+            ),
+            name,
+            inlet,
+            outlet,
+        }));
+    }
+    for l in &h.leakages {
+        cx.declare(&l.name, "leakage");
+        let name = l.name.get_ref().clone();
+        let from = cx.node_ref(&l.from);
+        let to = cx.node_ref(&l.to);
+        same_node_check(cx, &l.to, from, to);
+        let g = cx.value(&l.conductance, Expect::Dim(Dim::FLOW_GAIN));
+        cx.require_non_negative(&l.conductance, g, "conductance");
+        cx.elements.insert(name.clone(), elements.len());
+        elements.push(Element::Leakage(Leakage {
+            conductance: cx.slot(
+                format!("{name}.conductance"),
+                g,
+                Expect::Dim(Dim::FLOW_GAIN),
+                format!("Leakage conductance of {name}"),
+            ),
+            name,
+            from,
+            to,
+        }));
+    }
+
+    let mut cylinders = Vec::new();
+    for c in &h.cylinders {
+        let cyl = lower_cylinder(cx, c, &nodes);
+        cx.cylinders
+            .insert(c.name.get_ref().clone(), cylinders.len());
+        cylinders.push(cyl);
+    }
+
+    Circuit {
+        oil,
+        nodes,
+        spools,
+        elements,
+        cylinders,
+    }
+}
+
+fn same_node_check(cx: &mut Ctx, second: &crate::description::Name, a: usize, b: usize) {
+    if a == b && !cx.nodes.is_empty() && cx.nodes.contains_key(second.get_ref()) {
+        cx.error(
+            second.span(),
+            "both ends connect to the same node",
+            "connect the element between two different nodes",
+        );
+    }
+}
+
+fn laminar(
+    cx: &mut Ctx,
+    name: &str,
+    q: Option<&crate::description::Quantity>,
+) -> fmu_runtime::model::ParamId {
+    let v = cx.value_or(q, P, DEFAULT_LAMINAR_PRESSURE);
+    if let Some(q) = q {
+        cx.require_positive(q, v, "laminar_pressure");
+    }
+    cx.slot(
+        format!("{name}.laminar_pressure"),
+        v,
+        P,
+        format!("Laminar/turbulent transition pressure of {name}"),
+    )
+}
+
+fn lower_oil(cx: &mut Ctx, h: &HydraulicsDesc) -> Oil {
+    let has_circuit = !(h.pressure_sources.is_empty() && h.volumes.is_empty());
+    let (density, bulk) = match &h.oil {
+        Some(o) => {
+            let rho = cx.value(&o.density, Expect::Dim(Dim::DENSITY));
+            cx.require_positive(&o.density, rho, "density");
+            (rho, Some((&o.bulk_modulus, o.density.span())))
+        }
+        None => {
+            if has_circuit {
+                let span = h
+                    .pressure_sources
+                    .first()
+                    .map(|s| s.name.span())
+                    .or_else(|| h.volumes.first().map(|v| v.name.span()))
+                    .unwrap_or(0..0);
+                cx.error(
+                    span,
+                    "the hydraulic circuit has no oil properties",
+                    "add [hydraulics.oil] with density = \"850 kg/m3\" and bulk_modulus = \"1500 MPa\"",
+                );
+            }
+            (850.0, None)
+        }
+    };
+    cx.density = if density > 0.0 { density } else { 850.0 };
+    let density = cx.slot(
+        "oil.density".into(),
+        density,
+        Expect::Dim(Dim::DENSITY),
+        "Oil density",
+    );
+    let bulk_modulus = match bulk {
+        None => {
+            BulkModulus::Constant(cx.slot("oil.bulk_modulus".into(), 1.5e9, P, "Oil bulk modulus"))
+        }
+        Some((b, fallback)) => match b.get_ref() {
+            BulkModulusDesc::Constant(v) => {
+                let q = Spanned::new(b.span_or(fallback.clone()), v.clone());
+                let beta = cx.value(&q, P);
+                cx.require_positive(&q, beta, "bulk_modulus");
+                BulkModulus::Constant(cx.slot(
+                    "oil.bulk_modulus".into(),
+                    beta,
+                    P,
+                    "Oil bulk modulus",
+                ))
+            }
+            BulkModulusDesc::Law(law) => {
+                let a = cx.value(&law.a, Expect::Dim(Dim::INVERSE_PRESSURE));
+                let bb = cx.value(&law.b, Expect::Dim(Dim::INVERSE_PRESSURE_SQUARED));
+                cx.require_positive(&law.a, a, "a");
+                BulkModulus::PressureDependent {
+                    a: cx.slot(
+                        "oil.bulk_modulus.a".into(),
+                        a,
+                        Expect::Dim(Dim::INVERSE_PRESSURE),
+                        "Bulk-modulus law coefficient a (β = (1 + a p + b p²)/(a + 2 b p))",
+                    ),
+                    b: cx.slot(
+                        "oil.bulk_modulus.b".into(),
+                        bb,
+                        Expect::Dim(Dim::INVERSE_PRESSURE_SQUARED),
+                        "Bulk-modulus law coefficient b",
+                    ),
+                }
+            }
+        },
+    };
+    Oil {
+        density,
+        bulk_modulus,
+    }
+}
+
+fn lower_valve(cx: &mut Ctx, v: &ValveDesc, spools: &mut Vec<Spool>) -> DirectionalValve {
+    cx.declare(&v.name, "valve");
+    let name = v.name.get_ref().clone();
+    let ports = [&v.p, &v.t, &v.a, &v.b].map(|n| cx.node_ref(n));
+    for i in 1..4 {
+        if ports[..i].contains(&ports[i])
+            && cx.nodes.contains_key([&v.p, &v.t, &v.a, &v.b][i].get_ref())
+        {
+            let n = [&v.p, &v.t, &v.a, &v.b][i];
+            cx.error(
+                n.span(),
+                format!(
+                    "valve '{name}' connects node '{}' to two ports",
+                    n.get_ref()
+                ),
+                "connect P, T, A and B to four different nodes",
+            );
+        }
+    }
+
+    let s = &v.spool;
+    let [lo_q, hi_q] = s.range.get_ref();
+    let lo = cx.value(lo_q, Expect::Signal);
+    let hi = cx.value(hi_q, Expect::Signal);
+    if lo >= hi {
+        cx.error(
+            s.range.span(),
+            format!("the spool range [{lo}, {hi}] is empty"),
+            "write the range as [min, max] with min < max",
+        );
+    }
+    let signal_unit = [lo_q, hi_q].iter().find_map(|q| match q.get_ref() {
+        crate::description::QValue::Text(t) => units::parse_quantity(t.as_str())
+            .ok()
+            .filter(|(_, u)| u.dim != Dim::NONE)
+            .map(|(_, u)| u.dim.si_name()),
+        _ => None,
+    });
+    let tau = cx.value_or(s.time_constant.as_ref(), Expect::Dim(Dim::TIME), 0.0);
+    if let Some(q) = &s.time_constant {
+        cx.require_non_negative(q, tau, "time_constant");
+    }
+    let dead_band = cx.value_or(s.dead_band.as_ref(), Expect::Signal, 0.0);
+    if let Some(q) = &s.dead_band {
+        cx.require_non_negative(q, dead_band, "dead_band");
+    }
+    let centre = cx.value_or(s.dead_band_centre.as_ref(), Expect::Signal, (lo + hi) / 2.0);
+    let command = cx.value_or(s.command.as_ref(), Expect::Signal, centre);
+    if let Some(q) = &s.command
+        && (command < lo || command > hi)
+    {
+        cx.error(
+            q.span(),
+            format!("the command {command} is outside the spool range [{lo}, {hi}]"),
+            "give a command within the range",
+        );
+    }
+    let spool_index = spools.len();
+    cx.spools.insert(name.clone(), spool_index);
+    let command = cx.slot(
+        format!("{name}.command"),
+        command,
+        Expect::Signal,
+        format!("Command of valve {name} (spool reference)"),
+    );
+    let time_constant = cx.slot(
+        format!("{name}.time_constant"),
+        tau,
+        Expect::Dim(Dim::TIME),
+        format!("Spool time constant of {name}"),
+    );
+    let dead_band = cx.slot(
+        format!("{name}.dead_band"),
+        dead_band,
+        Expect::Signal,
+        format!("Dead band of valve {name}"),
+    );
+    if let Some(u) = &signal_unit {
+        cx.signal_units.insert(command, u.clone());
+        cx.signal_units.insert(dead_band, u.clone());
+    }
+    cx.spool_units.push(signal_unit);
+    spools.push(Spool {
+        name: name.clone(),
+        command,
+        time_constant,
+        dead_band,
+        dead_band_centre: centre,
+        min: lo,
+        max: hi,
+    });
+
+    let edges_desc = v.edges.as_ref();
+    let get = |e: Option<&Located<EdgeDesc>>| e.cloned();
+    let list = [
+        ("PA", get(edges_desc.and_then(|e| e.pa.as_ref()))),
+        ("PB", get(edges_desc.and_then(|e| e.pb.as_ref()))),
+        ("AT", get(edges_desc.and_then(|e| e.at.as_ref()))),
+        ("BT", get(edges_desc.and_then(|e| e.bt.as_ref()))),
+    ];
+    let edges = list.map(|(key, e)| match e {
+        None => MeteringEdge {
+            table: vec![(lo, 0.0), (hi.max(lo + 1.0), 0.0)],
+        },
+        Some(e) => lower_edge(cx, &name, v.name.span(), key, &e),
+    });
+    let laminar_pressure = laminar(cx, &name, v.laminar_pressure.as_ref());
+    DirectionalValve {
+        name,
+        spool: spool_index,
+        port_p: ports[0],
+        port_t: ports[1],
+        port_a: ports[2],
+        port_b: ports[3],
+        edges,
+        laminar_pressure,
+    }
+}
+
+fn lower_edge(
+    cx: &mut Ctx,
+    valve: &str,
+    valve_span: std::ops::Range<usize>,
+    key: &str,
+    e: &Located<EdgeDesc>,
+) -> MeteringEdge {
+    let span = e.span_or(valve_span);
+    let e = e.get_ref();
+    let (table, factor, y_expect): (&Table, f64, Expect) = match (
+        &e.coefficient,
+        &e.area,
+        &e.discharge_coefficient,
+    ) {
+        (Some(t), None, None) => (t, 1.0, FLOW_COEFFICIENT),
+        (None, Some(t), Some(cd)) => {
+            let cd_v = cx.value(cd, PLAIN);
+            cx.require_positive(cd, cd_v, "discharge_coefficient");
+            (t, cd_v * (2.0 / cx.density).sqrt(), Expect::Dim(Dim::AREA))
+        }
+        (None, Some(t), None) => {
+            cx.error(
+                t.span(),
+                format!(
+                    "edge {key} of valve '{valve}' gives `area` without `discharge_coefficient`"
+                ),
+                "add e.g. `discharge_coefficient = 0.67`",
+            );
+            (t, 0.0, Expect::Dim(Dim::AREA))
+        }
+        (Some(t), _, _) => {
+            cx.error(
+                t.span(),
+                format!("edge {key} of valve '{valve}' gives `coefficient` together with `area`/`discharge_coefficient`"),
+                "give either `coefficient = [[u, K], ...]` or `area = [[u, A], ...]` with `discharge_coefficient`",
+            );
+            (t, 0.0, FLOW_COEFFICIENT)
+        }
+        (None, None, _) => {
+            cx.error(
+                span,
+                format!("edge {key} of valve '{valve}' has no table"),
+                "add `coefficient = [[u, K], ...]` or `area = [[u, A], ...]`",
+            );
+            return MeteringEdge {
+                table: vec![(0.0, 0.0), (1.0, 0.0)],
+            };
+        }
+    };
+    let mut out = Vec::with_capacity(table.get_ref().len());
+    for row in table.get_ref() {
+        let [u, y] = row.get_ref();
+        let u = cx.value(u, Expect::Signal);
+        let yv = cx.value(y, y_expect);
+        if yv < 0.0 {
+            cx.error(
+                row.span(),
+                format!("edge {key} of valve '{valve}': a negative opening ({yv})"),
+                "openings must be zero or positive",
+            );
+        }
+        out.push((u, yv * factor));
+    }
+    if out.len() < 2 {
+        cx.error(
+            table.span(),
+            format!("edge {key} of valve '{valve}' needs at least two points"),
+            "give [[u0, y0], [u1, y1], ...] with increasing u",
+        );
+    } else if let Some(i) = out.windows(2).position(|w| w[1].0 <= w[0].0) {
+        cx.error(
+            table.get_ref()[i + 1].span(),
+            format!(
+                "edge {key} of valve '{valve}': spool positions must increase ({} after {})",
+                out[i + 1].0,
+                out[i].0
+            ),
+            "sort the table by spool position, without repeats",
+        );
+    }
+    if out.len() < 2 || out.windows(2).any(|w| w[1].0 <= w[0].0) {
+        out = vec![(0.0, 0.0), (1.0, 0.0)];
+    }
+    MeteringEdge { table: out }
+}
+
+fn lower_cylinder(cx: &mut Ctx, c: &CylinderDesc, nodes: &[Node]) -> Cylinder {
+    cx.declare(&c.name, "cylinder");
+    let name = c.name.get_ref().clone();
+    let cap_point = point_ref(cx, &c.cap);
+    let rod_point = point_ref(cx, &c.rod);
+    if cap_point == rod_point {
+        cx.error(
+            c.rod.point.span(),
+            "the cylinder's two ends are the same point",
+            "attach the cap and rod ends at different points",
+        );
+    }
+    let area = Expect::Dim(Dim::AREA);
+    let len = Expect::Dim(Dim::LENGTH);
+    let (cap_area, rod_area) = match (&c.bore, &c.rod_diameter, &c.cap_area, &c.rod_area) {
+        (Some(bq), Some(rq), None, None) => {
+            let bore = cx.value(bq, len);
+            let rod = cx.value(rq, len);
+            cx.require_positive(bq, bore, "bore");
+            cx.require_positive(rq, rod, "rod_diameter");
+            if rod >= bore {
+                cx.error(
+                    rq.span(),
+                    format!("the rod ({rod} m) is not thinner than the bore ({bore} m)"),
+                    "check bore and rod_diameter",
+                );
+            }
+            let quarter_pi = std::f64::consts::PI / 4.0;
+            (
+                quarter_pi * bore * bore,
+                quarter_pi * (bore * bore - rod * rod),
+            )
+        }
+        (None, None, Some(aq), Some(rq)) => {
+            let a = cx.value(aq, area);
+            let r = cx.value(rq, area);
+            cx.require_positive(aq, a, "cap_area");
+            cx.require_positive(rq, r, "rod_area");
+            (a, r)
+        }
+        _ => {
+            cx.error(
+                c.name.span(),
+                format!("cylinder '{name}' needs either `bore` and `rod_diameter`, or `cap_area` and `rod_area`"),
+                "give bore = \"80 mm\" and rod_diameter = \"35 mm\" (or the two areas, the rod side as the annulus)",
+            );
+            (1.0, 1.0)
+        }
+    };
+    let stroke = cx.value(&c.stroke, len);
+    cx.require_positive(&c.stroke, stroke, "stroke");
+    let retracted = cx.value(&c.retracted_length, len);
+    cx.require_positive(&c.retracted_length, retracted, "retracted_length");
+    let vol = Expect::Dim(Dim::VOLUME);
+    let cap_dead = cx.value_or(c.cap_dead_volume.as_ref(), vol, 0.0);
+    let rod_dead = cx.value_or(c.rod_dead_volume.as_ref(), vol, 0.0);
+    for (q, v, what) in [
+        (&c.cap_dead_volume, cap_dead, "cap_dead_volume"),
+        (&c.rod_dead_volume, rod_dead, "rod_dead_volume"),
+    ] {
+        if let Some(q) = q {
+            cx.require_non_negative(q, v, what);
+        }
+    }
+    let chamber = |cx: &mut Ctx, n: &crate::description::Name| -> usize {
+        let Some(&i) = cx.nodes.get(n.get_ref()) else {
+            let candidates: Vec<String> = nodes
+                .iter()
+                .filter(|n| matches!(n, Node::Volume(_)))
+                .map(|n| n.name().to_string())
+                .collect();
+            cx.unknown(n, "volume", candidates.iter().map(String::as_str).collect());
+            return 0;
+        };
+        if !matches!(nodes.get(i), Some(Node::Volume(_))) {
+            cx.error(
+                n.span(),
+                format!("cylinder chambers must belong to a volume, but '{}' is a pressure source", n.get_ref()),
+                "add a [[hydraulics.volumes]] entry (volume = 0 if the chamber is the whole volume) and refer to it",
+            );
+        }
+        i
+    };
+    let cap_node = chamber(cx, &c.cap_volume);
+    let rod_node = chamber(cx, &c.rod_volume);
+    if cap_node == rod_node && cx.nodes.contains_key(c.rod_volume.get_ref()) {
+        cx.error(
+            c.rod_volume.span(),
+            "both chambers belong to the same volume",
+            "give the rod chamber its own volume",
+        );
+    }
+    let wall = c.wall_bulk_modulus.as_ref().map(|q| {
+        let b = cx.value(q, P);
+        cx.require_positive(q, b, "wall_bulk_modulus");
+        b
+    });
+    let damping = Expect::Dim(Dim::DAMPING);
+    let friction = match &c.friction {
+        None => Friction::Viscous {
+            coefficient: cx.slot(
+                format!("{name}.friction.coefficient"),
+                0.0,
+                damping,
+                format!("Viscous seal friction of {name}"),
+            ),
+        },
+        Some(f) => lower_friction(cx, &name, f),
+    };
+    let cushion = c.cushion.as_ref();
+    // our choice of defaults: 5 mm, 1e8 N/m, 1e4 N·s/m.
+    let cl = cx.value_or(cushion.and_then(|c| c.length.as_ref()), len, 5e-3);
+    let ck = cx.value_or(
+        cushion.and_then(|c| c.stiffness.as_ref()),
+        Expect::Dim(Dim::STIFFNESS),
+        1e8,
+    );
+    let cd = cx.value_or(cushion.and_then(|c| c.damping.as_ref()), damping, 1e4);
+    if let Some(cu) = cushion {
+        for (q, v, what) in [
+            (&cu.length, cl, "cushion length"),
+            (&cu.stiffness, ck, "cushion stiffness"),
+            (&cu.damping, cd, "cushion damping"),
+        ] {
+            if let Some(q) = q {
+                cx.require_non_negative(q, v, what);
+            }
+        }
+    }
+    Cylinder {
+        cap_point,
+        rod_point,
+        cap_area: cx.slot(
+            format!("{name}.cap_area"),
+            cap_area,
+            area,
+            format!("Piston area of {name}"),
+        ),
+        rod_area: cx.slot(
+            format!("{name}.rod_area"),
+            rod_area,
+            area,
+            format!("Annulus (rod-side) area of {name}"),
+        ),
+        stroke: cx.slot(
+            format!("{name}.stroke"),
+            stroke,
+            len,
+            format!("Stroke of {name}"),
+        ),
+        retracted_length: cx.slot(
+            format!("{name}.retracted_length"),
+            retracted,
+            len,
+            format!("Pin-to-pin length of {name} at zero stroke"),
+        ),
+        cap_dead_volume: cx.slot(
+            format!("{name}.cap_dead_volume"),
+            cap_dead,
+            vol,
+            format!("Cap-side dead volume of {name}"),
+        ),
+        rod_dead_volume: cx.slot(
+            format!("{name}.rod_dead_volume"),
+            rod_dead,
+            vol,
+            format!("Rod-side dead volume of {name}"),
+        ),
+        wall_bulk_modulus: wall.map(|b| {
+            cx.slot(
+                format!("{name}.wall_bulk_modulus"),
+                b,
+                P,
+                format!("Bulk modulus of the wall of {name}"),
+            )
+        }),
+        cap_node,
+        rod_node,
+        friction,
+        cushion: Cushion {
+            length: cx.slot(
+                format!("{name}.cushion.length"),
+                cl,
+                len,
+                format!("End-of-stroke cushion length of {name}"),
+            ),
+            stiffness: cx.slot(
+                format!("{name}.cushion.stiffness"),
+                ck,
+                Expect::Dim(Dim::STIFFNESS),
+                format!("Cushion stiffness of {name}"),
+            ),
+            damping: cx.slot(
+                format!("{name}.cushion.damping"),
+                cd,
+                damping,
+                format!("Cushion damping of {name}"),
+            ),
+        },
+        name,
+    }
+}
+
+/// One key of a friction model: name, what it accepts, description, default (`None` =
+/// required), whether it must be strictly positive.
+struct FrictionKey(&'static str, Expect, &'static str, Option<f64>, bool);
+
+const F_COULOMB: FrictionKey = FrictionKey(
+    "coulomb",
+    Expect::Dim(Dim::FORCE),
+    "Coulomb friction force F_c",
+    None,
+    false,
+);
+const F_STICTION: FrictionKey = FrictionKey(
+    "stiction",
+    Expect::Dim(Dim::FORCE),
+    "Static friction force F_s",
+    None,
+    false,
+);
+const F_STRIBECK: FrictionKey = FrictionKey(
+    "stribeck_velocity",
+    Expect::Dim(Dim::VELOCITY),
+    "Stribeck velocity v_s",
+    None,
+    true,
+);
+const F_VISCOUS: FrictionKey = FrictionKey(
+    "viscous",
+    Expect::Dim(Dim::DAMPING),
+    "Viscous friction coefficient σ2",
+    None,
+    false,
+);
+const F_EXPONENT: FrictionKey = FrictionKey(
+    "exponent",
+    Expect::Dim(Dim::NONE),
+    "Stribeck exponent n",
+    None,
+    true,
+);
+const F_SIGMA0: FrictionKey = FrictionKey(
+    "bristle_stiffness",
+    Expect::Dim(Dim::STIFFNESS),
+    "Bristle stiffness σ0",
+    None,
+    true,
+);
+const F_SIGMA1: FrictionKey = FrictionKey(
+    "bristle_damping",
+    Expect::Dim(Dim::DAMPING),
+    "Bristle damping σ1",
+    None,
+    false,
+);
+
+/// The keys of each friction model, in the order of the runtime's enum fields
+/// (seed 001 §2.3, digest §2.8).
+fn friction_keys(model: FrictionModel) -> Vec<FrictionKey> {
+    match model {
+        FrictionModel::Viscous => vec![FrictionKey(
+            "coefficient",
+            Expect::Dim(Dim::DAMPING),
+            "Viscous seal friction coefficient",
+            None,
+            false,
+        )],
+        FrictionModel::BengisuAkay => vec![
+            F_COULOMB,
+            F_STICTION,
+            F_STRIBECK,
+            FrictionKey(
+                "shape",
+                Expect::Dim(Dim::INVERSE_VELOCITY),
+                "Curve-shape parameter ξ of the Stribeck decay",
+                None,
+                false,
+            ),
+            F_VISCOUS,
+        ],
+        FrictionModel::BrownMcphee => vec![F_COULOMB, F_STICTION, F_STRIBECK, F_VISCOUS],
+        FrictionModel::Lugre => vec![
+            F_COULOMB, F_STICTION, F_STRIBECK, F_EXPONENT, F_SIGMA0, F_SIGMA1, F_VISCOUS,
+        ],
+        FrictionModel::ModifiedLugre => vec![
+            F_COULOMB,
+            F_STICTION,
+            F_STRIBECK,
+            F_EXPONENT,
+            F_SIGMA0,
+            F_SIGMA1,
+            F_VISCOUS,
+            FrictionKey(
+                "threshold_velocity",
+                Expect::Dim(Dim::VELOCITY),
+                "Threshold velocity v_b of the film model",
+                None,
+                true,
+            ),
+            FrictionKey(
+                "tau_acceleration",
+                Expect::Dim(Dim::TIME),
+                "Film time constant while accelerating τ_hp",
+                None,
+                true,
+            ),
+            FrictionKey(
+                "tau_deceleration",
+                Expect::Dim(Dim::TIME),
+                "Film time constant while decelerating τ_hn",
+                None,
+                true,
+            ),
+            FrictionKey(
+                "tau_dwell",
+                Expect::Dim(Dim::TIME),
+                "Film time constant at rest τ_h0",
+                None,
+                true,
+            ),
+            // our choice: "v = 0" of the paper read as |v| below 0.1 mm/s.
+            FrictionKey(
+                "dwell_velocity",
+                Expect::Dim(Dim::VELOCITY),
+                "Speed below which the piston dwells",
+                Some(1e-4),
+                true,
+            ),
+        ],
+    }
+}
+
+fn lower_friction(cx: &mut Ctx, cylinder: &str, f: &crate::description::FrictionDesc) -> Friction {
+    let span = f.model.span();
+    let model = *f.model.get_ref();
+    let model_name = match model {
+        FrictionModel::Viscous => "viscous",
+        FrictionModel::BengisuAkay => "bengisu-akay",
+        FrictionModel::BrownMcphee => "brown-mcphee",
+        FrictionModel::Lugre => "lugre",
+        FrictionModel::ModifiedLugre => "modified-lugre",
+    };
+    let given: [(&str, &Option<crate::description::Quantity>); 14] = [
+        ("coefficient", &f.coefficient),
+        ("coulomb", &f.coulomb),
+        ("stiction", &f.stiction),
+        ("stribeck_velocity", &f.stribeck_velocity),
+        ("viscous", &f.viscous),
+        ("shape", &f.shape),
+        ("exponent", &f.exponent),
+        ("bristle_stiffness", &f.bristle_stiffness),
+        ("bristle_damping", &f.bristle_damping),
+        ("threshold_velocity", &f.threshold_velocity),
+        ("tau_acceleration", &f.tau_acceleration),
+        ("tau_deceleration", &f.tau_deceleration),
+        ("tau_dwell", &f.tau_dwell),
+        ("dwell_velocity", &f.dwell_velocity),
+    ];
+    let keys = friction_keys(model);
+    let wanted: Vec<&str> = keys.iter().map(|k| k.0).collect();
+    for (key, q) in given {
+        if let (false, Some(q)) = (wanted.contains(&key), q) {
+            cx.error(
+                q.span(),
+                format!("{model_name} friction has no `{key}`"),
+                format!(
+                    "{model_name} friction takes {}",
+                    wanted
+                        .iter()
+                        .map(|w| format!("`{w}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+        }
+    }
+    let mut ids = Vec::with_capacity(keys.len());
+    for FrictionKey(key, expect, text, default, positive) in keys {
+        let q = given
+            .iter()
+            .find(|(k, _)| *k == key)
+            .and_then(|(_, q)| q.as_ref());
+        let v = match (q, default) {
+            (Some(q), _) => {
+                let v = cx.value(q, expect);
+                if positive {
+                    cx.require_positive(q, v, key);
+                } else {
+                    cx.require_non_negative(q, v, key);
+                }
+                v
+            }
+            (None, Some(d)) => d,
+            (None, None) => {
+                cx.error(
+                    span.clone(),
+                    format!("{model_name} friction needs `{key}`"),
+                    format!("add `{key} = ...` ({text})"),
+                );
+                0.0
+            }
+        };
+        ids.push(cx.slot(
+            format!("{cylinder}.friction.{key}"),
+            v,
+            expect,
+            format!("{text} of {cylinder}"),
+        ));
+    }
+    let p = |i: usize| ids[i];
+    match model {
+        FrictionModel::Viscous => Friction::Viscous { coefficient: p(0) },
+        FrictionModel::BengisuAkay => Friction::BengisuAkay {
+            coulomb: p(0),
+            stiction: p(1),
+            stribeck_velocity: p(2),
+            shape: p(3),
+            viscous: p(4),
+        },
+        FrictionModel::BrownMcphee => Friction::BrownMcPhee {
+            coulomb: p(0),
+            stiction: p(1),
+            stribeck_velocity: p(2),
+            viscous: p(3),
+        },
+        FrictionModel::Lugre => Friction::LuGre {
+            coulomb: p(0),
+            stiction: p(1),
+            stribeck_velocity: p(2),
+            exponent: p(3),
+            bristle_stiffness: p(4),
+            bristle_damping: p(5),
+            viscous: p(6),
+        },
+        FrictionModel::ModifiedLugre => Friction::ModifiedLuGre {
+            coulomb: p(0),
+            stiction: p(1),
+            stribeck_velocity: p(2),
+            exponent: p(3),
+            bristle_stiffness: p(4),
+            bristle_damping: p(5),
+            viscous: p(6),
+            threshold_velocity: p(7),
+            tau_acceleration: p(8),
+            tau_deceleration: p(9),
+            tau_dwell: p(10),
+            dwell_velocity: p(11),
+        },
+    }
+}

@@ -1,0 +1,690 @@
+//! The FMI interface: user variables bound to slots or probes, plus the variables every
+//! model gets.
+
+use super::{Ctx, Expect};
+use crate::description::{Description, Name, Quantity};
+use crate::names;
+use crate::units::{self, Dim};
+use fmu_runtime::model::{
+    Axis, Binding, Causality, CompiledModel, Element, Initial, JointKind, ParamId, Probe, VarType,
+    Variability, Variable,
+};
+use std::collections::HashMap;
+use std::ops::Range;
+
+struct Builder {
+    vars: Vec<Variable>,
+    names: HashMap<String, Range<usize>>,
+    bound: HashMap<ParamId, String>,
+}
+
+impl Builder {
+    fn push(&mut self, mut v: Variable) {
+        v.value_reference = self.vars.len() as u32 + 1;
+        if let Binding::Param(p) = v.binding {
+            self.bound.insert(p, v.name.clone());
+        }
+        self.names.insert(v.name.clone(), 0..0);
+        self.vars.push(v);
+    }
+}
+
+/// Checks a user variable name: structured syntax and uniqueness.
+fn check_name(cx: &mut Ctx, b: &mut Builder, name: &Name, description: Option<&String>) -> bool {
+    let text = name.get_ref();
+    if description.is_some_and(|d| super::has_control_chars(d)) {
+        cx.error(
+            name.span(),
+            format!("the description of '{text}' contains control characters"),
+            "remove them; XML cannot hold them",
+        );
+    }
+    if let Err(e) = names::check_structured(text) {
+        cx.error(
+            name.span(),
+            format!("'{text}' is not a valid FMI structured name: {e}"),
+            "use identifiers separated by '.', optionally with [index], e.g. \"boom.cylinder.p_cap\"",
+        );
+        return false;
+    }
+    if b.names.contains_key(text) {
+        cx.error(
+            name.span(),
+            format!("duplicate interface variable '{text}'"),
+            "give every interface variable a unique name",
+        );
+        return false;
+    }
+    b.names.insert(text.clone(), name.span());
+    true
+}
+
+/// Resolves a slot target and checks that it is not bound twice.
+fn target(cx: &mut Ctx, b: &Builder, t: &Name) -> Option<ParamId> {
+    let Some(&id) = cx.slot_ids.get(t.get_ref()) else {
+        let slots: Vec<String> = cx.slot_ids.keys().cloned().collect();
+        cx.unknown(
+            t,
+            "parameter slot",
+            slots.iter().map(String::as_str).collect(),
+        );
+        return None;
+    };
+    if let Some(other) = b.bound.get(&id) {
+        cx.error(
+            t.span(),
+            format!(
+                "the slot '{}' is already exposed as interface variable '{other}'",
+                t.get_ref()
+            ),
+            "expose each slot through one variable only",
+        );
+        return None;
+    }
+    Some(id)
+}
+
+/// FMI unit of a slot variable: the user's (coherent SI, fitting the slot), else the slot's.
+fn slot_unit(cx: &mut Ctx, id: ParamId, user: Option<&Name>) -> Option<String> {
+    let expect = cx.slots[id.index()].expect;
+    let Some(u) = user else {
+        return cx
+            .signal_units
+            .get(&id)
+            .cloned()
+            .or_else(|| expect.unit_name());
+    };
+    let parsed = match units::parse_unit(u.get_ref()) {
+        Ok(p) => p,
+        Err(e) => {
+            cx.error(
+                u.span(),
+                e.0,
+                format!(
+                    "known unit symbols: {}",
+                    units::known_symbols().collect::<Vec<_>>().join(" ")
+                ),
+            );
+            return expect.unit_name();
+        }
+    };
+    if !expect.accepts(parsed.dim) {
+        let wanted = match expect {
+            Expect::Dim(d) => d.describe(),
+            Expect::Signal => "a signal (V, A or none)".into(),
+            Expect::Plain(p) => format!("{p}, which has no unit name"),
+        };
+        cx.error(
+            u.span(),
+            format!(
+                "unit '{}' does not fit this slot, which holds {wanted}",
+                u.get_ref()
+            ),
+            "remove `unit` to use the slot's SI unit",
+        );
+        return expect.unit_name();
+    }
+    if (parsed.factor - 1.0).abs() > 1e-12 {
+        cx.error(
+            u.span(),
+            format!("unit '{}' is not a coherent SI unit (factor {})", u.get_ref(), parsed.factor),
+            format!("FMU variables carry SI values: use '{}' (display units such as bar, deg, mm, L/min are added automatically)", parsed.dim.si_name()),
+        );
+        return expect.unit_name();
+    }
+    if parsed.dim == Dim::NONE {
+        None
+    } else {
+        Some(parsed.dim.si_name())
+    }
+}
+
+fn bound(cx: &mut Ctx, q: Option<&Quantity>, expect: Expect) -> Option<f64> {
+    q.map(|q| cx.value(q, expect))
+}
+
+/// Checks min ≤ start ≤ max.
+fn check_range(cx: &mut Ctx, name: &Name, start: f64, min: Option<f64>, max: Option<f64>) {
+    if let (Some(lo), Some(hi)) = (min, max)
+        && lo > hi
+    {
+        cx.error(
+            name.span(),
+            format!("min ({lo}) is greater than max ({hi})"),
+            "swap min and max",
+        );
+        return;
+    }
+    if min.is_some_and(|lo| start < lo) || max.is_some_and(|hi| start > hi) {
+        cx.error(
+            name.span(),
+            format!(
+                "the start value {start} of '{}' is outside [min, max]",
+                name.get_ref()
+            ),
+            "widen min/max or change the slot's default",
+        );
+    }
+}
+
+/// The spool range of a valve-command slot (default min/max of its variable).
+fn spool_range(model: &CompiledModel, id: ParamId) -> Option<(f64, f64)> {
+    model
+        .circuit
+        .spools
+        .iter()
+        .find(|s| s.command == id)
+        .map(|s| (s.min, s.max))
+}
+
+pub(super) fn lower_interface(
+    cx: &mut Ctx,
+    d: &Description,
+    model: &CompiledModel,
+) -> Vec<Variable> {
+    let mut b = Builder {
+        vars: Vec::new(),
+        names: HashMap::new(),
+        bound: HashMap::new(),
+    };
+    let empty = Default::default();
+    let iface = d.interface.as_ref().unwrap_or(&empty);
+
+    for i in &iface.inputs {
+        let ok = check_name(cx, &mut b, &i.name, i.description.as_ref());
+        let Some(id) = target(cx, &b, &i.target) else {
+            continue;
+        };
+        let expect = cx.slots[id.index()].expect;
+        let unit = slot_unit(cx, id, i.unit.as_ref());
+        let start = cx.params[id.index()].default;
+        let range = spool_range(model, id);
+        let min = bound(cx, i.min.as_ref(), expect).or(range.map(|r| r.0));
+        let max = bound(cx, i.max.as_ref(), expect).or(range.map(|r| r.1));
+        check_range(cx, &i.name, start, min, max);
+        if !ok {
+            continue;
+        }
+        let description = i
+            .description
+            .clone()
+            .unwrap_or_else(|| cx.slots[id.index()].description.clone());
+        b.push(Variable {
+            name: i.name.get_ref().clone(),
+            value_reference: 0,
+            description,
+            causality: Causality::Input,
+            variability: Variability::Continuous,
+            initial: None,
+            var_type: VarType::Real,
+            display_unit: display_unit(unit.as_deref()),
+            unit,
+            start: Some(start),
+            min,
+            max,
+            binding: Binding::Param(id),
+        });
+    }
+    for p in &iface.parameters {
+        let ok = check_name(cx, &mut b, &p.name, p.description.as_ref());
+        let Some(id) = target(cx, &b, &p.target) else {
+            continue;
+        };
+        let expect = cx.slots[id.index()].expect;
+        let unit = slot_unit(cx, id, p.unit.as_ref());
+        let start = cx.params[id.index()].default;
+        let min = bound(cx, p.min.as_ref(), expect);
+        let max = bound(cx, p.max.as_ref(), expect);
+        check_range(cx, &p.name, start, min, max);
+        if !ok {
+            continue;
+        }
+        let description = p
+            .description
+            .clone()
+            .unwrap_or_else(|| cx.slots[id.index()].description.clone());
+        let variability = match p.variability {
+            Some(crate::description::VariabilityDesc::Tunable) => Variability::Tunable,
+            _ => Variability::Fixed,
+        };
+        b.push(Variable {
+            name: p.name.get_ref().clone(),
+            value_reference: 0,
+            description,
+            causality: Causality::Parameter,
+            variability,
+            initial: Some(Initial::Exact),
+            var_type: VarType::Real,
+            display_unit: display_unit(unit.as_deref()),
+            unit,
+            start: Some(start),
+            min,
+            max,
+            binding: Binding::Param(id),
+        });
+    }
+
+    // Units of spool signals as the interface exposes them (for `<valve>.spool` outputs).
+    let mut spool_units: HashMap<usize, String> = HashMap::new();
+    for (i, s) in model.circuit.spools.iter().enumerate() {
+        let from_var = b
+            .vars
+            .iter()
+            .find(|v| v.binding == Binding::Param(s.command))
+            .and_then(|v| v.unit.clone());
+        if let Some(u) = from_var.or_else(|| cx.spool_units.get(i).cloned().flatten()) {
+            spool_units.insert(i, u);
+        }
+    }
+
+    for o in &iface.outputs {
+        let ok = check_name(cx, &mut b, &o.name, o.description.as_ref());
+        let Some(r) = resolve_quantity(cx, &o.quantity, model, &spool_units) else {
+            continue;
+        };
+        if !ok {
+            continue;
+        }
+        b.push(output(
+            o.name.get_ref(),
+            o.description.clone().unwrap_or(r.description),
+            r.probe,
+            r.var_type,
+            r.unit,
+        ));
+    }
+
+    // Always present (seed-independent diagnostics of every FMU).
+    let step = model.solver.step;
+    if !b.names.contains_key("solver.step") && !b.bound.contains_key(&step) {
+        let start = cx.params[step.index()].default;
+        b.push(Variable {
+            name: "solver.step".into(),
+            value_reference: 0,
+            description: "Internal fixed integration step of the monolithic solver".into(),
+            causality: Causality::Parameter,
+            variability: Variability::Fixed,
+            initial: Some(Initial::Exact),
+            var_type: VarType::Real,
+            unit: Some("s".into()),
+            display_unit: None,
+            start: Some(start),
+            min: None,
+            max: None,
+            binding: Binding::Param(step),
+        });
+    }
+    for (name, probe) in GLOBAL_QUANTITIES {
+        if b.names.contains_key(*name) {
+            continue;
+        }
+        let r = global_quantity(probe);
+        b.push(output(name, r.description, r.probe, r.var_type, r.unit));
+    }
+    b.vars
+}
+
+fn output(
+    name: &str,
+    description: String,
+    probe: Probe,
+    var_type: VarType,
+    unit: Option<String>,
+) -> Variable {
+    Variable {
+        name: name.to_string(),
+        value_reference: 0,
+        description,
+        causality: Causality::Output,
+        variability: if var_type == VarType::Real {
+            Variability::Continuous
+        } else {
+            Variability::Discrete
+        },
+        initial: None,
+        var_type,
+        display_unit: display_unit(unit.as_deref()),
+        unit,
+        start: None,
+        min: None,
+        max: None,
+        binding: Binding::Probe(probe),
+    }
+}
+
+fn display_unit(unit: Option<&str>) -> Option<String> {
+    unit.and_then(|u| units::display_units(u).first())
+        .map(|(name, _, _)| name.to_string())
+}
+
+/// Quantities of the whole model, added to every interface in this order.
+const GLOBAL_QUANTITIES: &[(&str, Probe)] = &[
+    ("energy.kinetic", Probe::KineticEnergy),
+    ("energy.potential", Probe::PotentialEnergy),
+    ("energy.total", Probe::TotalEnergy),
+    ("energy.actuator_work", Probe::ActuatorWork),
+    ("energy.balance_error", Probe::EnergyBalanceError),
+    ("constraints.phi_norm", Probe::ConstraintNorm),
+    ("constraints.dphi_norm", Probe::ConstraintVelocityNorm),
+    ("constraints.ddphi_norm", Probe::ConstraintAccelerationNorm),
+    ("solver.iterations", Probe::NewtonIterations),
+    ("solver.steps", Probe::StepCount),
+];
+
+struct Resolved {
+    probe: Probe,
+    var_type: VarType,
+    unit: Option<String>,
+    description: String,
+}
+
+fn real(probe: Probe, unit: &str, description: String) -> Resolved {
+    Resolved {
+        probe,
+        var_type: VarType::Real,
+        unit: Some(unit.to_string()),
+        description,
+    }
+}
+
+fn global_quantity(probe: &Probe) -> Resolved {
+    let (unit, text) = match probe {
+        Probe::KineticEnergy => (Some("J"), "Kinetic energy of the mechanism"),
+        Probe::PotentialEnergy => (Some("J"), "Gravitational potential energy of the mechanism"),
+        Probe::TotalEnergy => (Some("J"), "Kinetic plus potential energy"),
+        Probe::ActuatorWork => (
+            Some("J"),
+            "Work done on the mechanism by actuators, applied forces and dampers",
+        ),
+        Probe::EnergyBalanceError => (
+            Some("J"),
+            "Total energy minus initial energy minus actuator work (0 for an exact integrator)",
+        ),
+        Probe::ConstraintNorm => (None, "Norm of the loop-closure constraint violation Φ"),
+        Probe::ConstraintVelocityNorm => (None, "Norm of the constraint velocity violation dΦ/dt"),
+        Probe::ConstraintAccelerationNorm => (
+            None,
+            "Norm of the constraint acceleration violation d²Φ/dt²",
+        ),
+        Probe::NewtonIterations => (None, "Newton iterations of the last internal step"),
+        Probe::StepCount => (None, "Internal steps taken since initialization"),
+        _ => (None, ""),
+    };
+    let integer = matches!(probe, Probe::NewtonIterations | Probe::StepCount);
+    Resolved {
+        probe: *probe,
+        var_type: if integer {
+            VarType::Integer
+        } else {
+            VarType::Real
+        },
+        unit: unit.map(str::to_string),
+        description: text.to_string(),
+    }
+}
+
+/// `<component>.<quantity>` → probe, type, unit and description.
+fn resolve_quantity(
+    cx: &mut Ctx,
+    q: &Name,
+    model: &CompiledModel,
+    spool_units: &HashMap<usize, String>,
+) -> Option<Resolved> {
+    let text = q.get_ref().as_str();
+    if let Some((name, probe)) = GLOBAL_QUANTITIES.iter().find(|(n, _)| *n == text) {
+        let _ = name;
+        return Some(global_quantity(probe));
+    }
+    let Some((head, tail)) = text.split_once('.') else {
+        cx.error(
+            q.span(),
+            format!("'{text}' is not a quantity"),
+            "write <component>.<quantity>, e.g. \"cylinder.length\" or \"pivot.q\"",
+        );
+        return None;
+    };
+    let bad = |cx: &mut Ctx, kind: &str, valid: &[&str]| {
+        cx.error(
+            q.span(),
+            format!("{kind} '{head}' has no quantity '{tail}'"),
+            format!(
+                "a {kind} offers: {}",
+                valid
+                    .iter()
+                    .map(|v| format!("{head}.{v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+        None
+    };
+    if let Some(&body) = cx.joints.get(head) {
+        let b = &model.mechanism.bodies[body];
+        let (pos, vel, acc) = match b.joint {
+            JointKind::Revolute { .. } => ("rad", "rad/s", "rad/s2"),
+            JointKind::Prismatic { .. } => ("m", "m/s", "m/s2"),
+            JointKind::Fixed => {
+                cx.error(
+                    q.span(),
+                    format!("joint '{head}' is fixed and has no coordinate"),
+                    "pick a revolute or prismatic joint",
+                );
+                return None;
+            }
+        };
+        return match tail {
+            "q" => Some(real(
+                Probe::JointPosition(body),
+                pos,
+                format!("Coordinate of joint {head}"),
+            )),
+            "qd" => Some(real(
+                Probe::JointVelocity(body),
+                vel,
+                format!("Rate of joint {head}"),
+            )),
+            "qdd" => Some(real(
+                Probe::JointAcceleration(body),
+                acc,
+                format!("Acceleration of joint {head}"),
+            )),
+            _ => bad(cx, "joint", &["q", "qd", "qdd"]),
+        };
+    }
+    if let Some(&i) = cx.cylinders.get(head) {
+        return match tail {
+            "length" => Some(real(
+                Probe::CylinderLength(i),
+                "m",
+                format!("Pin-to-pin length of cylinder {head}"),
+            )),
+            "speed" => Some(real(
+                Probe::CylinderSpeed(i),
+                "m/s",
+                format!("Extension speed of cylinder {head}"),
+            )),
+            "force" => Some(real(
+                Probe::CylinderForce(i),
+                "N",
+                format!(
+                    "Force of cylinder {head} on the mechanism (positive pushes the pins apart)"
+                ),
+            )),
+            "friction" => Some(real(
+                Probe::CylinderFriction(i),
+                "N",
+                format!("Seal friction force of cylinder {head}"),
+            )),
+            _ => bad(cx, "cylinder", &["length", "speed", "force", "friction"]),
+        };
+    }
+    if let Some(&i) = cx.nodes.get(head) {
+        return match tail {
+            "p" => Some(real(
+                Probe::NodePressure(i),
+                "Pa",
+                format!("Pressure of {head}"),
+            )),
+            _ => bad(cx, "hydraulic node", &["p"]),
+        };
+    }
+    if let Some(&i) = cx.elements.get(head) {
+        let flow = real(Probe::ElementFlow(i), "m3/s", String::new());
+        return match (&model.circuit.elements[i], tail) {
+            (Element::DirectionalValve(_), "flow") => Some(Resolved {
+                description: format!("Flow of valve {head} into port A"),
+                ..flow
+            }),
+            (Element::DirectionalValve(_), "spool") => {
+                let s = cx.spools[head];
+                Some(Resolved {
+                    probe: Probe::SpoolPosition(s),
+                    var_type: VarType::Real,
+                    unit: spool_units.get(&s).cloned(),
+                    description: format!("Spool position of valve {head}"),
+                })
+            }
+            (Element::DirectionalValve(_), _) => bad(cx, "valve", &["spool", "flow"]),
+            (Element::Pump(_), "power") => Some(real(
+                Probe::PumpPower(i),
+                "W",
+                format!("Hydraulic power delivered by pump {head}"),
+            )),
+            (Element::Pump(_), "flow") => Some(Resolved {
+                description: format!("Flow of pump {head}"),
+                ..flow
+            }),
+            (Element::Pump(_), _) => bad(cx, "pump", &["flow", "power"]),
+            (_, "flow") => Some(Resolved {
+                description: format!("Flow through {head}"),
+                ..flow
+            }),
+            (_, _) => bad(cx, "hydraulic element", &["flow"]),
+        };
+    }
+    if let Some(&i) = cx.markers.get(head) {
+        let (kind, axis) = tail.split_once('.').unwrap_or((tail, ""));
+        let axis = match axis {
+            "x" => Some(Axis::X),
+            "y" => Some(Axis::Y),
+            "z" => Some(Axis::Z),
+            _ => None,
+        };
+        return match (kind, axis) {
+            ("position", Some(a)) => Some(real(
+                Probe::MarkerPosition(i, a),
+                "m",
+                format!(
+                    "World {} position of marker {head}",
+                    &tail[tail.len() - 1..]
+                ),
+            )),
+            ("velocity", Some(a)) => Some(real(
+                Probe::MarkerVelocity(i, a),
+                "m/s",
+                format!(
+                    "World {} velocity of marker {head}",
+                    &tail[tail.len() - 1..]
+                ),
+            )),
+            _ => bad(
+                cx,
+                "marker",
+                &[
+                    "position.x",
+                    "position.y",
+                    "position.z",
+                    "velocity.x",
+                    "velocity.y",
+                    "velocity.z",
+                ],
+            ),
+        };
+    }
+    if let Some(&body) = cx.bodies.get(head) {
+        let joint = &model.mechanism.bodies[body].joint_name;
+        cx.error(
+            q.span(),
+            format!("'{head}' is a body; joint quantities are named after the joint"),
+            format!("write \"{joint}.{tail}\" (the joint of body {head}), or add a [[markers]] entry for point quantities"),
+        );
+        return None;
+    }
+    let mut candidates: Vec<&str> = Vec::new();
+    for t in [
+        &cx.joints.keys().collect::<Vec<_>>(),
+        &cx.cylinders.keys().collect(),
+        &cx.nodes.keys().collect(),
+        &cx.elements.keys().collect(),
+        &cx.markers.keys().collect(),
+    ] {
+        candidates.extend(t.iter().map(|s| s.as_str()));
+    }
+    let help = match names::closest(head, candidates.iter().copied()) {
+        Some(c) => format!("did you mean '{c}.{tail}'?"),
+        None => "quantities are <joint>.q|qd|qdd, <cylinder>.length|speed|force|friction, <node>.p, <valve>.spool, <element>.flow, <pump>.power, <marker>.position.x, energy.total, ...".into(),
+    };
+    cx.error(
+        q.span(),
+        format!("unknown component '{head}' in quantity '{text}'"),
+        help,
+    );
+    None
+}
+
+/// `init.solve_for`: interface variable names (inputs/parameters) or slot names.
+pub(super) fn solve_for_targets(
+    cx: &mut Ctx,
+    d: &Description,
+    model: &CompiledModel,
+) -> Vec<ParamId> {
+    let Some(list) = d.init.as_ref().and_then(|i| i.solve_for.as_ref()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for n in list {
+        let text = n.get_ref();
+        let by_var = model.variables.iter().find(|v| &v.name == text);
+        let id = match by_var {
+            Some(v) => {
+                match (v.causality, v.binding) {
+                    (Causality::Input | Causality::Parameter, Binding::Param(p)) => Some(p),
+                    _ => {
+                        cx.error(n.span(), format!("'{text}' is an output; only inputs and parameters can be solved for"), "name an input, a parameter or a parameter slot");
+                        None
+                    }
+                }
+            }
+            None => match cx.slot_ids.get(text) {
+                Some(&p) => Some(p),
+                None => {
+                    let mut c: Vec<String> = model
+                        .variables
+                        .iter()
+                        .filter(|v| v.causality != Causality::Output)
+                        .map(|v| v.name.clone())
+                        .collect();
+                    c.extend(cx.slot_ids.keys().cloned());
+                    cx.unknown(
+                        n,
+                        "input, parameter or slot",
+                        c.iter().map(String::as_str).collect(),
+                    );
+                    None
+                }
+            },
+        };
+        if let Some(id) = id {
+            if out.contains(&id) {
+                cx.error(
+                    n.span(),
+                    format!("'{text}' is listed twice"),
+                    "list each unknown once",
+                );
+            } else {
+                out.push(id);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,231 @@
+//! End-to-end: `hydromech build` of the seed 002 rod into a temporary directory, then the
+//! archive is checked against the FMI 2.0 packaging rules (notes §1.5).
+//!
+//! The first run compiles fmu-runtime in release mode into
+//! `target/hydromech-wrappers/target` (minutes on 2 cores); later runs only link.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hydromech-test-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+#[test]
+fn builds_the_naya_rod_fmu() {
+    let out = temp_dir("build");
+    let model = workspace().join("models").join("naya-rod.toml");
+    let run = Command::new(env!("CARGO_BIN_EXE_hydromech"))
+        .arg("build")
+        .arg(&model)
+        .arg("-o")
+        .arg(&out)
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        run.status.success(),
+        "hydromech build failed:\n{stdout}\n{stderr}"
+    );
+    let fmu = out.join("naya-rod.fmu");
+    assert!(stdout.contains(&fmu.display().to_string()), "{stdout}");
+    // No temporary file left next to the FMU.
+    let left: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["naya-rod.fmu"]);
+
+    let mut zip = zip::ZipArchive::new(File::open(&fmu).unwrap()).unwrap();
+    let mut names: Vec<String> = zip.file_names().map(str::to_string).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "binaries/linux64/naya_rod.so",
+            "documentation/index.html",
+            "modelDescription.xml"
+        ]
+    );
+    let mut contents = std::collections::HashMap::new();
+    for i in 0..zip.len() {
+        let mut f = zip.by_index(i).unwrap();
+        let name = f.name().to_string();
+        assert_eq!(f.compression(), zip::CompressionMethod::Deflated, "{name}");
+        assert!(
+            !name.starts_with('/') && !name.starts_with("./") && !name.contains('\\'),
+            "{name}"
+        );
+        let mut data = Vec::new();
+        f.read_to_end(&mut data).unwrap();
+        assert_eq!(data.len() as u64, f.size());
+        contents.insert(name, data);
+    }
+    // No ZIP64 records, "version needed to extract" ≤ 2.0 (FMI 2.0 §2.3).
+    let raw = std::fs::read(&fmu).unwrap();
+    assert!(
+        !contains(&raw, b"PK\x06\x06") && !contains(&raw, b"PK\x06\x07"),
+        "ZIP64 end records present"
+    );
+    for (i, w) in raw.windows(4).enumerate() {
+        if w == b"PK\x03\x04" {
+            let version = u16::from_le_bytes([raw[i + 4], raw[i + 5]]);
+            assert!(version <= 20, "version needed to extract {version}");
+        }
+    }
+
+    let xml = String::from_utf8(contents["modelDescription.xml"].clone()).unwrap();
+    assert!(xml.contains("fmiVersion=\"2.0\""));
+    assert!(xml.contains("modelIdentifier=\"naya_rod\""));
+    assert!(
+        xml.contains("generationDateAndTime=\"2023-11-14T22:13:20Z\""),
+        "SOURCE_DATE_EPOCH ignored"
+    );
+    // The equilibrium command of seed 002 eq 32 (κ0 ≈ 0.4646082) is the input's start.
+    let start = xml
+        .split("name=\"valve.command\"")
+        .nth(1)
+        .unwrap()
+        .split("start=\"")
+        .nth(1)
+        .unwrap();
+    let kappa0: f64 = start.split('"').next().unwrap().parse().unwrap();
+    assert!((kappa0 - 0.4646082).abs() < 1e-6, "κ0 = {kappa0}");
+
+    // The binary is an ELF shared library exporting every FMI function and the model hook.
+    let so = &contents["binaries/linux64/naya_rod.so"];
+    assert_eq!(&so[..4], b"\x7fELF");
+    for f in fmu_runtime::fmi2::EXPORTED_FUNCTIONS {
+        assert!(contains(so, f.as_bytes()), "{f} is not in the binary");
+    }
+    assert!(contains(so, b"hydromech_embedded_model"));
+    // The embedded model is the one described by the XML (its GUID is inside model.bin).
+    let guid = xml
+        .split("guid=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    assert!(contains(so, guid.as_bytes()), "GUID {guid} not embedded");
+
+    let html = String::from_utf8(contents["documentation/index.html"].clone()).unwrap();
+    assert!(
+        html.starts_with("<!DOCTYPE html>")
+            && html.contains("naya-rod")
+            && html.contains("valve.command")
+    );
+
+    // A second build of unchanged content gives the same GUID (content hash).
+    let again = Command::new(env!("CARGO_BIN_EXE_hydromech"))
+        .arg("build")
+        .arg(&model)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    let mut zip = zip::ZipArchive::new(File::open(&fmu).unwrap()).unwrap();
+    let mut xml2 = String::new();
+    zip.by_name("modelDescription.xml")
+        .unwrap()
+        .read_to_string(&mut xml2)
+        .unwrap();
+    assert!(xml2.contains(&format!("guid=\"{guid}\"")));
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn errors_have_positions_help_and_exit_code_1() {
+    let dir = temp_dir("errors");
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "[model]\nname = \"x\"\n\n[[bodies]]\nname = \"arm\"\nparent = \"grond\"\njoint = { type = \"revolute\", axis = [0, 0, 1] }\nparts = [{ shape = \"point\", mass = \"1 kg\", at = [1, 0, 0] }]\n").unwrap();
+    for command in ["check", "build"] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hydromech"));
+        cmd.arg(command).arg(&bad);
+        if command == "build" {
+            cmd.arg("-o").arg(&dir);
+        }
+        let run = cmd.output().unwrap();
+        assert_eq!(run.status.code(), Some(1), "{command}");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        let expected = format!("{}:6:10: error: unknown body 'grond'", bad.display());
+        assert!(stderr.contains(&expected), "{command}: {stderr}");
+        assert!(stderr.contains("help: did you mean 'ground'?"), "{stderr}");
+    }
+    // Garbage never panics.
+    for text in [
+        "",
+        "[model",
+        "model = 3",
+        "[model]\nname = 1",
+        "\u{0}\u{1}",
+        "[[bodies]]\n[[bodies]]\n",
+    ] {
+        std::fs::write(&bad, text).unwrap();
+        let run = Command::new(env!("CARGO_BIN_EXE_hydromech"))
+            .arg("check")
+            .arg(&bad)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(1), "{text:?}");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(
+            stderr.contains("error:") && stderr.contains("help:") && !stderr.contains("panicked"),
+            "{text:?}: {stderr}"
+        );
+    }
+    // A missing file.
+    let run = Command::new(env!("CARGO_BIN_EXE_hydromech"))
+        .arg("check")
+        .arg(dir.join("none.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn check_accepts_the_reference_models() {
+    let models = workspace().join("models");
+    let run = Command::new(env!("CARGO_BIN_EXE_hydromech"))
+        .arg("check")
+        .arg(models.join("naya-rod.toml"))
+        .arg(models.join("jaiswal-fourbar.toml"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        stdout.contains("naya-rod.toml: ok (1 bodies, 1 coordinates, 0 constraints, 2 pressures"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "jaiswal-fourbar.toml: ok (3 bodies, 3 coordinates, 5 constraints, 3 pressures"
+        ),
+        "{stdout}"
+    );
+}
