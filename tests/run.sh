@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# THE test command of hydromech:  bash tests/run.sh
+#
+# On a fresh machine (CI: clean clone, nothing cached) it
+#   1. installs what is missing, idempotently: libclang (for the `fmi` crate's bindgen),
+#      binutils/libc-bin (objdump, nm, readelf, ldd), python3-venv; via apt-get, only when missing
+#   2. creates .venv and installs the pinned Python requirements (tests/python/requirements.txt:
+#      FMPy, ecospy + tbb, pytest), makes ecospy's `ecos` binary executable
+#   3. builds every FMU:            cargo run --release --bin hydromech -- build
+#      (= `cargo run --release -p model-compiler -- build`, the README's command, but with the
+#      features of the whole workspace, so that stage 4 reuses every compiled dependency:
+#      `-p` resolves a different feature set and compiles ~30 crates a second time)
+#   4. runs every Rust test:        cargo test --workspace --release
+#   5. checks the FMI ABI header:   bash tests/abi/check_header.sh   (if present; run on the
+#      shared library of a generated FMU, with the venv's FMPy headers)
+#   6. runs the importer tests:     .venv/bin/python -m pytest tests/python -v
+# Every stage runs even if an earlier one failed; a summary with per-stage timings is printed
+# at the end and the exit code is non-zero if any stage failed.
+#
+# One cargo profile (release) is used throughout, so dependencies are compiled once.
+# Environment: HYDROMECH_SKIP_SETUP=1 skips stages 1-2 (for quick local reruns);
+#              PYTEST_ARGS="..." adds arguments to pytest (e.g. "-k protocol").
+
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+VENV="$ROOT/.venv"
+VPY="$VENV/bin/python"
+REQ="$ROOT/tests/python/requirements.txt"
+PIP_LIBCLANG="libclang==18.1.1" # fallback only, when apt cannot provide libclang
+
+export DEBIAN_FRONTEND=noninteractive
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+export PYTHONDONTWRITEBYTECODE=1
+export CARGO_TERM_PROGRESS_WHEN=never
+
+STAGE_NAMES=()
+STAGE_STATUS=()
+STAGE_TIMES=()
+T_START=$(date +%s.%N)
+
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# run_stage NAME FUNCTION: runs FUNCTION in a subshell with `set -euo pipefail` active (it is
+# not called from an `if`/`||` context, where bash would silently disable errexit).
+run_stage() {
+    local name=$1 fn=$2 t0 rc dt
+    echo
+    echo "==================== [$name] start $(date +%H:%M:%S) ===================="
+    t0=$(date +%s.%N)
+    set +e
+    (
+        set -euo pipefail
+        "$fn"
+    )
+    rc=$?
+    set -e
+    dt=$(elapsed "$t0")
+    STAGE_NAMES+=("$name")
+    STAGE_TIMES+=("$dt")
+    if [ "$rc" -eq 0 ]; then
+        STAGE_STATUS+=("ok")
+        echo "==================== [$name] ok in ${dt}s ===================="
+    else
+        STAGE_STATUS+=("FAILED($rc)")
+        echo "==================== [$name] FAILED (exit $rc) after ${dt}s ===================="
+    fi
+}
+
+skip_stage() {
+    STAGE_NAMES+=("$1")
+    STAGE_STATUS+=("skipped")
+    STAGE_TIMES+=("0.0")
+    echo
+    echo "==================== [$1] skipped: $2 ===================="
+}
+
+# ---------------------------------------------------------------------------------------------
+have_system_libclang() {
+    local f
+    for f in /usr/lib/llvm-*/lib/libclang.so* /usr/lib/llvm-*/lib/libclang-*.so* \
+        /usr/lib/x86_64-linux-gnu/libclang-[0-9]*.so* /usr/lib/x86_64-linux-gnu/libclang.so* \
+        /usr/lib64/libclang.so* /usr/local/lib/libclang.so*; do
+        [ -e "$f" ] && return 0
+    done
+    return 1
+}
+
+stage_system() {
+    local pkgs=()
+    if [ -n "${LIBCLANG_PATH:-}" ]; then
+        echo "LIBCLANG_PATH=$LIBCLANG_PATH given: not installing libclang"
+    elif have_system_libclang; then
+        echo "libclang: present"
+    else
+        pkgs+=(libclang-dev)
+    fi
+    command -v cc >/dev/null || pkgs+=(gcc)
+    for t in objdump nm readelf; do command -v "$t" >/dev/null || { pkgs+=(binutils); break; }; done
+    command -v ldd >/dev/null || pkgs+=(libc-bin)
+    python3 -c 'import venv, ensurepip' 2>/dev/null || pkgs+=(python3-venv)
+    if [ ${#pkgs[@]} -eq 0 ]; then
+        echo "system packages: nothing to install"
+        return 0
+    fi
+    echo "system packages missing: ${pkgs[*]}"
+    local SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo -n"
+    if command -v apt-get >/dev/null && { [ -z "$SUDO" ] || sudo -n true 2>/dev/null; }; then
+        $SUDO apt-get update -qq
+        $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}"
+    else
+        echo "cannot apt-get install ${pkgs[*]} (not root / no apt)"
+        # libclang alone has a fallback (pip wheel, see stage_python); the rest is fatal
+        local rest=() p
+        for p in "${pkgs[@]}"; do [ "$p" = libclang-dev ] || rest+=("$p"); done
+        [ ${#rest[@]} -eq 0 ]
+    fi
+}
+
+stage_python() {
+    if [ ! -x "$VPY" ] || ! "$VPY" -c 'import sys' 2>/dev/null; then
+        echo "creating $VENV"
+        python3 -m venv --clear "$VENV"
+    fi
+    local stamp="$VENV/.hydromech-requirements.sha256" want
+    want=$(sha256sum "$REQ" | cut -d' ' -f1)
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
+        "$VPY" -c 'import fmpy, pytest, pytest_timeout, numpy' 2>/dev/null; then
+        echo "python requirements: up to date"
+    else
+        "$VPY" -m pip install -q -r "$REQ"
+        echo "$want" >"$stamp"
+    fi
+    if [ -z "${LIBCLANG_PATH:-}" ] && ! have_system_libclang; then
+        echo "no system libclang: installing the $PIP_LIBCLANG wheel for bindgen"
+        "$VPY" -m pip install -q "$PIP_LIBCLANG"
+    fi
+    # ecospy's wheel stores its native binaries with mode 0644
+    local eco
+    eco=$("$VPY" -c 'import importlib.util as u; print(list(u.find_spec("ecospy").submodule_search_locations)[0])')
+    chmod +x "$eco/binaries/ecos" "$eco/binaries/proxyfmu"
+    LD_LIBRARY_PATH="$VENV/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$eco/binaries/ecos" --version
+    "$VPY" -m pip freeze | grep -i -E '^(fmpy|ecospy|tbb|pytest|pytest-timeout|numpy|libclang)==' | tr '\n' ' ' || true
+    echo
+}
+
+# bindgen (fmi-sys) needs libclang: point it at the pip wheel when there is no system one.
+configure_libclang() {
+    if [ -z "${LIBCLANG_PATH:-}" ] && ! have_system_libclang && [ -x "$VPY" ]; then
+        local d
+        d=$("$VPY" -c 'import clang, os; print(os.path.join(os.path.dirname(clang.__file__), "native"))' 2>/dev/null || true)
+        if [ -n "$d" ] && [ -d "$d" ]; then
+            export LIBCLANG_PATH="$d"
+            export BINDGEN_EXTRA_CLANG_ARGS="${BINDGEN_EXTRA_CLANG_ARGS:-} -I$(cc -print-file-name=include)"
+            echo "using libclang from the pip wheel: LIBCLANG_PATH=$LIBCLANG_PATH"
+        fi
+    fi
+}
+
+stage_build_fmus() {
+    cargo run --release --bin hydromech -- build
+    echo "FMUs:"
+    ls -l fmus/*.fmu
+}
+
+stage_cargo_test() {
+    cargo test --workspace --release
+}
+
+stage_abi_header() {
+    # Check the binary of a generated FMU when there is one (no extra build), else let the
+    # script build fmu-runtime in the release profile (never a second, debug, build).
+    local fmu lib=""
+    fmu=$(ls fmus/*.fmu 2>/dev/null | head -n 1 || true)
+    if [ -n "$fmu" ]; then
+        local dir="$ROOT/target/abi-check"
+        rm -rf "$dir" && mkdir -p "$dir"
+        python3 - "$ROOT/$fmu" "$dir" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    z.extractall(sys.argv[2], [n for n in z.namelist() if n.startswith("binaries/linux64/")])
+PY
+        lib=$(ls "$dir"/binaries/linux64/*.so | head -n 1)
+        echo "checking the binary of $fmu: $lib"
+    fi
+    if [ -n "$lib" ]; then
+        FMU_LIBRARY="$lib" FMPY_PYTHON="$VPY" PROFILE=release bash tests/abi/check_header.sh
+    else
+        FMPY_PYTHON="$VPY" PROFILE=release bash tests/abi/check_header.sh
+    fi
+}
+
+stage_pytest() {
+    # shellcheck disable=SC2086
+    "$VPY" -m pytest tests/python -v -p no:cacheprovider -rfEs ${PYTEST_ARGS:-}
+}
+
+# ---------------------------------------------------------------------------------------------
+echo "hydromech tests/run.sh in $ROOT (CI=${CI:-})"
+echo "$(cargo --version) | $(rustc --version) | $(python3 --version 2>&1) | $(nproc) cores"
+
+if [ -n "${HYDROMECH_SKIP_SETUP:-}" ]; then
+    skip_stage setup-system "HYDROMECH_SKIP_SETUP set"
+    skip_stage setup-python "HYDROMECH_SKIP_SETUP set"
+else
+    run_stage setup-system stage_system
+    run_stage setup-python stage_python
+fi
+configure_libclang
+run_stage build-fmus stage_build_fmus
+run_stage cargo-test stage_cargo_test
+if [ -f tests/abi/check_header.sh ]; then
+    run_stage abi-header stage_abi_header
+else
+    skip_stage abi-header "tests/abi/check_header.sh not present"
+fi
+run_stage pytest stage_pytest
+
+# ---------------------------------------------------------------------------------------------
+echo
+echo "==================== hydromech test summary ===================="
+failed=()
+n_ok=0
+n_skip=0
+for i in "${!STAGE_NAMES[@]}"; do
+    printf '  %-14s %-12s %8ss\n' "${STAGE_NAMES[$i]}" "${STAGE_STATUS[$i]}" "${STAGE_TIMES[$i]}"
+    case "${STAGE_STATUS[$i]}" in
+    ok) n_ok=$((n_ok + 1)) ;;
+    skipped) n_skip=$((n_skip + 1)) ;;
+    *) failed+=("${STAGE_NAMES[$i]}") ;;
+    esac
+done
+total=$(elapsed "$T_START")
+if [ ${#failed[@]} -eq 0 ]; then
+    echo "tests/run.sh: PASS - all stages ok ($n_ok ok, $n_skip skipped) in ${total}s"
+    exit 0
+else
+    echo "tests/run.sh: FAIL - failed stages: ${failed[*]} ($n_ok ok, $n_skip skipped) in ${total}s"
+    exit 1
+fi
