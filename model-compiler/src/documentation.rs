@@ -391,6 +391,7 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
                     Friction::BrownMcPhee { .. } => "Brown–McPhee",
                     Friction::LuGre { .. } => "LuGre",
                     Friction::ModifiedLuGre { .. } => "modified LuGre",
+                    Friction::Selectable { .. } => "selectable (Pub II models, see the parameter)",
                 };
                 let values: Vec<String> = c
                     .friction

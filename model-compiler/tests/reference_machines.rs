@@ -368,3 +368,73 @@ fn jaiswal_fourbar_pub1_cycle() {
     assert!(phi < 1e-6);
     assert!(lift_top > 0.05, "the crank should lift (Pub I work cycle)");
 }
+
+// ---------------------------------------------------------------------------------------
+// Seed 001 Publication II four-bar with the four seal-friction models
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn jaiswal_fourbar_friction_models_pub2() {
+    let names = ["Bengisu–Akay", "Brown–McPhee", "LuGre", "modified LuGre"];
+    let mut cranks = vec![];
+    for (k, name) in names.iter().enumerate() {
+        let mut m = Machine::load("jaiswal-fourbar-friction.toml");
+        assert_eq!(
+            m.start("cylinder.friction_model"),
+            1.0,
+            "Brown–McPhee is the default"
+        );
+        m.set("cylinder.friction_model", k as f64);
+        m.inst.initialize(0.0).unwrap();
+        // Static start: the printed geometry holds the linkage in tension (see the model
+        // file: Pub II's printed 681.23 N does not belong to this geometry).
+        assert!(
+            (m.get("cylinder.force") + 386.07).abs() < 0.05,
+            "{}",
+            m.get("cylinder.force")
+        );
+        assert!((m.get("cylinder.p_cap") - 2.7533e6).abs() < 100.0);
+        let (mut sum, mut max_it, mut drift, mut work, mut peak_friction) =
+            (0.0, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        let mut crank = vec![];
+        let start = std::time::Instant::now();
+        for s in 0..10000 {
+            let t = s as f64 * 0.001;
+            m.set("valve.command", pub1_command(t + 0.001));
+            m.inst
+                .advance(t + 0.001)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let it = m.get("solver.iterations");
+            sum += it;
+            max_it = max_it.max(it);
+            drift = drift.max(m.get("energy.balance_error").abs());
+            work = work.max(m.get("energy.actuator_work").abs());
+            peak_friction = peak_friction.max(m.get("cylinder.friction").abs());
+            if (s + 1) % 1000 == 0 {
+                crank.push(m.get("crank.angle"));
+            }
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        println!(
+            "{name:>15}: iterations avg {:.2} max {max_it}, energy drift {drift:.3} J of max work {work:.1} J, peak friction {peak_friction:.0} N, {seconds:.3} s wall for 10 s",
+            sum / 1e4
+        );
+        assert!(max_it <= 6.0, "{name}");
+        assert!(
+            drift < 0.01 * work.max(10.0),
+            "{name}: energy drift {drift} J"
+        );
+        // Stiction around 830 N must show up while the piston starts and stops.
+        assert!(
+            peak_friction > 500.0 && peak_friction < 2000.0,
+            "{name}: peak friction {peak_friction}"
+        );
+        cranks.push(crank);
+    }
+    // Pub II: differences between the friction models are "relatively small".
+    for c in &cranks[1..] {
+        for (a, b) in c.iter().zip(&cranks[0]) {
+            assert!((a - b).abs() < 0.01, "crank angles differ by {} rad", a - b);
+        }
+    }
+}

@@ -17,7 +17,7 @@ fn smooth_abs(v: f64) -> f64 {
 /// their rates (empty for static models).
 pub fn force(model: &Friction, p: &[f64], v: f64, y: &[f64], yd: &[f64]) -> f64 {
     let g = |id: crate::model::ParamId| p[id.index()];
-    match *model {
+    match *model.active(p) {
         Friction::Viscous { coefficient } => g(coefficient) * v,
         Friction::BengisuAkay {
             coulomb,
@@ -63,6 +63,8 @@ pub fn force(model: &Friction, p: &[f64], v: f64, y: &[f64], yd: &[f64]) -> f64 
             viscous,
             ..
         } => g(bristle_stiffness) * y[0] + g(bristle_damping) * yd[0] + g(viscous) * v,
+        // `active` never returns a selectable model.
+        Friction::Selectable { .. } => 0.0,
     }
 }
 
@@ -77,7 +79,12 @@ pub fn state_residuals(
 ) {
     let g = |id: crate::model::ParamId| p[id.index()];
     let a = smooth_abs(v);
-    match *model {
+    let active = model.active(p);
+    // States the active model does not use (a selectable friction) relax to zero.
+    for k in active.states()..out.len() {
+        out[k] = yd[k] + y[k];
+    }
+    match *active {
         Friction::LuGre {
             coulomb,
             stiction,

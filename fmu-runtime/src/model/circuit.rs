@@ -222,6 +222,13 @@ pub enum Friction {
         tau_dwell: ParamId,
         dwell_velocity: ParamId,
     },
+    /// One of several models, chosen by a parameter (e.g. a fixed FMI parameter
+    /// `cylinder.friction.model`): `options[round(selector)]`, clamped. The cylinder
+    /// carries as many states as the largest option; unused ones stay at zero.
+    Selectable {
+        selector: ParamId,
+        options: Vec<Friction>,
+    },
 }
 
 impl Friction {
@@ -230,11 +237,34 @@ impl Friction {
         match self {
             Friction::LuGre { .. } => 1,
             Friction::ModifiedLuGre { .. } => 2,
+            Friction::Selectable { options, .. } => {
+                options.iter().map(Friction::states).max().unwrap_or(0)
+            }
             _ => 0,
         }
     }
 
+    /// The model in effect for the parameter values `p`.
+    pub fn active<'a>(&'a self, p: &[f64]) -> &'a Friction {
+        match self {
+            Friction::Selectable { selector, options } if !options.is_empty() => {
+                let k = p[selector.index()]
+                    .round()
+                    .clamp(0.0, (options.len() - 1) as f64) as usize;
+                options[k].active(p)
+            }
+            other => other,
+        }
+    }
+
     pub fn params(&self) -> Vec<ParamId> {
+        if let Friction::Selectable { selector, options } = self {
+            let mut v = vec![*selector];
+            for o in options {
+                v.extend(o.params());
+            }
+            return v;
+        }
         match *self {
             Friction::Viscous { coefficient } => vec![coefficient],
             Friction::BengisuAkay {
@@ -298,6 +328,7 @@ impl Friction {
                 tau_dwell,
                 dwell_velocity,
             ],
+            Friction::Selectable { .. } => unreachable!("handled above"),
         }
     }
 }

@@ -168,6 +168,10 @@ pub enum FrictionModel {
     BrownMcphee,
     Lugre,
     ModifiedLugre,
+    /// The four models of seed 001 Pub II behind one Integer parameter
+    /// `<cylinder>.friction.model` (0 Bengisu–Akay, 1 Brown–McPhee, 2 LuGre, 3 modified
+    /// LuGre), starting with `default`; takes the parameters of all four.
+    Selectable,
 }
 
 /// Seal friction (seed 001 §2.3): `{ model = "viscous", coefficient }`,
@@ -179,6 +183,8 @@ pub enum FrictionModel {
 #[serde(deny_unknown_fields)]
 pub struct FrictionDesc {
     pub model: Spanned<FrictionModel>,
+    /// With `model = "selectable"`: the model in effect unless the parameter is changed.
+    pub default: Option<Spanned<FrictionModel>>,
     pub coefficient: Option<Quantity>,
     pub coulomb: Option<Quantity>,
     pub stiction: Option<Quantity>,

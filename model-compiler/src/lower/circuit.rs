@@ -831,6 +831,8 @@ const F_SIGMA1: FrictionKey = FrictionKey(
 /// (seed 001 §2.3, digest §2.8).
 fn friction_keys(model: FrictionModel) -> Vec<FrictionKey> {
     match model {
+        // Its options' keys are collected by `lower_friction`.
+        FrictionModel::Selectable => vec![],
         FrictionModel::Viscous => vec![FrictionKey(
             "coefficient",
             Expect::Dim(Dim::DAMPING),
@@ -903,16 +905,29 @@ fn friction_keys(model: FrictionModel) -> Vec<FrictionKey> {
     }
 }
 
-fn lower_friction(cx: &mut Ctx, cylinder: &str, f: &crate::description::FrictionDesc) -> Friction {
-    let span = f.model.span();
-    let model = *f.model.get_ref();
-    let model_name = match model {
+/// Options of a selectable friction, in the order of its selector (seed 001 Pub II).
+const SELECTABLE: [FrictionModel; 4] = [
+    FrictionModel::BengisuAkay,
+    FrictionModel::BrownMcphee,
+    FrictionModel::Lugre,
+    FrictionModel::ModifiedLugre,
+];
+
+fn model_name(model: FrictionModel) -> &'static str {
+    match model {
         FrictionModel::Viscous => "viscous",
         FrictionModel::BengisuAkay => "bengisu-akay",
         FrictionModel::BrownMcphee => "brown-mcphee",
         FrictionModel::Lugre => "lugre",
         FrictionModel::ModifiedLugre => "modified-lugre",
-    };
+        FrictionModel::Selectable => "selectable",
+    }
+}
+
+fn lower_friction(cx: &mut Ctx, cylinder: &str, f: &crate::description::FrictionDesc) -> Friction {
+    let span = f.model.span();
+    let model = *f.model.get_ref();
+    let name = model_name(model);
     let given: [(&str, &Option<crate::description::Quantity>); 14] = [
         ("coefficient", &f.coefficient),
         ("coulomb", &f.coulomb),
@@ -929,15 +944,28 @@ fn lower_friction(cx: &mut Ctx, cylinder: &str, f: &crate::description::Friction
         ("tau_dwell", &f.tau_dwell),
         ("dwell_velocity", &f.dwell_velocity),
     ];
-    let keys = friction_keys(model);
+    // The keys this model takes (a selectable one: the union over its options).
+    let mut keys = Vec::new();
+    let models: Vec<FrictionModel> = if model == FrictionModel::Selectable {
+        SELECTABLE.to_vec()
+    } else {
+        vec![model]
+    };
+    for m in &models {
+        for k in friction_keys(*m) {
+            if !keys.iter().any(|e: &FrictionKey| e.0 == k.0) {
+                keys.push(k);
+            }
+        }
+    }
     let wanted: Vec<&str> = keys.iter().map(|k| k.0).collect();
     for (key, q) in given {
         if let (false, Some(q)) = (wanted.contains(&key), q) {
             cx.error(
                 q.span(),
-                format!("{model_name} friction has no `{key}`"),
+                format!("{name} friction has no `{key}`"),
                 format!(
-                    "{model_name} friction takes {}",
+                    "{name} friction takes {}",
                     wanted
                         .iter()
                         .map(|w| format!("`{w}`"))
@@ -947,7 +975,15 @@ fn lower_friction(cx: &mut Ctx, cylinder: &str, f: &crate::description::Friction
             );
         }
     }
-    let mut ids = Vec::with_capacity(keys.len());
+    match (&f.default, model) {
+        (Some(d), m) if m != FrictionModel::Selectable => cx.error(
+            d.span(),
+            format!("`default` only applies to selectable friction, this one is {name}"),
+            "remove `default`, or write model = \"selectable\"",
+        ),
+        _ => {}
+    }
+    let mut slots: Vec<(&str, fmu_runtime::model::ParamId)> = Vec::with_capacity(keys.len());
     for FrictionKey(key, expect, text, default, positive) in keys {
         let q = given
             .iter()
@@ -967,57 +1003,103 @@ fn lower_friction(cx: &mut Ctx, cylinder: &str, f: &crate::description::Friction
             (None, None) => {
                 cx.error(
                     span.clone(),
-                    format!("{model_name} friction needs `{key}`"),
+                    format!("{name} friction needs `{key}`"),
                     format!("add `{key} = ...` ({text})"),
                 );
                 0.0
             }
         };
-        ids.push(cx.slot(
-            format!("{cylinder}.friction.{key}"),
-            v,
-            expect,
-            format!("{text} of {cylinder}"),
+        slots.push((
+            key,
+            cx.slot(
+                format!("{cylinder}.friction.{key}"),
+                v,
+                expect,
+                format!("{text} of {cylinder}"),
+            ),
         ));
     }
-    let p = |i: usize| ids[i];
-    match model {
-        FrictionModel::Viscous => Friction::Viscous { coefficient: p(0) },
+    let p = |key: &str| {
+        slots
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, id)| *id)
+            .expect("key lowered")
+    };
+    let build = |m: FrictionModel| match m {
+        FrictionModel::Viscous => Friction::Viscous {
+            coefficient: p("coefficient"),
+        },
         FrictionModel::BengisuAkay => Friction::BengisuAkay {
-            coulomb: p(0),
-            stiction: p(1),
-            stribeck_velocity: p(2),
-            shape: p(3),
-            viscous: p(4),
+            coulomb: p("coulomb"),
+            stiction: p("stiction"),
+            stribeck_velocity: p("stribeck_velocity"),
+            shape: p("shape"),
+            viscous: p("viscous"),
         },
         FrictionModel::BrownMcphee => Friction::BrownMcPhee {
-            coulomb: p(0),
-            stiction: p(1),
-            stribeck_velocity: p(2),
-            viscous: p(3),
+            coulomb: p("coulomb"),
+            stiction: p("stiction"),
+            stribeck_velocity: p("stribeck_velocity"),
+            viscous: p("viscous"),
         },
         FrictionModel::Lugre => Friction::LuGre {
-            coulomb: p(0),
-            stiction: p(1),
-            stribeck_velocity: p(2),
-            exponent: p(3),
-            bristle_stiffness: p(4),
-            bristle_damping: p(5),
-            viscous: p(6),
+            coulomb: p("coulomb"),
+            stiction: p("stiction"),
+            stribeck_velocity: p("stribeck_velocity"),
+            exponent: p("exponent"),
+            bristle_stiffness: p("bristle_stiffness"),
+            bristle_damping: p("bristle_damping"),
+            viscous: p("viscous"),
         },
-        FrictionModel::ModifiedLugre => Friction::ModifiedLuGre {
-            coulomb: p(0),
-            stiction: p(1),
-            stribeck_velocity: p(2),
-            exponent: p(3),
-            bristle_stiffness: p(4),
-            bristle_damping: p(5),
-            viscous: p(6),
-            threshold_velocity: p(7),
-            tau_acceleration: p(8),
-            tau_deceleration: p(9),
-            tau_dwell: p(10),
-            dwell_velocity: p(11),
+        FrictionModel::ModifiedLugre | FrictionModel::Selectable => Friction::ModifiedLuGre {
+            coulomb: p("coulomb"),
+            stiction: p("stiction"),
+            stribeck_velocity: p("stribeck_velocity"),
+            exponent: p("exponent"),
+            bristle_stiffness: p("bristle_stiffness"),
+            bristle_damping: p("bristle_damping"),
+            viscous: p("viscous"),
+            threshold_velocity: p("threshold_velocity"),
+            tau_acceleration: p("tau_acceleration"),
+            tau_deceleration: p("tau_deceleration"),
+            tau_dwell: p("tau_dwell"),
+            dwell_velocity: p("dwell_velocity"),
         },
+    };
+    if model != FrictionModel::Selectable {
+        return build(model);
     }
+    let default = match &f.default {
+        Some(d) => match SELECTABLE.iter().position(|m| m == d.get_ref()) {
+            Some(i) => i,
+            None => {
+                cx.error(
+                    d.span(),
+                    format!(
+                        "`{}` is not one of the selectable models",
+                        model_name(*d.get_ref())
+                    ),
+                    "choose bengisu-akay, brown-mcphee, lugre or modified-lugre",
+                );
+                0
+            }
+        },
+        None => {
+            cx.error(
+                span.clone(),
+                "selectable friction needs `default`",
+                "add e.g. default = \"brown-mcphee\"",
+            );
+            0
+        }
+    };
+    let options = SELECTABLE.iter().map(|m| build(*m)).collect();
+    let selector = cx.slot(
+        format!("{cylinder}.friction.model"),
+        default as f64,
+        Expect::Choice(SELECTABLE.len()),
+        format!("Seal friction model of {cylinder}: 0 Bengisu–Akay, 1 Brown–McPhee, 2 LuGre, 3 modified LuGre"),
+    );
+    Friction::Selectable { selector, options }
 }

@@ -113,6 +113,7 @@ fn slot_unit(cx: &mut Ctx, id: ParamId, user: Option<&Name>) -> Option<String> {
             Expect::Dim(d) => d.describe(),
             Expect::Signal => "a signal (V, A or none)".into(),
             Expect::Plain(p) => format!("{p}, which has no unit name"),
+            Expect::Choice(n) => format!("a choice 0…{}, which has no unit", n - 1),
         };
         cx.error(
             u.span(),
@@ -247,6 +248,11 @@ pub(super) fn lower_interface(
             Some(crate::description::VariabilityDesc::Tunable) => Variability::Tunable,
             _ => Variability::Fixed,
         };
+        // A choice slot (e.g. a friction model) is an FMI Integer with its range.
+        let (var_type, unit, min, max) = match expect {
+            Expect::Choice(n) => (VarType::Integer, None, Some(0.0), Some((n - 1) as f64)),
+            _ => (VarType::Real, unit, min, max),
+        };
         b.push(Variable {
             name: p.name.get_ref().clone(),
             value_reference: 0,
@@ -254,7 +260,7 @@ pub(super) fn lower_interface(
             causality: Causality::Parameter,
             variability,
             initial: Some(Initial::Exact),
-            var_type: VarType::Real,
+            var_type,
             display_unit: display_unit(unit.as_deref()),
             unit,
             start: Some(start),

@@ -32,6 +32,9 @@ pub enum Expect {
     /// Only a plain number in the SI unit described (for units such as m³/(s·√Pa) that the
     /// unit syntax cannot write).
     Plain(&'static str),
+    /// An integer choice among this many options (0-based), e.g. a friction model; exposed
+    /// as an FMI Integer.
+    Choice(usize),
 }
 
 impl Expect {
@@ -50,6 +53,7 @@ impl Expect {
             Expect::Dim(d) => d.si_name(),
             Expect::Signal => "signal".into(),
             Expect::Plain(u) => u.into(),
+            Expect::Choice(n) => format!("choice 0…{}", n - 1),
         }
     }
 
@@ -57,7 +61,7 @@ impl Expect {
         match self {
             Expect::Dim(d) => d == dim,
             Expect::Signal => [Dim::NONE, Dim::VOLTAGE, Dim::CURRENT].contains(&dim),
-            Expect::Plain(_) => false,
+            Expect::Plain(_) | Expect::Choice(_) => false,
         }
     }
 }
@@ -183,6 +187,7 @@ impl Ctx {
                                 Expect::Dim(d) => d.describe(),
                                 Expect::Signal => "a command signal (plain number, V or A)".into(),
                                 Expect::Plain(u) => format!("a plain number in {u}"),
+                                Expect::Choice(n) => format!("a whole number from 0 to {}", n - 1),
                             };
                             self.error(
                                 span,
@@ -389,6 +394,7 @@ fn unit_help(expect: Expect) -> String {
         ),
         Expect::Signal => "give a plain number or a string in V or A, e.g. \"5 V\"".into(),
         Expect::Plain(u) => format!("give a plain number in {u}"),
+        Expect::Choice(n) => format!("give a whole number from 0 to {}", n - 1),
     }
 }
 
