@@ -10,7 +10,7 @@
 #      (= `cargo run --release -p model-compiler -- build`, the README's command, but with the
 #      features of the whole workspace, so that stage 4 reuses every compiled dependency:
 #      `-p` resolves a different feature set and compiles ~30 crates a second time)
-#   4. runs every Rust test:        cargo test --workspace --release
+#   4. runs every Rust test:        cargo test --workspace --release --no-fail-fast
 #   5. checks the FMI ABI header:   bash tests/abi/check_header.sh   (if present; run on the
 #      shared library of a generated FMU, with the venv's FMPy headers)
 #   6. runs the importer tests:     .venv/bin/python -m pytest tests/python -v
@@ -167,7 +167,7 @@ stage_build_fmus() {
 }
 
 stage_cargo_test() {
-    cargo test --workspace --release
+    cargo test --workspace --release --no-fail-fast
 }
 
 stage_abi_header() {

@@ -91,10 +91,14 @@ def report():
     return add
 
 
+@pytest.fixture(autouse=True)
+def _fresh_log():
+    harness.LOG.clear()
+
+
 @pytest.fixture
 def log():
     """The process-wide FMU log recorder (cleared before each test)."""
-    harness.LOG.clear()
     return harness.LOG
 
 
@@ -119,3 +123,17 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(600))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """On failure, show the FMU's own warning/error messages (what the logger callback got)."""
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.when == "call" and rep.failed:
+        with harness.LOG.lock:
+            recs = [r for r in harness.LOG.records if r[1] >= harness.FMI2_WARNING][-15:]
+        if recs:
+            text = "\n".join(f"[{('OK', 'WARNING', 'DISCARD', 'ERROR', 'FATAL', 'PENDING')[s] if 0 <= s < 6 else s}]"
+                             f" {inst} {cat}: {msg}" for inst, s, cat, msg in recs)
+            rep.sections.append(("FMU log messages (status >= warning, last 15)", text))

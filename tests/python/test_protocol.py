@@ -340,8 +340,10 @@ def test_corrupted_serialized_state_is_rejected(fmu_path, all_fmus, tmp_path, re
             "t1": t1, "steps": steps}
     others = [p for p in all_fmus if p != fmu_path]
     if others:  # a perfectly valid state of a different model must be refused too
-        o, omd, _, ostate, _ = _prepare_state(others[0])
+        o = harness.new_slave(others[0], "foreign-state")
         try:
+            harness.initialize(o)  # state right after initialization: no step needed
+            ostate = o.getFMUstate()
             (tmp_path / "foreign.bin").write_bytes(o.serializeFMUstate(ostate))
             o.freeFMUstate(ostate)
         finally:
@@ -384,17 +386,33 @@ def _constant_plan(md):
     return lambda t: plan
 
 
-def test_concurrent_instances_match_sequential_runs(all_fmus):
-    # 3 instances per FMU (moving, constant, moving again), 400 communication steps each, all
-    # started together from a barrier: the FMU calls run truly in parallel (ctypes releases
-    # the GIL during foreign calls).
+REFERENCE_MACHINES = ["naya-rod", "jaiswal-fourbar"]
+
+
+def _partner(fmu_path, all_fmus):
+    """Another FMU to run beside `fmu_path`: a reference machine if possible."""
+    others = [p for p in all_fmus if p != fmu_path]
+    for stem in REFERENCE_MACHINES:
+        for p in others:
+            if p.stem == stem:
+                return p
+    return others[0] if others else None
+
+
+def test_concurrent_instances_match_sequential_runs(fmu_path, all_fmus):
+    # 3 instances of the FMU (moving, constant, moving again) and 1 of another FMU (two
+    # different binaries in one process), 400 communication steps each, all started together
+    # from a barrier: the FMU calls run truly in parallel (ctypes releases the GIL during
+    # foreign calls).
+    partner = _partner(fmu_path, all_fmus)
     configs = []
-    for path in all_fmus:
+    for path in [fmu_path] + ([partner] if partner else []):
         md = harness.model_description(path)
         steps = [harness.default_step(md)] * 400
         configs.append((path, md, harness.input_plan(md), steps))
-        configs.append((path, md, _constant_plan(md), steps))
-        configs.append((path, md, harness.input_plan(md), steps))
+        if path == fmu_path:
+            configs.append((path, md, _constant_plan(md), steps))
+            configs.append((path, md, harness.input_plan(md), steps))
 
     def run(slave, md, plan, steps):
         harness.initialize(slave)
@@ -402,13 +420,16 @@ def test_concurrent_instances_match_sequential_runs(all_fmus):
 
     sequential = []
     for i, (path, md, plan, steps) in enumerate(configs):
-        s = harness.new_slave(path, f"seq-{i}")
+        s = harness.new_slave(path, f"seq-{i}", logging_on=False)
         try:
             sequential.append(run(s, md, plan, steps))
         finally:
             harness.free(s)
 
-    slaves = [harness.new_slave(p, f"thread-{i}") for i, (p, *_rest) in enumerate(configs)]
+    # loggingOn=False: with logging on, every call would call back into Python (logAll) and
+    # serialize the threads on the GIL
+    slaves = [harness.new_slave(p, f"thread-{i}", logging_on=False)
+              for i, (p, *_rest) in enumerate(configs)]
     results: list = [None] * len(configs)
     errors: list = []
     barrier = threading.Barrier(len(configs))
@@ -419,7 +440,7 @@ def test_concurrent_instances_match_sequential_runs(all_fmus):
             barrier.wait()
             results[i] = run(slaves[i], md, plan, steps)
         except BaseException as e:  # noqa: BLE001
-            errors.append((i, repr(e)))
+            errors.append((configs[i][0].name, i, repr(e)))
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(configs))]
     for t in threads:
