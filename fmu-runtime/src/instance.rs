@@ -50,6 +50,19 @@ pub struct State {
     /// has hysteresis.
     pub partition: Vec<u32>,
     pub rank: u32,
+    /// LU factors of the Newton tangent (n × n, scales 2n, pivots n) and of the projection
+    /// matrix (nz × nz), kept across steps while Newton contracts well (modified Newton);
+    /// `tangent_step` is the step they were formed for (0 = none). They are part of the
+    /// state so that a restored snapshot continues bit for bit.
+    pub tangent: Vec<f64>,
+    pub tangent_scale: Vec<f64>,
+    pub tangent_pivots: Vec<usize>,
+    pub projection: Vec<f64>,
+    pub projection_scale: Vec<f64>,
+    pub projection_pivots: Vec<usize>,
+    pub tangent_step: f64,
+    /// Whether the tangent was formed during the current step (scratch, not serialized).
+    pub tangent_fresh: bool,
     /// Newton iterations of the last internal step; internal steps so far.
     pub iterations: u32,
     pub steps: u64,
@@ -75,6 +88,14 @@ impl State {
             mass_scale: 1.0,
             partition: vec![0; layout.nz + layout.nc],
             rank: 0,
+            tangent: vec![0.0; (layout.nz + layout.nw).pow(2)],
+            tangent_scale: vec![0.0; 2 * (layout.nz + layout.nw)],
+            tangent_pivots: vec![0; layout.nz + layout.nw],
+            projection: vec![0.0; layout.nz * layout.nz],
+            projection_scale: vec![0.0; 2 * layout.nz],
+            projection_pivots: vec![0; layout.nz],
+            tangent_step: 0.0,
+            tangent_fresh: false,
             iterations: 0,
             steps: 0,
         }
@@ -94,6 +115,16 @@ impl State {
         self.mass_scale = other.mass_scale;
         self.partition.copy_from_slice(&other.partition);
         self.rank = other.rank;
+        self.tangent.copy_from_slice(&other.tangent);
+        self.tangent_scale.copy_from_slice(&other.tangent_scale);
+        self.tangent_pivots.copy_from_slice(&other.tangent_pivots);
+        self.projection.copy_from_slice(&other.projection);
+        self.projection_scale
+            .copy_from_slice(&other.projection_scale);
+        self.projection_pivots
+            .copy_from_slice(&other.projection_pivots);
+        self.tangent_step = other.tangent_step;
+        self.tangent_fresh = other.tangent_fresh;
         self.iterations = other.iterations;
         self.steps = other.steps;
     }
@@ -109,7 +140,7 @@ pub struct Snapshot {
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
-const SNAPSHOT_VERSION: u32 = 2;
+const SNAPSHOT_VERSION: u32 = 3;
 
 impl Snapshot {
     /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
@@ -131,8 +162,18 @@ impl Snapshot {
         for v in &s.partition {
             out.extend_from_slice(&v.to_le_bytes());
         }
-        let scalars = [s.time, s.work, s.power, s.energy0, s.mass_scale];
-        let vectors: [&[f64]; 8] = [
+        for v in s.tangent_pivots.iter().chain(&s.projection_pivots) {
+            out.extend_from_slice(&(*v as u32).to_le_bytes());
+        }
+        let scalars = [
+            s.time,
+            s.work,
+            s.power,
+            s.energy0,
+            s.mass_scale,
+            s.tangent_step,
+        ];
+        let vectors: [&[f64]; 12] = [
             &scalars,
             &s.z,
             &s.zd,
@@ -141,6 +182,10 @@ impl Snapshot {
             &s.wd,
             &s.lambda,
             &self.params,
+            &s.tangent,
+            &s.tangent_scale,
+            &s.projection,
+            &s.projection_scale,
         ];
         for v in vectors {
             for x in v {
@@ -153,8 +198,17 @@ impl Snapshot {
 
     pub fn encoded_len(&self, guid: &str) -> usize {
         let s = &self.state;
-        let floats = 5 + 3 * s.z.len() + 2 * s.w.len() + s.lambda.len() + self.params.len();
-        8 + 4 + 4 + guid.len() + 16 + 1 + 4 + 8 + 4 + 4 * s.partition.len() + 8 * floats + 8
+        let floats = 6
+            + 3 * s.z.len()
+            + 2 * s.w.len()
+            + s.lambda.len()
+            + self.params.len()
+            + s.tangent.len()
+            + s.tangent_scale.len()
+            + s.projection.len()
+            + s.projection_scale.len();
+        let words = s.partition.len() + s.tangent_pivots.len() + s.projection_pivots.len();
+        8 + 4 + 4 + guid.len() + 16 + 1 + 4 + 8 + 4 + 4 * words + 8 * floats + 8
     }
 
     /// Decodes and checks bytes produced by [`Snapshot::encode`] for `model`.
@@ -207,11 +261,24 @@ impl Snapshot {
         if state.rank as usize > nz.min(nc) {
             return Err("the FMU state is corrupted (partition rank)".into());
         }
+        let n = nz + nw;
+        for (pivots, len) in [
+            (&mut state.tangent_pivots, n),
+            (&mut state.projection_pivots, nz),
+        ] {
+            for v in pivots.iter_mut() {
+                *v = r.u32()? as usize;
+                if *v >= len {
+                    return Err("the FMU state is corrupted (pivot)".into());
+                }
+            }
+        }
         state.time = r.f64()?;
         state.work = r.f64()?;
         state.power = r.f64()?;
         state.energy0 = r.f64()?;
         state.mass_scale = r.f64()?;
+        state.tangent_step = r.f64()?;
         for v in [
             &mut state.z,
             &mut state.zd,
@@ -224,6 +291,14 @@ impl Snapshot {
         }
         let mut params = vec![0.0; np];
         r.fill(&mut params)?;
+        for v in [
+            &mut state.tangent,
+            &mut state.tangent_scale,
+            &mut state.projection,
+            &mut state.projection_scale,
+        ] {
+            r.fill(v)?;
+        }
         if r.pos != body.len() {
             return Err("the FMU state has trailing bytes".into());
         }
@@ -372,6 +447,11 @@ impl Instance {
     /// (the FMI layer logs changes under `logEvents`).
     pub fn partition_reselections(&self) -> u64 {
         self.work.partition_reselections()
+    }
+
+    /// Model evaluations performed by this instance so far (a cost measure).
+    pub fn evaluations(&self) -> u64 {
+        self.work.eval.count
     }
 
     pub fn is_initialized(&self) -> bool {

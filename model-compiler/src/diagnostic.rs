@@ -7,12 +7,30 @@ use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+/// How serious a diagnostic is: errors stop the build, warnings are printed only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Severity {
+    #[default]
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn label(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
 /// One error: what is wrong, where (byte range in the source), and how to fix it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diagnostic {
     pub span: Option<Range<usize>>,
     pub message: String,
     pub help: String,
+    pub severity: Severity,
 }
 
 impl Diagnostic {
@@ -25,7 +43,14 @@ impl Diagnostic {
             span,
             message: message.into(),
             help: help.into(),
+            severity: Severity::Error,
         }
+    }
+
+    /// The same diagnostic as a warning.
+    pub fn warning(mut self) -> Diagnostic {
+        self.severity = Severity::Warning;
+        self
     }
 
     pub fn at(
@@ -92,7 +117,12 @@ impl fmt::Display for Rendered<'_> {
         match &d.span {
             Some(span) => {
                 let (line, column) = self.source.line_column(span.start);
-                writeln!(f, "{path}:{line}:{column}: error: {}", d.message)?;
+                writeln!(
+                    f,
+                    "{path}:{line}:{column}: {}: {}",
+                    d.severity.label(),
+                    d.message
+                )?;
                 if let Some(text) = self.source.text.lines().nth(line - 1) {
                     let width = span
                         .end
@@ -103,7 +133,7 @@ impl fmt::Display for Rendered<'_> {
                     writeln!(f, "  | {}{}", " ".repeat(column - 1), "^".repeat(width))?;
                 }
             }
-            None => writeln!(f, "{path}: error: {}", d.message)?,
+            None => writeln!(f, "{path}: {}: {}", d.severity.label(), d.message)?,
         }
         write!(f, "help: {}", d.help)
     }
@@ -119,14 +149,24 @@ pub fn from_toml_error(e: &toml::de::Error) -> Diagnostic {
 fn toml_help(message: &str) -> String {
     if let Some(rest) = message.strip_prefix("unknown field `") {
         let field = rest.split('`').next().unwrap_or("");
-        if let Some(expected) = message.split("expected ").nth(1) {
-            return format!(
-                "`{field}` is not a key of this table; expected {expected} (check the spelling)"
-            );
-        }
-        return format!("`{field}` is not a key of this table; remove it or check the spelling");
+        let expected = message.split_once("expected ").map(|(_, e)| e);
+        let suggestion = expected.and_then(|e| crate::names::closest(field, backticked(e)));
+        return match (suggestion, expected) {
+            (Some(s), Some(e)) => {
+                format!("did you mean `{s}`? `{field}` is not a key of this table (expected {e})")
+            }
+            (None, Some(e)) => {
+                format!("`{field}` is not a key of this table; expected {e} (check the spelling)")
+            }
+            _ => format!("`{field}` is not a key of this table; remove it or check the spelling"),
+        };
     }
-    if message.starts_with("unknown variant") {
+    if let Some(rest) = message.strip_prefix("unknown variant `") {
+        let value = rest.split('`').next().unwrap_or("");
+        let expected = message.split_once("expected ").map(|(_, e)| e);
+        if let Some(s) = expected.and_then(|e| crate::names::closest(value, backticked(e))) {
+            return format!("did you mean \"{s}\"?");
+        }
         return "use one of the values listed above".into();
     }
     if let Some(rest) = message.strip_prefix("missing field `") {
@@ -143,6 +183,11 @@ fn toml_help(message: &str) -> String {
         return "check the value's type: quantities are numbers (SI) or strings with a unit like \"200 bar\"".into();
     }
     "fix the TOML syntax at this position (see https://toml.io)".into()
+}
+
+/// The names quoted in backticks in a serde message ("one of `a`, `b`").
+fn backticked(text: &str) -> Vec<&str> {
+    text.split('`').skip(1).step_by(2).collect()
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `documentation/index.html`: a self-contained description of the FMU, generated from
 //! the compiled model (no external style sheets or scripts).
 
-use crate::lower::SlotInfo;
+use crate::lower::{Analysis, Lowered, SlotInfo, Visual};
 use crate::model_description::real;
 use fmu_runtime::model::{
     Binding, BulkModulus, Causality, CompiledModel, CutKind, Element, ForceElement, Friction,
@@ -102,6 +102,21 @@ impl Doc<'_> {
 
 /// Renders the page. Cell contents are escaped where they come from the description.
 pub fn render(model: &CompiledModel, slots: &[SlotInfo]) -> String {
+    render_with(model, slots, &[], None)
+}
+
+/// The page of a lowered description: with the degrees of freedom and the bodies'
+/// visual geometry.
+pub fn render_lowered(l: &Lowered) -> String {
+    render_with(&l.model, &l.slots, &l.visuals, Some(&l.analysis))
+}
+
+fn render_with(
+    model: &CompiledModel,
+    slots: &[SlotInfo],
+    visuals: &[Visual],
+    analysis: Option<&Analysis>,
+) -> String {
     let mut d = Doc {
         m: model,
         slots,
@@ -161,6 +176,20 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
         m.circuit.cylinders.len(),
         vec3(m.gravity)
     );
+    if let Some(a) = analysis {
+        let _ = writeln!(
+            d.out,
+            "<p>Degrees of freedom: {} ({} coordinates − {} independent loop-closure equations{}).</p>",
+            a.dof,
+            a.coordinates,
+            a.rank,
+            if a.redundant > 0 {
+                format!("; {} redundant equations", a.redundant)
+            } else {
+                String::new()
+            }
+        );
+    }
     if !m.mechanism.bodies.is_empty() {
         d.h2("Bodies");
         let rows = m
@@ -253,6 +282,31 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
             })
             .collect();
         d.table(&["name", "body", "point [m]"], rows);
+    }
+    if !visuals.is_empty() {
+        d.h2("Visual geometry");
+        let _ = writeln!(
+            d.out,
+            "<p>For illustration only; the dynamics use the mass properties above.</p>"
+        );
+        let rows = visuals
+            .iter()
+            .map(|v| {
+                let color = v
+                    .color
+                    .as_ref()
+                    .map(|c| {
+                        format!(
+                            "<span style=\"display:inline-block;width:1em;height:1em;background:{}\"></span> {}",
+                            escape(c),
+                            escape(c)
+                        )
+                    })
+                    .unwrap_or_default();
+                vec![escape(&v.body), escape(&v.shape.describe()), color]
+            })
+            .collect();
+        d.table(&["body", "shape (body coordinates)", "colour"], rows);
     }
     if !m.mechanism.forces.is_empty() {
         d.h2("Force elements");

@@ -9,7 +9,10 @@
 //! 3. [`model_description`], [`documentation`]: the XML and the HTML page;
 //! 4. [`binary`]: a per-model cdylib embedding the model, linked against fmu-runtime;
 //! 5. [`package`]: the `.fmu` zip.
+//!
+//! [`bench`] is the performance harness (`hydromech bench`).
 
+pub mod bench;
 pub mod binary;
 pub mod description;
 pub mod diagnostic;
@@ -19,6 +22,7 @@ pub mod lower;
 pub mod model_description;
 pub mod names;
 pub mod package;
+pub mod summary;
 pub mod timestamp;
 pub mod units;
 
@@ -28,6 +32,7 @@ use lower::Lowered;
 use std::path::{Path, PathBuf};
 
 /// Parse, validate and lower (no equilibrium solve, no GUID): `hydromech check`.
+/// Warnings of a valid description are in [`Lowered::warnings`].
 pub fn check(source: &Source) -> Result<(Description, Lowered), Vec<Diagnostic>> {
     let d = Description::parse(&source.text).map_err(|e| vec![e])?;
     let lowered = lower::lower(&d)?;
@@ -78,7 +83,7 @@ pub fn build(
     let l = compile(source)?;
     let time = timestamp::build_time();
     let xml = model_description::render(&l.model, &time.to_xml());
-    let html = documentation::render(&l.model, &l.slots);
+    let html = documentation::render_lowered(&l);
     let global = |message: String, help: &str| vec![Diagnostic::global(message, help)];
     let library = binary::WrapperBuild::new(workspace).build(&l.model).map_err(|e| {
         global(

@@ -147,16 +147,13 @@ fn check(models: &[PathBuf]) -> ExitCode {
         };
         match model_compiler::check(&source) {
             Ok((_, l)) => {
-                let m = &l.model;
-                println!(
-                    "{}: ok ({} bodies, {} coordinates, {} constraints, {} pressures, {} variables, {} parameter slots)",
+                for w in &l.warnings {
+                    eprintln!("{}\n", source.render(w));
+                }
+                print!(
+                    "{}: ok\n{}",
                     path.display(),
-                    m.mechanism.bodies.len(),
-                    m.mechanism.coordinates(),
-                    m.mechanism.constraint_equations(),
-                    m.circuit.volumes(),
-                    m.variables.len(),
-                    m.params.len()
+                    model_compiler::summary::report(&l)
                 );
             }
             Err(errors) => {

@@ -151,12 +151,17 @@ const SYMBOLS: &[(&str, f64, Dim)] = &[
     ("km", 1e3, Dim::LENGTH),
     ("cm", 1e-2, Dim::LENGTH),
     ("mm", 1e-3, Dim::LENGTH),
+    ("dm", 1e-1, Dim::LENGTH),
     ("um", 1e-6, Dim::LENGTH),
     ("µm", 1e-6, Dim::LENGTH),
+    // Imperial lengths (data sheets): inch, foot.
+    ("in", 0.0254, Dim::LENGTH),
+    ("ft", 0.3048, Dim::LENGTH),
     // mass
     ("kg", 1.0, Dim::MASS),
     ("g", 1e-3, Dim::MASS),
     ("t", 1e3, Dim::MASS),
+    ("lb", 0.45359237, Dim::MASS),
     // time
     ("s", 1.0, Dim::TIME),
     ("ms", 1e-3, Dim::TIME),
@@ -166,6 +171,7 @@ const SYMBOLS: &[(&str, f64, Dim)] = &[
     ("h", 3600.0, Dim::TIME),
     // angle
     ("rad", 1.0, Dim::ANGLE),
+    ("mrad", 1e-3, Dim::ANGLE),
     ("deg", PI / 180.0, Dim::ANGLE),
     ("°", PI / 180.0, Dim::ANGLE),
     // A revolution counts strokes of a pump: `cm3/rev` is a volume (per revolution).
@@ -176,6 +182,7 @@ const SYMBOLS: &[(&str, f64, Dim)] = &[
     ("N", 1.0, Dim::FORCE),
     ("kN", 1e3, Dim::FORCE),
     ("MN", 1e6, Dim::FORCE),
+    ("lbf", 4.4482216152605, Dim::FORCE),
     ("Pa", 1.0, Dim::PRESSURE),
     ("kPa", 1e3, Dim::PRESSURE),
     ("MPa", 1e6, Dim::PRESSURE),
@@ -193,6 +200,8 @@ const SYMBOLS: &[(&str, f64, Dim)] = &[
     ("mL", 1e-6, Dim::VOLUME),
     ("ml", 1e-6, Dim::VOLUME),
     ("cc", 1e-6, Dim::VOLUME),
+    // US gallon (pump data sheets: gal/min).
+    ("gal", 3.785411784e-3, Dim::VOLUME),
     // electric (valve command signals)
     ("V", 1.0, Dim::VOLTAGE),
     ("mV", 1e-3, Dim::VOLTAGE),
@@ -542,12 +551,21 @@ fn lookup_symbol(sym: &str, text: &str) -> Result<Unit, UnitError> {
 
 /// Display units offered for an SI unit name: (name, factor, offset) with
 /// `value_display = factor · value_SI + offset` (FMI `<DisplayUnit>`).
+/// The first one is the variable's default `displayUnit`.
 pub fn display_units(si_unit: &str) -> &'static [(&'static str, f64, f64)] {
     match si_unit {
-        "Pa" => &[("bar", 1e-5, 0.0)],
+        "Pa" => &[("bar", 1e-5, 0.0), ("MPa", 1e-6, 0.0)],
         "rad" => &[("deg", 57.29577951308232, 0.0)],
+        "rad/s" => &[("deg/s", 57.29577951308232, 0.0), ("rpm", 9.549296585513721, 0.0)],
+        "rad/s2" => &[("deg/s2", 57.29577951308232, 0.0)],
         "m3/s" => &[("L/min", 60000.0, 0.0)],
         "m" => &[("mm", 1000.0, 0.0)],
+        "m/s" => &[("mm/s", 1000.0, 0.0)],
+        "m3" => &[("L", 1000.0, 0.0), ("cm3", 1e6, 0.0)],
+        "m2" => &[("cm2", 1e4, 0.0), ("mm2", 1e6, 0.0)],
+        "N" => &[("kN", 1e-3, 0.0)],
+        "W" => &[("kW", 1e-3, 0.0)],
+        "J" => &[("kJ", 1e-3, 0.0)],
         _ => &[],
     }
 }
@@ -604,6 +622,24 @@ mod tests {
             ("50 %", 0.5, Dim::NONE),
             ("4.55 ms", 4.55e-3, Dim::TIME),
             ("1 bar", 1e5, Dim::PRESSURE),
+            ("3000 psi", 3000.0 * 6894.757293168361, Dim::PRESSURE),
+            ("250 kPa", 2.5e5, Dim::PRESSURE),
+            ("2 in", 0.0508, Dim::LENGTH),
+            ("3 ft", 0.9144, Dim::LENGTH),
+            ("12 cm", 0.12, Dim::LENGTH),
+            ("100 lbf", 444.82216152605, Dim::FORCE),
+            ("10 lb", 4.5359237, Dim::MASS),
+            ("2 t", 2000.0, Dim::MASS),
+            ("10 gal/min", 10.0 * 3.785411784e-3 / 60.0, Dim::VOLUME_FLOW),
+            ("40 l/min", 40e-3 / 60.0, Dim::VOLUME_FLOW),
+            ("250 cm³", 250e-6, Dim::VOLUME),
+            ("250 cm3", 250e-6, Dim::VOLUME),
+            ("1.5 kg·m²", 1.5, Dim::INERTIA),
+            ("5 mrad", 5e-3, Dim::ANGLE),
+            ("180 °", PI, Dim::ANGLE),
+            ("50 Hz", 50.0, Dim([0, 0, -1, 0, 0, 0, 0, 0])),
+            ("20 mm2", 20e-6, Dim::AREA),
+            ("3 kN/mm", 3e6, Dim::STIFFNESS),
         ];
         for (text, value, dim) in cases {
             let (v, d) = q(text);
@@ -624,6 +660,37 @@ mod tests {
         assert!(parse_quantity("3 m^").is_err());
         assert!(parse_quantity("1e400 Pa").is_err());
         assert!(parse_quantity("3 m 2").is_err());
+        assert!(parse_quantity("5 psii").unwrap_err().0.contains("unknown unit 'psii'"));
+        assert!(parse_quantity("NaN bar").is_err());
+        assert!(parse_quantity("inf m").is_err());
+    }
+
+    #[test]
+    fn display_units_are_defined_for_each_kind() {
+        for (si, first) in [
+            ("Pa", "bar"),
+            ("rad", "deg"),
+            ("rad/s", "deg/s"),
+            ("m", "mm"),
+            ("m/s", "mm/s"),
+            ("m3/s", "L/min"),
+            ("m3", "L"),
+            ("m2", "cm2"),
+            ("N", "kN"),
+            ("W", "kW"),
+            ("J", "kJ"),
+        ] {
+            let list = display_units(si);
+            assert_eq!(list[0].0, first, "{si}");
+            // Each display factor matches the unit parser: 1 display unit = 1/factor SI.
+            for (name, factor, _) in list {
+                if let Ok(u) = parse_unit(name) {
+                    assert!((u.factor * factor - 1.0).abs() < 1e-12, "{name}");
+                    assert_eq!(u.dim, parse_unit(si).unwrap().dim, "{name}");
+                }
+            }
+        }
+        assert!(display_units("kg").is_empty());
     }
 
     #[test]

@@ -110,6 +110,7 @@ fn test_model(guid: &str) -> CompiledModel {
             tol_state: 1e-9,
             max_iterations: 10,
             max_step_halvings: 3,
+            reuse_tangent: true,
         },
         init: InitSettings {
             static_equilibrium: false,

@@ -68,6 +68,9 @@ impl BodyKinematics {
 #[derive(Clone, Debug)]
 pub struct Kinematics {
     pub bodies: Vec<BodyKinematics>,
+    /// Joint-frame rotations in the parent frame, converted once from the model's
+    /// quaternions (they are constant).
+    frame_rotations: Vec<Mat3>,
 }
 
 /// Frame of a joint and its parent data, as needed by the recursion.
@@ -91,7 +94,15 @@ impl Kinematics {
                 k
             })
             .collect();
-        Kinematics { bodies }
+        let frame_rotations = mech
+            .bodies
+            .iter()
+            .map(|b| quat_matrix(b.joint_frame.rotation))
+            .collect();
+        Kinematics {
+            bodies,
+            frame_rotations,
+        }
     }
 
     /// Kinematics of `body`, or the fixed ground for `None`.
@@ -122,7 +133,7 @@ impl Kinematics {
         for (i, body) in mech.bodies.iter().enumerate() {
             let parent = *self.of(body.parent);
             let frame = JointFrame {
-                rotation: parent.rotation * quat_matrix(body.joint_frame.rotation),
+                rotation: parent.rotation * self.frame_rotations[i],
                 origin: parent.point(&vec3(body.joint_frame.origin)),
             };
             let coordinate = self.bodies[i].coordinate;

@@ -1,6 +1,6 @@
 //! Small geometric helpers on fixed-size nalgebra types (no heap).
 
-use nalgebra::{Matrix3, Quaternion, Rotation3, Unit, UnitQuaternion, Vector3, Vector6};
+use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3, Vector6};
 
 pub type Vec3 = Vector3<f64>;
 pub type Mat3 = Matrix3<f64>;
@@ -17,9 +17,11 @@ pub fn quat_matrix(q: [f64; 4]) -> Mat3 {
         .into_inner()
 }
 
-/// Rotation by `angle` about the unit `axis`.
+/// Rotation by `angle` about the unit `axis` (Rodrigues: I + sin·K + (1 − cos)·K²).
 pub fn axis_angle(axis: &Vec3, angle: f64) -> Mat3 {
-    Rotation3::from_axis_angle(&Unit::new_unchecked(*axis), angle).into_inner()
+    let (s, c) = angle.sin_cos();
+    let k = axis.cross_matrix();
+    Mat3::identity() + k * s + k * k * (1.0 - c)
 }
 
 /// Linear part of a twist/wrench.

@@ -71,6 +71,10 @@ pub struct SolverSettings {
     pub max_iterations: u32,
     /// Number of times a failed step is retried with the step halved before giving up.
     pub max_step_halvings: u32,
+    /// Keep the factored Newton tangent across steps while Newton contracts well
+    /// (modified Newton: fewer evaluations per step, sometimes one or two more iterations).
+    /// Off: a fresh tangent every step, as in seeds 001 and 002.
+    pub reuse_tangent: bool,
 }
 
 /// Initial-state settings used by the static-equilibrium solve.

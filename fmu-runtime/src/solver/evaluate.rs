@@ -38,6 +38,8 @@ pub struct Evaluation {
     pub power: f64,
     /// Elastic energy of springs [J].
     pub spring_energy: f64,
+    /// Number of evaluations so far (for profiling the step's cost).
+    pub count: u64,
 }
 
 impl Evaluation {
@@ -59,6 +61,7 @@ impl Evaluation {
             phi_bias: vec![0.0; l.nc],
             power: 0.0,
             spring_energy: 0.0,
+            count: 0,
         }
     }
 
@@ -75,6 +78,7 @@ impl Evaluation {
         w: &[f64],
         wd: &[f64],
     ) {
+        self.count += 1;
         let mech = &m.mechanism;
         self.kin.update(mech, |b| p[b.mass.index()], z, zd, zdd);
         self.applied.fill(Vec6::zeros());

@@ -50,14 +50,11 @@ impl Layout {
 /// Every buffer the step loop needs, allocated once per instance.
 pub struct Workspace {
     pub(crate) eval: Evaluation,
-    /// Newton unknowns `[z; w]`, update, residuals, tangent and its LU.
+    /// Newton unknowns `[z; w]`, update, residuals (the tangent lives in the state).
     pub(crate) x: Vec<f64>,
     pub(crate) dx: Vec<f64>,
     pub(crate) f: Vec<f64>,
     pub(crate) f_pert: Vec<f64>,
-    pub(crate) jac: Vec<f64>,
-    pub(crate) piv: Vec<usize>,
-    pub(crate) row_scale: Vec<f64>,
     /// Per-unknown convergence tolerance and finite-difference scale.
     pub(crate) tol: Vec<f64>,
     pub(crate) scale: Vec<f64>,
@@ -69,10 +66,6 @@ pub struct Workspace {
     pub(crate) zdd: Vec<f64>,
     pub(crate) wd: Vec<f64>,
     pub(crate) lambda: Vec<f64>,
-    /// Projection matrix (zz block of the tangent) and its LU.
-    pub(crate) proj: Vec<f64>,
-    pub(crate) proj_piv: Vec<usize>,
-    pub(crate) proj_scale: Vec<f64>,
     pub(crate) dz: Vec<f64>,
     pub(crate) viol: Vec<f64>,
     pub(crate) outputs: Outputs,
@@ -103,9 +96,6 @@ impl Workspace {
             dx: vec![0.0; n],
             f: vec![0.0; n],
             f_pert: vec![0.0; n],
-            jac: vec![0.0; n * n],
-            piv: vec![0; n],
-            row_scale: vec![0.0; 2 * n],
             tol,
             scale,
             zd_hat: vec![0.0; l.nz],
@@ -115,9 +105,6 @@ impl Workspace {
             zdd: vec![0.0; l.nz],
             wd: vec![0.0; l.nw],
             lambda: vec![0.0; l.nc],
-            proj: vec![0.0; l.nz * l.nz],
-            proj_piv: vec![0; l.nz],
-            proj_scale: vec![0.0; 2 * l.nz],
             dz: vec![0.0; l.nz],
             viol: vec![0.0; l.nc],
             outputs: Outputs::new(m),
@@ -201,12 +188,13 @@ pub fn step_with_retries(
                 break;
             }
             st.time = t0 + dt * (k + 1) as f64;
-            update_work(m, l, p, st, ws, dt);
+            update_work(st, ws, dt);
         }
         match result {
             Ok(()) => {
                 st.time = t0;
-                refresh_outputs(m, l, p, st, ws);
+                // Every step leaves `ws.eval` at its final state.
+                ws.outputs.capture(m, l, &ws.eval, st);
                 return Ok(());
             }
             Err(e) => last_error = e,
@@ -220,16 +208,9 @@ pub fn step_with_retries(
     ))
 }
 
-/// Trapezoidal accumulation of the actuator work over the last step.
-fn update_work(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-    h: f64,
-) {
-    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+/// Trapezoidal accumulation of the actuator work over the last step (the step leaves
+/// `ws.eval` at its final state).
+fn update_work(st: &mut State, ws: &mut Workspace, h: f64) {
     let power = ws.eval.power;
     st.work += 0.5 * h * (st.power + power);
     st.power = power;

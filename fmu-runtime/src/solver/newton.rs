@@ -67,11 +67,13 @@ fn residual(
 }
 
 /// Forward-difference tangent `J = ∂F/∂x` (seed 001 eqs 2.61–2.62, with the increment
-/// scaled to each unknown's kind). Also copies the zz block for the projections.
+/// scaled to each unknown's kind), factored into the state together with its zz block,
+/// the projection matrix `W + h²/4 αΦ_zᵀΦ_z`.
 fn tangent(
     m: &CompiledModel,
     l: &Layout,
     p: &[f64],
+    st: &mut State,
     ws: &mut Workspace,
     h: f64,
     alpha: f64,
@@ -87,16 +89,37 @@ fn tangent(
             return Err("non-finite residual while forming the tangent".into());
         }
         for i in 0..n {
-            ws.jac[i * n + k] = (ws.f_pert[i] - ws.f[i]) / eps;
+            st.tangent[i * n + k] = (ws.f_pert[i] - ws.f[i]) / eps;
         }
     }
     for i in 0..l.nz {
         for j in 0..l.nz {
-            ws.proj[i * l.nz + j] = ws.jac[i * n + j];
+            st.projection[i * l.nz + j] = st.tangent[i * n + j];
         }
     }
-    lu_factor(&mut ws.jac, n, &mut ws.piv, &mut ws.row_scale)
+    st.tangent_step = 0.0;
+    lu_factor(
+        &mut st.tangent,
+        n,
+        &mut st.tangent_pivots,
+        &mut st.tangent_scale,
+    )?;
+    if l.nc > 0 {
+        lu_factor(
+            &mut st.projection,
+            l.nz,
+            &mut st.projection_pivots,
+            &mut st.projection_scale,
+        )?;
+    }
+    st.tangent_step = h;
+    st.tangent_fresh = true;
+    Ok(())
 }
+
+/// First Newton updates larger than this many tolerances make a reused tangent be
+/// re-formed at once (see `step`).
+const REUSE_LIMIT: f64 = 1e4;
 
 /// Advances `st` by `h`. On error `st` may hold a partial result; the caller restores it.
 pub fn step(
@@ -127,27 +150,69 @@ pub fn step(
     let mut converged = false;
     let mut iterations = 0;
     let mut previous = f64::INFINITY;
-    let mut refresh = true;
+    // Modified Newton across steps: the tangent of an earlier step of the same size is
+    // kept while the iteration contracts well.
+    // Steps differ in the last bits (h = t_end − t); a tangent of a step within 1e-9
+    // relative is as good as one of this step.
+    let same_step = (st.tangent_step - h).abs() <= 1e-9 * h;
+    let reuse = m.solver.reuse_tangent;
+    let mut refresh = !(reuse && same_step);
+    // Updates larger than this many tolerances call for the tangent of the current iterate.
+    let far = if reuse { REUSE_LIMIT } else { 1e3 };
+    st.tangent_fresh = false;
+    let s = 0.25 * h * h;
     for it in 1..=tol.max_iterations {
         iterations = it;
         if !residual(m, l, p, ws, h, alpha, true) {
             return Err(format!("non-finite residual at t = {} s", st.time + h));
         }
         if it > 1 && nc > 0 {
-            // Augmented-Lagrangian multiplier update λ ← λ + αΦ, then the residual with it.
+            // Augmented-Lagrangian multiplier update λ ← λ + αΦ; the residual's term
+            // Φ_zᵀ(αΦ + λ) grows by Φ_zᵀ αΦ (no new evaluation needed).
             for r in 0..nc {
                 ws.lambda[r] += alpha * ws.eval.phi[r];
             }
-            residual(m, l, p, ws, h, alpha, true);
+            for i in 0..nz {
+                let mut v = 0.0;
+                for r in 0..nc {
+                    v += ws.eval.phi_z[r * nz + i] * alpha * ws.eval.phi[r];
+                }
+                ws.f[i] += s * v;
+            }
         }
         if refresh {
-            tangent(m, l, p, ws, h, alpha)?;
+            tangent(m, l, p, st, ws, h, alpha)?;
             refresh = false;
         }
         for i in 0..n {
             ws.dx[i] = -ws.f[i];
         }
-        lu_solve(&ws.jac, n, &ws.piv, &ws.row_scale, &mut ws.dx);
+        lu_solve(
+            &st.tangent,
+            n,
+            &st.tangent_pivots,
+            &st.tangent_scale,
+            &mut ws.dx,
+        );
+        if reuse && it == 1 && !st.tangent_fresh {
+            // A large first update with a tangent from an earlier step marks a demanding
+            // instant (a valve switching, an end stop): form the tangent here and redo the
+            // update rather than spend iterations with a stale one.
+            let first = (0..n).fold(0.0f64, |s, i| s.max(ws.dx[i].abs() / ws.tol[i]));
+            if first > REUSE_LIMIT {
+                tangent(m, l, p, st, ws, h, alpha)?;
+                for i in 0..n {
+                    ws.dx[i] = -ws.f[i];
+                }
+                lu_solve(
+                    &st.tangent,
+                    n,
+                    &st.tangent_pivots,
+                    &st.tangent_scale,
+                    &mut ws.dx,
+                );
+            }
+        }
         let mut size = 0.0f64;
         for i in 0..n {
             ws.x[i] += ws.dx[i];
@@ -163,9 +228,9 @@ pub fn step(
             converged = true;
             break;
         }
-        // Modified Newton: keep the tangent only while the iteration contracts well and
-        // is already close; far from the solution the tangent of the predictor is stale.
-        if size > 0.1 * previous || size > 1e3 {
+        // Keep the tangent only while the iteration contracts well and is already close;
+        // far from the solution Newton needs the tangent of the current iterate.
+        if size > 0.1 * previous || size > far {
             refresh = true;
         }
         previous = size;
@@ -186,12 +251,17 @@ pub fn step(
     st.zdd.copy_from_slice(&ws.zdd);
     st.wd.copy_from_slice(&ws.wd);
     if nc > 0 {
-        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        // The velocity projection uses Φ_z of the last Newton evaluation (positions within
+        // the tolerance of the accepted ones); the acceleration projection evaluates at the
+        // accepted positions and projected velocities, which also gives the final
+        // multiplier update and leaves `ws.eval` at the final state for work and outputs.
+        project(m, l, p, st, ws, h, alpha);
         for r in 0..nc {
             ws.lambda[r] += alpha * ws.eval.phi[r];
         }
         st.lambda.copy_from_slice(&ws.lambda);
-        project(m, l, p, st, ws, h, alpha)?;
+    } else {
+        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     }
     st.iterations = iterations;
     st.steps += 1;
@@ -210,44 +280,41 @@ fn project(
     ws: &mut Workspace,
     h: f64,
     alpha: f64,
-) -> Result<(), String> {
+) {
     let (nz, nc) = (l.nz, l.nc);
     let s = 0.25 * h * h * alpha;
-    lu_factor(&mut ws.proj, nz, &mut ws.proj_piv, &mut ws.proj_scale)?;
-    for _pass in 0..2 {
-        // Velocities: Φ_z ż → 0.
-        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-        correct(ws, nz, nc, s, |e, r| {
-            (0..nz).map(|j| e.phi_z[r * nz + j] * st.zd[j]).sum()
-        });
-        for i in 0..nz {
-            st.zd[i] -= ws.dz[i];
-        }
-        // Accelerations: Φ_z z̈ + Φ̇_z ż → 0 (bias evaluated with the projected ż).
-        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-        correct(ws, nz, nc, s, |e, r| {
-            e.phi_bias[r]
-                + (0..nz)
-                    .map(|j| e.phi_z[r * nz + j] * st.zdd[j])
-                    .sum::<f64>()
-        });
-        for i in 0..nz {
-            st.zdd[i] -= ws.dz[i];
-        }
+    // Velocities: Φ_z ż → 0 (Φ_z of the last Newton evaluation).
+    correct(ws, st, nz, nc, s, |e, st, r| {
+        (0..nz).map(|j| e.phi_z[r * nz + j] * st.zd[j]).sum()
+    });
+    for i in 0..nz {
+        st.zd[i] -= ws.dz[i];
     }
-    Ok(())
+    // Accelerations: Φ_z z̈ + Φ̇_z ż → 0, the velocity term taken at the projected ż.
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    correct(ws, st, nz, nc, s, |e, st, r| {
+        e.phi_bias[r]
+            + (0..nz)
+                .map(|j| e.phi_z[r * nz + j] * st.zdd[j])
+                .sum::<f64>()
+    });
+    for i in 0..nz {
+        st.zdd[i] -= ws.dz[i];
+    }
 }
 
-/// `ws.dz = P⁻¹ s Φ_zᵀ v` with `v_r = violation(eval, r)`.
+/// `ws.dz = P⁻¹ s Φ_zᵀ v` with `v_r = violation(eval, state, r)`, P the projection matrix
+/// factored in the state.
 fn correct(
     ws: &mut Workspace,
+    st: &State,
     nz: usize,
     nc: usize,
     s: f64,
-    violation: impl Fn(&super::evaluate::Evaluation, usize) -> f64,
+    violation: impl Fn(&super::evaluate::Evaluation, &State, usize) -> f64,
 ) {
     for r in 0..nc {
-        ws.viol[r] = violation(&ws.eval, r);
+        ws.viol[r] = violation(&ws.eval, st, r);
     }
     for i in 0..nz {
         ws.dz[i] = s
@@ -255,5 +322,11 @@ fn correct(
                 .map(|r| ws.eval.phi_z[r * nz + i] * ws.viol[r])
                 .sum::<f64>();
     }
-    lu_solve(&ws.proj, nz, &ws.proj_piv, &ws.proj_scale, &mut ws.dz);
+    lu_solve(
+        &st.projection,
+        nz,
+        &st.projection_pivots,
+        &st.projection_scale,
+        &mut ws.dz,
+    );
 }

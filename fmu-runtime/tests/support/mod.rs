@@ -108,6 +108,7 @@ pub fn model(
             tol_state: 1e-9,
             max_iterations: 25,
             max_step_halvings: 4,
+            reuse_tangent: true,
         },
         init: InitSettings {
             static_equilibrium: true,

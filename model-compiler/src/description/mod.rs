@@ -85,6 +85,8 @@ pub enum FormulationDesc {
 #[serde(deny_unknown_fields)]
 pub struct SolverSection {
     pub formulation: Option<FormulationDesc>,
+    /// Keep the Newton tangent across steps (default true; false = a fresh one per step).
+    pub reuse_tangent: Option<bool>,
     /// Internal fixed step (FMI parameter `solver.step`).
     pub step: Option<Quantity>,
     /// Absolute penalty factor α; without it `penalty_ratio` scales α with the step.
@@ -149,7 +151,7 @@ pub struct ParameterDesc {
     pub description: Option<String>,
     pub unit: Option<Name>,
     /// Default `fixed` (the FMI default for parameters).
-    pub variability: Option<VariabilityDesc>,
+    pub variability: Option<Spanned<VariabilityDesc>>,
     pub min: Option<Quantity>,
     pub max: Option<Quantity>,
 }

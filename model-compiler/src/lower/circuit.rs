@@ -254,12 +254,67 @@ pub(super) fn lower_circuit(cx: &mut Ctx, d: &Description) -> Circuit {
         cylinders.push(cyl);
     }
 
+    check_connections(cx, h, &nodes, &elements, &cylinders);
     Circuit {
         oil,
         nodes,
         spools,
         elements,
         cylinders,
+    }
+}
+
+/// Every control volume must be connected to something, and have a volume.
+fn check_connections(
+    cx: &mut Ctx,
+    h: &HydraulicsDesc,
+    nodes: &[Node],
+    elements: &[Element],
+    cylinders: &[Cylinder],
+) {
+    let touched = |n: usize| {
+        elements.iter().any(|e| e.nodes().contains(&n))
+            || cylinders.iter().any(|c| c.cap_node == n || c.rod_node == n)
+    };
+    let first_volume = h.pressure_sources.len();
+    for (k, v) in h.volumes.iter().enumerate() {
+        let n = first_volume + k;
+        if cx.nodes.get(v.name.get_ref()) != Some(&n) || !matches!(nodes.get(n), Some(Node::Volume(_))) {
+            continue;
+        }
+        let name = v.name.get_ref();
+        if !touched(n) {
+            cx.error(
+                v.name.span(),
+                format!("volume '{name}' is not connected: no valve, orifice, relief valve, pump, leakage or cylinder chamber touches it"),
+                "connect it (as a valve port, an element's `from`/`to`, or a cylinder's cap_volume/rod_volume) or remove it",
+            );
+            continue;
+        }
+        let has_chamber = cylinders.iter().any(|c| c.cap_node == n || c.rod_node == n);
+        let hose = match &nodes[n] {
+            Node::Volume(cv) => cx.params[cv.hose_volume.index()].default,
+            Node::Pressure { .. } => 1.0,
+        };
+        if hose == 0.0 && !has_chamber {
+            cx.error(
+                v.volume.span(),
+                format!("volume '{name}' holds no oil: `volume` is 0 and no cylinder chamber belongs to it"),
+                "give the hose or pipe volume, e.g. volume = \"0.5 L\" (its pressure needs a compressible volume)",
+            );
+        }
+    }
+    for (k, s) in h.pressure_sources.iter().enumerate() {
+        if cx.nodes.get(s.name.get_ref()) == Some(&k) && !touched(k) {
+            cx.warnings.push(
+                crate::diagnostic::Diagnostic::at(
+                    s.name.span(),
+                    format!("pressure source '{}' is not connected to anything", s.name.get_ref()),
+                    "connect it or remove it",
+                )
+                .warning(),
+            );
+        }
     }
 }
 
@@ -465,12 +520,24 @@ fn lower_valve(cx: &mut Ctx, v: &ValveDesc, spools: &mut Vec<Spool>) -> Directio
         ("AT", get(edges_desc.and_then(|e| e.at.as_ref()))),
         ("BT", get(edges_desc.and_then(|e| e.bt.as_ref()))),
     ];
+    let errors_before = cx.errors.len();
     let edges = list.map(|(key, e)| match e {
         None => MeteringEdge {
             table: vec![(lo, 0.0), (hi.max(lo + 1.0), 0.0)],
         },
         Some(e) => lower_edge(cx, &name, v.name.span(), key, &e),
     });
+    if cx.errors.len() == errors_before
+        && edges
+            .iter()
+            .all(|e| e.table.iter().all(|(_, k)| *k == 0.0))
+    {
+        cx.error(
+            v.name.span(),
+            format!("valve '{name}' has no flow path: its four edges are closed at every spool position"),
+            "give at least one edge an opening, e.g. edges.PA = { area = [[0, 0], [1, \"20 mm2\"]], discharge_coefficient = 0.7 }",
+        );
+    }
     let laminar_pressure = laminar(cx, &name, v.laminar_pressure.as_ref());
     DirectionalValve {
         name,

@@ -24,7 +24,7 @@ impl Builder {
         if let Binding::Param(p) = v.binding {
             self.bound.insert(p, v.name.clone());
         }
-        self.names.insert(v.name.clone(), 0..0);
+        self.names.entry(v.name.clone()).or_insert(0..0);
         self.vars.push(v);
     }
 }
@@ -57,6 +57,65 @@ fn check_name(cx: &mut Ctx, b: &mut Builder, name: &Name, description: Option<&S
     }
     b.names.insert(text.clone(), name.span());
     true
+}
+
+/// Whether a slot may change while the FMU runs (`tunable` parameters and inputs), only
+/// before initialization (`fixed` parameters), or not be exposed at all.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Exposure {
+    Tunable,
+    /// Why it cannot be tunable.
+    Fixed(&'static str),
+    /// Why it cannot be exposed.
+    Hidden(String),
+}
+
+/// The rule: operating conditions and loads that change on a real machine while it runs
+/// or that calibration adjusts are tunable (masses/payload, supply and tank pressures,
+/// valve commands, external forces, pump speed and displacement, relief settings,
+/// throttle and leakage coefficients, friction coefficients, spring stiffness and
+/// damping); geometry, volumes, areas, stroke, fluid and wall properties, initial
+/// conditions, valve characteristics, friction model choice and solver settings are fixed.
+pub(crate) fn exposure(cx: &Ctx, id: ParamId) -> Exposure {
+    use Exposure::*;
+    if let Some(reason) = cx.hidden.get(&id) {
+        return Hidden(reason.clone());
+    }
+    let name = cx.params[id.index()].name.as_str();
+    let (head, field) = name.split_once('.').unwrap_or((name, ""));
+    const GEOMETRY: &str = "it is geometry or a component property, which is fixed for a run";
+    const INITIAL: &str = "it only acts when the FMU initializes";
+    if head == "solver" {
+        return Fixed("solver settings set up the integrator when the FMU initializes");
+    }
+    if head == "oil" {
+        if field == "density" {
+            return Hidden(
+                "the oil density only converts valve and orifice areas into flow coefficients when the FMU is built; the solver does not read it, so exposing it would change nothing".into(),
+            );
+        }
+        return Fixed("oil properties are fixed for a run");
+    }
+    let kind = cx.components.get(head).map(|(k, _)| *k).unwrap_or("");
+    let tunable = match kind {
+        "body" if field == "q0" || field.starts_with("q0.") => return Fixed(INITIAL),
+        "body" => field == "mass",
+        "pressure source" => field == "pressure",
+        "volume" if field == "precharge" => return Fixed(INITIAL),
+        "valve" => field == "command",
+        "orifice" => field == "coefficient",
+        "relief valve" => matches!(field, "cracking_pressure" | "gain"),
+        "pump" => matches!(field, "speed" | "displacement" | "volumetric_efficiency"),
+        "leakage" => field == "conductance",
+        "cylinder" if field == "friction.model" => {
+            return Fixed("the friction model chooses the friction states when the FMU initializes");
+        }
+        "cylinder" => field.starts_with("friction."),
+        "spring-damper" => matches!(field, "stiffness" | "damping"),
+        "point force" => field.starts_with("force."),
+        _ => false,
+    };
+    if tunable { Tunable } else { Fixed(GEOMETRY) }
 }
 
 /// Resolves a slot target and checks that it is not bound twice.
@@ -196,6 +255,25 @@ pub(super) fn lower_interface(
         let Some(id) = target(cx, &b, &i.target) else {
             continue;
         };
+        match exposure(cx, id) {
+            Exposure::Tunable => {}
+            Exposure::Fixed(why) => {
+                cx.error(
+                    i.target.span(),
+                    format!("'{}' cannot be an input: {why}", i.target.get_ref()),
+                    "inputs change while the FMU runs; expose it under [[interface.parameters]] (fixed: set before initialization) instead",
+                );
+                continue;
+            }
+            Exposure::Hidden(why) => {
+                cx.error(
+                    i.target.span(),
+                    format!("'{}' cannot be exposed: {why}", i.target.get_ref()),
+                    "remove this input",
+                );
+                continue;
+            }
+        }
         let expect = cx.slots[id.index()].expect;
         let unit = slot_unit(cx, id, i.unit.as_ref());
         let start = cx.params[id.index()].default;
@@ -218,7 +296,7 @@ pub(super) fn lower_interface(
             variability: Variability::Continuous,
             initial: None,
             var_type: VarType::Real,
-            display_unit: display_unit(unit.as_deref()),
+            display_unit: slot_display_unit(cx, id, unit.as_deref()),
             unit,
             start: Some(start),
             min,
@@ -231,6 +309,28 @@ pub(super) fn lower_interface(
         let Some(id) = target(cx, &b, &p.target) else {
             continue;
         };
+        let tunable = p
+            .variability
+            .as_ref()
+            .filter(|v| *v.get_ref() == crate::description::VariabilityDesc::Tunable);
+        match (exposure(cx, id), tunable) {
+            (Exposure::Hidden(why), _) => {
+                cx.error(
+                    p.target.span(),
+                    format!("'{}' cannot be exposed: {why}", p.target.get_ref()),
+                    "remove this parameter",
+                );
+                continue;
+            }
+            (Exposure::Fixed(why), Some(v)) => {
+                cx.error(
+                    v.span(),
+                    format!("'{}' cannot be tunable: {why}", p.target.get_ref()),
+                    "remove `variability = \"tunable\"`: as a fixed parameter it can still be set before initialization",
+                );
+            }
+            _ => {}
+        }
         let expect = cx.slots[id.index()].expect;
         let unit = slot_unit(cx, id, p.unit.as_ref());
         let start = cx.params[id.index()].default;
@@ -244,9 +344,10 @@ pub(super) fn lower_interface(
             .description
             .clone()
             .unwrap_or_else(|| cx.slots[id.index()].description.clone());
-        let variability = match p.variability {
-            Some(crate::description::VariabilityDesc::Tunable) => Variability::Tunable,
-            _ => Variability::Fixed,
+        let variability = if tunable.is_some() {
+            Variability::Tunable
+        } else {
+            Variability::Fixed
         };
         // A choice slot (e.g. a friction model) is an FMI Integer with its range.
         let (var_type, unit, min, max) = match expect {
@@ -261,7 +362,7 @@ pub(super) fn lower_interface(
             variability,
             initial: Some(Initial::Exact),
             var_type,
-            display_unit: display_unit(unit.as_deref()),
+            display_unit: slot_display_unit(cx, id, unit.as_deref()),
             unit,
             start: Some(start),
             min,
@@ -327,7 +428,41 @@ pub(super) fn lower_interface(
         let r = global_quantity(probe);
         b.push(output(name, r.description, r.probe, r.var_type, r.unit));
     }
+    prefix_collisions(cx, &b);
     b.vars
+}
+
+/// A structured name cannot also be the record holding another (`a` and `a.b`): tools
+/// that show the interface as a tree cannot have both a value and members at `a`.
+fn prefix_collisions(cx: &mut Ctx, b: &Builder) {
+    let user = |n: &str| b.names.get(n).is_some_and(|s| *s != (0..0));
+    let mut found: Vec<(String, String)> = Vec::new();
+    for v in &b.vars {
+        let name = v.name.as_str();
+        for (i, c) in name.char_indices() {
+            if c != '.' && c != '[' {
+                continue;
+            }
+            let prefix = &name[..i];
+            if b.names.contains_key(prefix) && !found.iter().any(|(p, _)| p == prefix) {
+                found.push((prefix.to_string(), name.to_string()));
+            }
+        }
+    }
+    for (prefix, name) in found {
+        // Point at the user's variable: the longer name if it is the user's, else the prefix.
+        let (at, other) = if user(&name) {
+            (name.as_str(), prefix.as_str())
+        } else {
+            (prefix.as_str(), name.as_str())
+        };
+        let span = b.names.get(at).cloned().unwrap_or(0..0);
+        cx.error(
+            span,
+            format!("interface names collide: '{prefix}' is a variable and also the start of '{name}'"),
+            format!("rename '{at}' so that it is not '{other}' nor starts with it followed by '.' (e.g. '{prefix}.value')"),
+        );
+    }
 }
 
 fn output(
@@ -361,6 +496,18 @@ fn output(
 fn display_unit(unit: Option<&str>) -> Option<String> {
     unit.and_then(|u| units::display_units(u).first())
         .map(|(name, _, _)| name.to_string())
+}
+
+/// Display unit of a slot variable: shaft speeds in rpm, otherwise by unit.
+fn slot_display_unit(cx: &Ctx, id: ParamId, unit: Option<&str>) -> Option<String> {
+    let name = cx.params[id.index()].name.as_str();
+    let pump_speed = name.split_once('.').is_some_and(|(head, field)| {
+        field == "speed" && cx.components.get(head).is_some_and(|(k, _)| *k == "pump")
+    });
+    if pump_speed && unit == Some("rad/s") {
+        return Some("rpm".into());
+    }
+    display_unit(unit)
 }
 
 /// Quantities of the whole model, added to every interface in this order.
@@ -464,6 +611,32 @@ fn resolve_quantity(
         );
         None
     };
+    if let Some(parts) = cx.composite_joints.get(head) {
+        let (part, kind) = tail.split_once('.').unwrap_or((tail, ""));
+        let offers: Vec<String> = parts
+            .iter()
+            .flat_map(|(p, _)| ["q", "qd", "qdd"].map(|k| format!("{p}.{k}")))
+            .collect();
+        let Some(&(_, body)) = parts.iter().find(|(p, _)| p == part) else {
+            let offers: Vec<&str> = offers.iter().map(String::as_str).collect();
+            return bad(cx, "composite joint", &offers);
+        };
+        let text = match kind {
+            "q" => "Angle",
+            "qd" => "Rate",
+            "qdd" => "Acceleration",
+            _ => {
+                let offers: Vec<&str> = offers.iter().map(String::as_str).collect();
+                return bad(cx, "composite joint", &offers);
+            }
+        };
+        let (probe, unit) = match kind {
+            "q" => (Probe::JointPosition(body), "rad"),
+            "qd" => (Probe::JointVelocity(body), "rad/s"),
+            _ => (Probe::JointAcceleration(body), "rad/s2"),
+        };
+        return Some(real(probe, unit, format!("{text} {part} of joint {head}")));
+    }
     if let Some(&body) = cx.joints.get(head) {
         let b = &model.mechanism.bodies[body];
         let (pos, vel, acc) = match b.joint {
@@ -619,6 +792,7 @@ fn resolve_quantity(
     let mut candidates: Vec<&str> = Vec::new();
     for t in [
         &cx.joints.keys().collect::<Vec<_>>(),
+        &cx.composite_joints.keys().collect(),
         &cx.cylinders.keys().collect(),
         &cx.nodes.keys().collect(),
         &cx.elements.keys().collect(),

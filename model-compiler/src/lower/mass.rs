@@ -62,6 +62,34 @@ impl MassProps {
         }
     }
 
+    /// Solid uniform cylinder of `radius` and `length` along the unit `axis`:
+    /// m r²/2 about the axis, m (3 r² + L²)/12 about any diameter through the centre.
+    pub fn cylinder(
+        mass: f64,
+        center: [f64; 3],
+        axis: [f64; 3],
+        radius: f64,
+        length: f64,
+    ) -> MassProps {
+        let axial = mass * radius * radius / 2.0;
+        let transverse = mass * (3.0 * radius * radius + length * length) / 12.0;
+        // I = I_t 1 + (I_a − I_t) u uᵀ
+        let k = axial - transverse;
+        let u = axis;
+        MassProps {
+            mass,
+            com: center,
+            inertia: [
+                transverse + k * u[0] * u[0],
+                transverse + k * u[1] * u[1],
+                transverse + k * u[2] * u[2],
+                k * u[0] * u[1],
+                k * u[0] * u[2],
+                k * u[1] * u[2],
+            ],
+        }
+    }
+
     /// Sum of parts: total mass, mass-weighted centre, inertia about the common centre.
     pub fn combine(parts: &[MassProps]) -> MassProps {
         let mass: f64 = parts.iter().map(|p| p.mass).sum();
@@ -140,5 +168,27 @@ mod tests {
         assert!((d.inertia[3] + 1.0).abs() < 1e-12);
         let b = MassProps::cuboid(12.0, [0.0; 3], [1.0, 2.0, 3.0]);
         assert_eq!(b.inertia[..3], [13.0, 10.0, 5.0]);
+    }
+
+    #[test]
+    fn solid_cylinder_formulas() {
+        // Along z: I_zz = m r²/2, I_xx = I_yy = m (3 r² + L²)/12.
+        let c = MassProps::cylinder(12.0, [0.0; 3], [0.0, 0.0, 1.0], 0.5, 2.0);
+        assert!((c.inertia[2] - 1.5).abs() < 1e-12);
+        assert!((c.inertia[0] - (3.0 * 0.25 + 4.0)).abs() < 1e-12);
+        assert_eq!(c.inertia[0], c.inertia[1]);
+        assert_eq!(c.inertia[3..], [0.0, 0.0, 0.0]);
+        // A tilted axis gives the rotated tensor: about the axis still m r²/2.
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        let t = MassProps::cylinder(12.0, [0.0; 3], [h, h, 0.0], 0.5, 2.0);
+        let i = t.inertia;
+        let about_axis = h * h * (i[0] + i[1] + 2.0 * i[3]);
+        assert!((about_axis - 1.5).abs() < 1e-12, "{about_axis}");
+        // A very thin cylinder is a rod.
+        let thin = MassProps::cylinder(3.0, [0.5, 0.0, 0.0], [1.0, 0.0, 0.0], 0.0, 1.0);
+        let rod = MassProps::rod(3.0, [0.0; 3], [1.0, 0.0, 0.0]);
+        for k in 0..6 {
+            assert!((thin.inertia[k] - rod.inertia[k]).abs() < 1e-15);
+        }
     }
 }

@@ -1,8 +1,10 @@
 //! Bodies (sorted so that parents precede children), joints, markers, cut joints, forces.
 
 use super::mass::MassProps;
-use super::{Ctx, Expect};
-use crate::description::{BodyDesc, CutType, Description, JointType, PointDesc, Shape};
+use super::{BodyInfo, Ctx, Expect};
+use crate::description::{
+    BodyDesc, CutType, Description, InitialDesc, JointType, PointDesc, Shape,
+};
 use crate::units::Dim;
 use fmu_runtime::model::{
     Body, CutJoint, CutKind, ForceElement, Frame, JointKind, Marker, Mechanism, PointForce,
@@ -16,14 +18,24 @@ pub(super) fn lower_mechanism(cx: &mut Ctx, d: &Description) -> Mechanism {
         cx.declare(&b.name, "body");
     }
     let order = topological_order(cx, &d.bodies);
-    for (new_index, &i) in order.iter().enumerate() {
+    // Final indices: a spherical (universal) joint puts two (one) generated massless
+    // bodies right before its body.
+    let mut next = 0;
+    for &i in &order {
+        next += match d.bodies[i].joint.get_ref().kind.get_ref() {
+            JointType::Spherical => 2,
+            JointType::Universal => 1,
+            _ => 0,
+        };
         cx.bodies
-            .insert(d.bodies[i].name.get_ref().clone(), new_index);
+            .entry(d.bodies[i].name.get_ref().clone())
+            .or_insert(next);
+        next += 1;
     }
-    let bodies: Vec<Body> = order
-        .iter()
-        .map(|&i| lower_body(cx, &d.bodies[i]))
-        .collect();
+    let mut bodies: Vec<Body> = Vec::with_capacity(next);
+    for &i in &order {
+        lower_body(cx, &d.bodies[i], &mut bodies);
+    }
 
     let mut markers = Vec::new();
     for m in &d.markers {
@@ -242,9 +254,262 @@ fn topological_order(cx: &mut Ctx, bodies: &[BodyDesc]) -> Vec<usize> {
     order
 }
 
-fn lower_body(cx: &mut Ctx, b: &BodyDesc) -> Body {
+/// The coordinates of a tree joint: names of the parts of a composite joint and their axes
+/// (in the frame of the body before each part).
+fn joint_parts(
+    cx: &mut Ctx,
+    b: &BodyDesc,
+    joint_name: &str,
+) -> (JointType, Vec<(&'static str, JointKind)>) {
+    let name = b.name.get_ref();
+    let j = b.joint.get_ref();
+    let kind = *j.kind.get_ref();
+    let type_name = match kind {
+        JointType::Revolute => "revolute",
+        JointType::Prismatic => "prismatic",
+        JointType::Fixed => "fixed",
+        JointType::Spherical => "spherical",
+        JointType::Universal => "universal",
+    };
+    let no_axis = |cx: &mut Ctx, why: &str| {
+        if let Some(a) = &j.axis {
+            cx.error(
+                a.span(),
+                format!("a {type_name} joint has no `axis`"),
+                why.to_string(),
+            );
+        }
+    };
+    let no_axes = |cx: &mut Ctx, why: &str| {
+        if let Some(a) = &j.axes {
+            cx.error(
+                a.span(),
+                format!("a {type_name} joint has no `axes`"),
+                why.to_string(),
+            );
+        }
+    };
+    let parts = match kind {
+        JointType::Fixed => {
+            no_axis(
+                cx,
+                "remove `axis`, or use type = \"revolute\" or \"prismatic\"",
+            );
+            no_axes(cx, "remove `axes`");
+            vec![("", JointKind::Fixed)]
+        }
+        JointType::Revolute | JointType::Prismatic => {
+            no_axes(
+                cx,
+                "a revolute or prismatic joint has one `axis`; `axes` is for universal joints",
+            );
+            match &j.axis {
+                Some(a) => {
+                    let axis = cx.direction(a, "the joint axis");
+                    if kind == JointType::Revolute {
+                        vec![("", JointKind::Revolute { axis })]
+                    } else {
+                        vec![("", JointKind::Prismatic { axis })]
+                    }
+                }
+                None => {
+                    cx.error(
+                        b.joint.span_or(j.kind.span()),
+                        format!("the joint of body '{name}' has no axis"),
+                        "add `axis = [0, 0, 1]` (in the joint frame) to the joint",
+                    );
+                    vec![("", JointKind::Fixed)]
+                }
+            }
+        }
+        JointType::Spherical => {
+            let why = "a spherical joint turns about z, then y, then x of its joint frame (yaw, pitch, roll); orient the frame with `rotation` instead";
+            no_axis(cx, why);
+            no_axes(cx, why);
+            vec![
+                (
+                    "yaw",
+                    JointKind::Revolute {
+                        axis: [0.0, 0.0, 1.0],
+                    },
+                ),
+                (
+                    "pitch",
+                    JointKind::Revolute {
+                        axis: [0.0, 1.0, 0.0],
+                    },
+                ),
+                (
+                    "roll",
+                    JointKind::Revolute {
+                        axis: [1.0, 0.0, 0.0],
+                    },
+                ),
+            ]
+        }
+        JointType::Universal => {
+            no_axis(
+                cx,
+                "a universal joint has two axes: write `axes = [[0, 0, 1], [0, 1, 0]]`",
+            );
+            let fallback = vec![
+                (
+                    "axis1",
+                    JointKind::Revolute {
+                        axis: [0.0, 0.0, 1.0],
+                    },
+                ),
+                (
+                    "axis2",
+                    JointKind::Revolute {
+                        axis: [0.0, 1.0, 0.0],
+                    },
+                ),
+            ];
+            match &j.axes {
+                Some(list) if list.get_ref().len() == 2 => {
+                    let a1 = cx.direction(&list.get_ref()[0], "the first axis");
+                    let a2 = cx.direction(&list.get_ref()[1], "the second axis");
+                    let c = cross(a1, a2);
+                    if dot(c, c).sqrt() < 1e-6 {
+                        cx.error(
+                            list.span(),
+                            format!("the two axes of universal joint '{joint_name}' are parallel"),
+                            "give two different directions, usually perpendicular, e.g. axes = [[0, 0, 1], [0, 1, 0]]",
+                        );
+                    }
+                    vec![
+                        ("axis1", JointKind::Revolute { axis: a1 }),
+                        ("axis2", JointKind::Revolute { axis: a2 }),
+                    ]
+                }
+                Some(list) => {
+                    cx.error(
+                        list.span(),
+                        format!(
+                            "a universal joint has two axes, got {}",
+                            list.get_ref().len()
+                        ),
+                        "write `axes = [[x1, y1, z1], [x2, y2, z2]]`: the first turns in the parent, the second in the cross piece",
+                    );
+                    fallback
+                }
+                None => {
+                    cx.error(
+                        b.joint.span_or(j.kind.span()),
+                        format!("universal joint '{joint_name}' needs `axes`"),
+                        "add `axes = [[0, 0, 1], [0, 1, 0]]` (joint frame): the first turns in the parent, the second in the cross piece",
+                    );
+                    fallback
+                }
+            }
+        }
+    };
+    (kind, parts)
+}
+
+/// The joint frame rotation as a unit quaternion `[w, x, y, z]`.
+fn rotation(cx: &mut Ctx, b: &BodyDesc) -> [f64; 4] {
+    let j = b.joint.get_ref();
+    let Some(r) = &j.rotation else {
+        return [1.0, 0.0, 0.0, 0.0];
+    };
+    let span = r.span_or(b.joint.span_or(j.kind.span()));
+    let r = r.get_ref();
+    match (&r.axis, &r.angle, &r.quaternion) {
+        (Some(axis), Some(angle), None) => {
+            let axis = cx.direction(axis, "the rotation axis");
+            let angle = cx.value(angle, Expect::Dim(Dim::ANGLE));
+            if angle.is_nan() {
+                return [1.0, 0.0, 0.0, 0.0];
+            }
+            let (s, c) = (angle / 2.0).sin_cos();
+            [c, s * axis[0], s * axis[1], s * axis[2]]
+        }
+        (None, None, Some(q)) => {
+            let v = q
+                .get_ref()
+                .each_ref()
+                .map(|x| cx.value(x, Expect::Dim(Dim::NONE)));
+            let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if n.is_nan() {
+                [1.0, 0.0, 0.0, 0.0]
+            } else if n > 1e-12 && n.is_finite() {
+                v.map(|x| x / n)
+            } else {
+                cx.error(
+                    q.span(),
+                    "the quaternion is zero",
+                    "give a unit quaternion [w, x, y, z], e.g. [1, 0, 0, 0] for no rotation",
+                );
+                [1.0, 0.0, 0.0, 0.0]
+            }
+        }
+        _ => {
+            cx.error(
+                span,
+                "a rotation is either `axis` + `angle` or `quaternion`",
+                "write rotation = { axis = [0, 0, 1], angle = \"90 deg\" } or rotation = { quaternion = [w, x, y, z] }",
+            );
+            [1.0, 0.0, 0.0, 0.0]
+        }
+    }
+}
+
+/// Initial values of the joint coordinates, one per part.
+fn initial_values(cx: &mut Ctx, b: &BodyDesc, kind: JointType, parts: &[(&str, JointKind)]) -> Vec<f64> {
+    let j = b.joint.get_ref();
+    let n = parts.len();
+    let expect = |k: &JointKind| match k {
+        JointKind::Prismatic { .. } => LENGTH,
+        _ => Expect::Dim(Dim::ANGLE),
+    };
+    let zeros = vec![0.0; n];
+    let Some(init) = &j.initial else {
+        return zeros;
+    };
+    match (kind, init.get_ref()) {
+        (JointType::Fixed, _) => {
+            cx.error(init.span(), "a fixed joint has no coordinate", "remove `initial`");
+            zeros
+        }
+        (JointType::Revolute | JointType::Prismatic, InitialDesc::One(v)) => {
+            let q = toml::Spanned::new(init.span(), v.clone());
+            vec![cx.value(&q, expect(&parts[0].1))]
+        }
+        (JointType::Revolute | JointType::Prismatic, InitialDesc::Many(_)) => {
+            cx.error(
+                init.span(),
+                "this joint has one coordinate; `initial` is one value",
+                "write e.g. initial = \"30 deg\" (revolute) or initial = \"10 mm\" (prismatic)",
+            );
+            zeros
+        }
+        (_, InitialDesc::Many(list)) if list.len() == n => list
+            .iter()
+            .zip(parts)
+            .map(|(q, (_, k))| cx.value(q, expect(k)))
+            .collect(),
+        _ => {
+            let (what, example) = if kind == JointType::Spherical {
+                ("[yaw, pitch, roll]", "initial = [\"30 deg\", 0, 0]")
+            } else {
+                ("[q1, q2]", "initial = [\"10 deg\", \"-5 deg\"]")
+            };
+            cx.error(
+                init.span(),
+                format!("a {} joint takes `initial = {what}`", if kind == JointType::Spherical { "spherical" } else { "universal" }),
+                format!("write e.g. {example}, or leave `initial` out for zeros"),
+            );
+            zeros
+        }
+    }
+}
+
+/// Lowers one body (and the massless bodies of a composite joint, first) into `out`.
+fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) {
     let name = b.name.get_ref().clone();
-    let parent = if b.parent.get_ref() == "ground" {
+    let mut parent = if b.parent.get_ref() == "ground" {
         None
     } else {
         cx.bodies.get(b.parent.get_ref()).copied()
@@ -257,6 +522,7 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc) -> Body {
         );
     }
     let j = b.joint.get_ref();
+    let joint_span = b.joint.span_or(j.kind.span());
     let joint_name = match &j.name {
         Some(n) => {
             cx.declare_joint(n, "joint");
@@ -278,91 +544,152 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc) -> Body {
         }
     };
     let origin = cx.vec3_or(j.origin.as_ref(), LENGTH, [0.0; 3]);
-    let rotation = match &j.rotation {
-        None => [1.0, 0.0, 0.0, 0.0],
-        Some(r) => {
-            let axis = cx.direction(&r.axis, "the rotation axis");
-            let angle = cx.value(&r.angle, Expect::Dim(Dim::ANGLE));
-            let (s, c) = (angle / 2.0).sin_cos();
-            [c, s * axis[0], s * axis[1], s * axis[2]]
-        }
-    };
-    let kind = *j.kind.get_ref();
-    let joint = match kind {
-        JointType::Fixed => {
-            if let Some(a) = &j.axis {
-                cx.error(
-                    a.span(),
-                    "a fixed joint has no axis",
-                    "remove `axis`, or use type = \"revolute\" or \"prismatic\"",
-                );
-            }
-            if let Some(q) = &j.initial {
-                cx.error(
-                    q.span(),
-                    "a fixed joint has no coordinate",
-                    "remove `initial`",
-                );
-            }
-            JointKind::Fixed
-        }
-        JointType::Revolute | JointType::Prismatic => match &j.axis {
-            Some(a) => {
-                let axis = cx.direction(a, "the joint axis");
-                if kind == JointType::Revolute {
-                    JointKind::Revolute { axis }
-                } else {
-                    JointKind::Prismatic { axis }
-                }
-            }
-            None => {
-                cx.error(
-                    b.joint.span_or(j.kind.span()),
-                    format!("the joint of body '{name}' has no axis"),
-                    "add `axis = [0, 0, 1]` (in the joint frame) to the joint",
-                );
-                JointKind::Fixed
-            }
-        },
-    };
-    if let Some(&index) = cx.bodies.get(&name) {
-        cx.joints.entry(joint_name.clone()).or_insert(index);
+    let rotation = rotation(cx, b);
+    let (kind, parts) = joint_parts(cx, b, &joint_name);
+    let q0_values = initial_values(cx, b, kind, &parts);
+    if kind == JointType::Spherical
+        && q0_values.get(1).is_some_and(|pitch| pitch.cos().abs() < 1e-6)
+        && let Some(init) = &j.initial
+    {
+        cx.error(
+            init.span(),
+            "the initial pitch of the spherical joint is ±90°, where yaw and roll turn about the same axis (gimbal lock of the z-y-x composition)",
+            "turn the joint frame with `rotation` so that the initial pitch is far from ±90°",
+        );
     }
-    let q_expect = if kind == JointType::Prismatic {
-        LENGTH
-    } else {
-        Expect::Dim(Dim::ANGLE)
-    };
-    let q0_value = cx.value_or(j.initial.as_ref(), q_expect, 0.0);
-    let q_unit = if kind == JointType::Prismatic {
-        "m"
-    } else {
-        "rad"
-    };
-    let q0 = cx.slot(
-        format!("{name}.q0"),
-        q0_value,
-        q_expect,
-        format!("Initial coordinate of joint {joint_name} [{q_unit}]"),
-    );
+    if let Some(l) = &j.limits {
+        let expect = match kind {
+            JointType::Prismatic => LENGTH,
+            _ => Expect::Dim(Dim::ANGLE),
+        };
+        let [lo_q, hi_q] = l.get_ref();
+        let lo = cx.value(lo_q, expect);
+        let hi = cx.value(hi_q, expect);
+        if kind == JointType::Fixed {
+            cx.error(l.span(), "a fixed joint has no coordinate to limit", "remove `limits`");
+        } else if lo >= hi {
+            cx.error(
+                l.span(),
+                format!("the limits [{lo}, {hi}] are empty"),
+                "write limits = [lower, upper] with lower < upper",
+            );
+        } else if matches!(kind, JointType::Revolute | JointType::Prismatic)
+            && q0_values.first().is_some_and(|q| *q < lo || *q > hi)
+        {
+            cx.error(
+                l.span(),
+                format!(
+                    "the initial coordinate {} lies outside the limits [{lo}, {hi}]",
+                    q0_values[0]
+                ),
+                "widen the limits or change `initial`",
+            );
+        } else {
+            cx.error(
+                l.span(),
+                "joint limits are not supported by the solver yet",
+                "remove `limits` (the joint would move freely past them); use a spring-damper or the cylinder's end cushions as an end stop",
+            );
+        }
+    }
 
     let props = mass_props(cx, b);
-    let mass = cx.slot(
-        format!("{name}.mass"),
-        props.mass,
-        Expect::Dim(Dim::MASS),
-        format!("Mass of body {name}"),
-    );
-    Body {
-        name,
-        parent,
-        joint,
-        joint_name,
-        joint_frame: Frame { origin, rotation },
-        q0,
-        mass,
-        com: props.com,
-        inertia: props.inertia,
+    let index = out.len() + parts.len() - 1;
+    if cx.bodies.get(&name) == Some(&index) && parts.len() == 1 {
+        cx.joints.entry(joint_name.clone()).or_insert(index);
+    }
+    let composite = parts.len() > 1;
+    let mut composite_parts = Vec::new();
+    for (k, ((part, joint), q0)) in parts.iter().zip(&q0_values).enumerate() {
+        let last = k + 1 == parts.len();
+        let (q_expect, q_unit) = match joint {
+            JointKind::Prismatic { .. } => (LENGTH, "m"),
+            _ => (Expect::Dim(Dim::ANGLE), "rad"),
+        };
+        let part_joint = if composite {
+            format!("{joint_name}.{part}")
+        } else {
+            joint_name.clone()
+        };
+        let q0 = cx.slot(
+            if composite {
+                format!("{name}.q0.{part}")
+            } else {
+                format!("{name}.q0")
+            },
+            *q0,
+            q_expect,
+            format!("Initial coordinate of joint {part_joint} [{q_unit}]"),
+        );
+        let frame = if k == 0 {
+            Frame { origin, rotation }
+        } else {
+            Frame::IDENTITY
+        };
+        let body_index = out.len();
+        if composite {
+            composite_parts.push((part.to_string(), body_index));
+        }
+        if last {
+            let mass = cx.slot(
+                format!("{name}.mass"),
+                props.mass,
+                Expect::Dim(Dim::MASS),
+                format!("Mass of body {name}"),
+            );
+            if b.massless.as_ref().is_some_and(|m| *m.get_ref()) {
+                cx.hidden
+                    .insert(mass, format!("body '{name}' is massless (`massless = true`)"));
+            }
+            cx.body_info.push(BodyInfo {
+                span: b.name.span(),
+                generated: false,
+                massless: props.mass == 0.0,
+            });
+            out.push(Body {
+                name: name.clone(),
+                parent,
+                joint: *joint,
+                joint_name: part_joint,
+                joint_frame: frame,
+                q0,
+                mass,
+                com: props.com,
+                inertia: props.inertia,
+            });
+        } else {
+            let body_name = format!("{joint_name}.{part}");
+            let mass = cx.slot(
+                format!("{name}.{part}.mass"),
+                0.0,
+                Expect::Dim(Dim::MASS),
+                format!("Mass of the massless link {body_name} (generated)"),
+            );
+            cx.hidden.insert(
+                mass,
+                format!("'{body_name}' is a massless link generated for the {} joint '{joint_name}'", if kind == JointType::Spherical { "spherical" } else { "universal" }),
+            );
+            cx.body_info.push(BodyInfo {
+                span: joint_span.clone(),
+                generated: true,
+                massless: true,
+            });
+            out.push(Body {
+                name: body_name,
+                parent,
+                joint: *joint,
+                joint_name: part_joint,
+                joint_frame: frame,
+                q0,
+                mass,
+                com: [0.0; 3],
+                inertia: [0.0; 6],
+            });
+            parent = Some(body_index);
+        }
+    }
+    if composite && !cx.composite_joints.contains_key(&joint_name) {
+        cx.composite_joints.insert(joint_name, composite_parts);
     }
 }
 
@@ -370,6 +697,22 @@ fn mass_props(cx: &mut Ctx, b: &BodyDesc) -> MassProps {
     let name = b.name.get_ref();
     let explicit = b.mass.is_some() || b.com.is_some() || b.inertia.is_some();
     let zero = MassProps::point(1.0, [0.0; 3]);
+    if let Some(m) = &b.massless
+        && *m.get_ref()
+    {
+        if explicit || b.parts.is_some() {
+            cx.error(
+                m.span(),
+                format!("body '{name}' is massless but gives mass properties"),
+                "remove `massless = true`, or remove mass/com/inertia/parts",
+            );
+        }
+        return MassProps {
+            mass: 0.0,
+            com: [0.0; 3],
+            inertia: [0.0; 6],
+        };
+    }
     match (&b.parts, explicit) {
         (Some(parts), true) => {
             cx.error(
@@ -383,7 +726,7 @@ fn mass_props(cx: &mut Ctx, b: &BodyDesc) -> MassProps {
             cx.error(
                 b.name.span(),
                 format!("body '{name}' has no mass"),
-                "give `mass`, `com` and `inertia`, or `parts = [{ shape = \"rod\", mass = ..., from = ..., to = ... }]`",
+                "give `mass`, `com` and `inertia`, or `parts = [{ shape = \"rod\", mass = ..., from = ..., to = ... }]`; a link without mass needs `massless = true`",
             );
             zero
         }
@@ -415,13 +758,7 @@ fn mass_props(cx: &mut Ctx, b: &BodyDesc) -> MassProps {
                         .get_ref()
                         .each_ref()
                         .map(|q| cx.value(q, Expect::Dim(Dim::INERTIA)));
-                    if v[..3].iter().any(|&x| x < 0.0) {
-                        cx.error(
-                            i.span(),
-                            "the principal components Ixx, Iyy, Izz must not be negative",
-                            "check the inertia tensor",
-                        );
-                    }
+                    check_inertia(cx, i.span(), v);
                     v
                 }
                 None => {
@@ -458,54 +795,185 @@ fn mass_props(cx: &mut Ctx, b: &BodyDesc) -> MassProps {
     }
 }
 
+/// An explicit inertia tensor must be one of a real mass distribution: symmetric positive
+/// semi-definite, principal moments obeying the triangle inequality. (Zero moments are
+/// allowed: slender rods and point masses; whether the machine can move is checked on the
+/// mass matrix.)
+fn check_inertia(cx: &mut Ctx, span: std::ops::Range<usize>, v: [f64; 6]) {
+    if v.iter().any(|x| x.is_nan()) {
+        return;
+    }
+    let [a, b, c] = principal_moments(v);
+    let scale = a.abs().max(b.abs()).max(c.abs());
+    let tol = 1e-9 * scale + 1e-300;
+    if a < -tol {
+        cx.error(
+            span,
+            format!(
+                "the inertia tensor is not positive semi-definite (principal moments {}, {}, {})",
+                g(a),
+                g(b),
+                g(c)
+            ),
+            "give [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] about the centre of mass as tensor components (Ixy is the (1,2) entry, i.e. minus the product of inertia); or use `parts` to compute it",
+        );
+    } else if a + b < c - tol {
+        cx.error(
+            span,
+            format!(
+                "the principal moments of inertia {}, {}, {} violate the triangle inequality ({} + {} < {}): no mass distribution has this inertia",
+                g(a),
+                g(b),
+                g(c),
+                g(a),
+                g(b),
+                g(c)
+            ),
+            "each principal moment must not exceed the sum of the other two; check the values (about the centre of mass, in kg·m²) or use `parts`",
+        );
+    }
+}
+
+fn g(x: f64) -> String {
+    format!("{:.6}", x)
+        .trim_end_matches('0')
+        .trim_end_matches('.')
+        .to_string()
+}
+
+/// Eigenvalues of the symmetric tensor `[Ixx, Iyy, Izz, Ixy, Ixz, Iyz]`, ascending.
+pub(crate) fn principal_moments(v: [f64; 6]) -> [f64; 3] {
+    let m = nalgebra::Matrix3::new(v[0], v[3], v[4], v[3], v[1], v[5], v[4], v[5], v[2]);
+    let e = m.symmetric_eigenvalues();
+    let mut out = [e[0], e[1], e[2]];
+    out.sort_by(|a, b| a.total_cmp(b));
+    out
+}
+
 fn part(cx: &mut Ctx, p: &crate::description::Located<crate::description::PartDesc>) -> MassProps {
     let span = p.span_or(p.value.shape.span());
     let p = p.get_ref();
     let mass = cx.value(&p.mass, Expect::Dim(Dim::MASS));
     cx.require_positive(&p.mass, mass, "mass");
     let shape = *p.shape.get_ref();
+    let cylinder_between_points = p.from.is_some() || p.to.is_some();
     let (wanted, name): (&[&str], &str) = match shape {
         Shape::Rod => (&["from", "to"], "rod"),
         Shape::Point => (&["at"], "point"),
         Shape::Box => (&["center", "size"], "box"),
+        Shape::Cylinder if cylinder_between_points => (&["from", "to", "radius"], "cylinder"),
+        Shape::Cylinder => (&["center", "axis", "length", "radius"], "cylinder"),
     };
+    let spans = |v: &Option<crate::description::Vec3>| v.as_ref().map(|v| v.span());
+    let qspan = |q: &Option<crate::description::Quantity>| q.as_ref().map(|q| q.span());
     let fields = [
-        ("from", &p.from),
-        ("to", &p.to),
-        ("at", &p.at),
-        ("center", &p.center),
-        ("size", &p.size),
+        ("from", spans(&p.from)),
+        ("to", spans(&p.to)),
+        ("at", spans(&p.at)),
+        ("center", spans(&p.center)),
+        ("size", spans(&p.size)),
+        ("axis", spans(&p.axis)),
+        ("length", qspan(&p.length)),
+        ("radius", qspan(&p.radius)),
     ];
+    let list = wanted
+        .iter()
+        .map(|w| format!("`{w}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
     for (key, v) in fields {
         match (wanted.contains(&key), v) {
             (true, None) => cx.error(
                 span.clone(),
                 format!("a {name} part needs `{key}`"),
-                format!("add `{key} = [x, y, z]`"),
+                if shape == Shape::Cylinder {
+                    format!("a cylinder part takes {list} (or `from`, `to`, `radius`, or `center`, `axis`, `length`, `radius`)")
+                } else {
+                    format!("add `{key}`: a {name} part takes {list}")
+                },
             ),
-            (false, Some(v)) => cx.error(
-                v.span(),
+            (false, Some(s)) => cx.error(
+                s,
                 format!("a {name} part has no `{key}`"),
-                format!(
-                    "a {name} part takes {}",
-                    wanted
-                        .iter()
-                        .map(|w| format!("`{w}`"))
-                        .collect::<Vec<_>>()
-                        .join(" and ")
-                ),
+                format!("a {name} part takes {list}"),
             ),
             _ => {}
         }
     }
-    let mut get = |v: &Option<crate::description::Vec3>| cx.vec3_or(v.as_ref(), LENGTH, [0.0; 3]);
+    let get = |cx: &mut Ctx, v: &Option<crate::description::Vec3>| {
+        cx.vec3_or(v.as_ref(), LENGTH, [0.0; 3])
+    };
     match shape {
-        Shape::Rod => MassProps::rod(mass, get(&p.from), get(&p.to)),
-        Shape::Point => MassProps::point(mass, get(&p.at)),
+        Shape::Rod => MassProps::rod(mass, get(cx, &p.from), get(cx, &p.to)),
+        Shape::Point => MassProps::point(mass, get(cx, &p.at)),
         Shape::Box => {
-            let center = get(&p.center);
-            let size = get(&p.size);
+            let center = get(cx, &p.center);
+            let size = get(cx, &p.size);
+            if let Some(s) = &p.size
+                && size.iter().any(|x| *x < 0.0)
+            {
+                cx.error(
+                    s.span(),
+                    "the edge lengths of a box must not be negative",
+                    "give size = [x, y, z] with lengths of zero or more",
+                );
+            }
             MassProps::cuboid(mass, center, size)
         }
+        Shape::Cylinder => {
+            let radius = cx.value_or(p.radius.as_ref(), LENGTH, 0.0);
+            if let Some(q) = &p.radius {
+                cx.require_positive(q, radius, "radius");
+            }
+            let (center, axis, length) = if cylinder_between_points {
+                let from = get(cx, &p.from);
+                let to = get(cx, &p.to);
+                let d = [to[0] - from[0], to[1] - from[1], to[2] - from[2]];
+                let l = dot(d, d).sqrt();
+                let center = [
+                    (from[0] + to[0]) / 2.0,
+                    (from[1] + to[1]) / 2.0,
+                    (from[2] + to[2]) / 2.0,
+                ];
+                if l > 0.0 {
+                    (center, d.map(|x| x / l), l)
+                } else {
+                    if let Some(t) = &p.to
+                        && !l.is_nan()
+                    {
+                        cx.error(
+                            t.span(),
+                            "the cylinder's `from` and `to` are the same point",
+                            "give the two end centres of the cylinder, or use `center`, `axis`, `length`",
+                        );
+                    }
+                    (center, [0.0, 0.0, 1.0], 0.0)
+                }
+            } else {
+                let center = get(cx, &p.center);
+                let axis = match &p.axis {
+                    Some(a) => cx.direction(a, "the cylinder axis"),
+                    None => [0.0, 0.0, 1.0],
+                };
+                let length = cx.value_or(p.length.as_ref(), LENGTH, 0.0);
+                if let Some(q) = &p.length {
+                    cx.require_positive(q, length, "length");
+                }
+                (center, axis, length)
+            };
+            MassProps::cylinder(mass, center, axis, radius, length)
+        }
     }
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
 }

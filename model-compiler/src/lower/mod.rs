@@ -5,10 +5,15 @@
 //! interface binds FMI variables to slots or to computed quantities. Errors are collected
 //! (not stopped at the first) and point at the offending text.
 
+pub mod analysis;
 mod circuit;
 mod interface;
 pub mod mass;
 mod mechanism;
+mod visual;
+
+pub use analysis::Analysis;
+pub use visual::{Visual, VisualGeometry};
 
 use crate::description::{Description, Name, QValue, Quantity, Vec3};
 use crate::diagnostic::Diagnostic;
@@ -80,6 +85,23 @@ pub struct Lowered {
     pub slots: Vec<SlotInfo>,
     /// Slots to be computed by the equilibrium solve (`init.solve_for`).
     pub solve_for: Vec<ParamId>,
+    /// Degrees of freedom and loop closure at the initial configuration.
+    pub analysis: Analysis,
+    /// Problems that do not stop the build.
+    pub warnings: Vec<Diagnostic>,
+    /// Visual geometry of the bodies (documentation only).
+    pub visuals: Vec<Visual>,
+}
+
+/// Compile-time facts about a body of the lowered mechanism (parallel to its bodies).
+#[derive(Clone, Debug)]
+pub(crate) struct BodyInfo {
+    /// Where errors about the body point.
+    pub span: Range<usize>,
+    /// A massless link generated for a spherical or universal joint.
+    pub generated: bool,
+    #[allow(dead_code)]
+    pub massless: bool,
 }
 
 /// Names reserved for the global quantities and sections.
@@ -97,6 +119,13 @@ const RESERVED: &[&str] = &[
 /// Lowering context: diagnostics, the parameter vector and the name tables.
 pub(crate) struct Ctx {
     pub errors: Vec<Diagnostic>,
+    pub warnings: Vec<Diagnostic>,
+    /// Slots that cannot be exposed in the interface, with the reason.
+    pub hidden: HashMap<ParamId, String>,
+    /// Per lowered body, in mechanism order.
+    pub body_info: Vec<BodyInfo>,
+    /// Spherical and universal joints: name → (part, body index) of each coordinate.
+    pub composite_joints: HashMap<String, Vec<(String, usize)>>,
     pub params: Vec<ParamSlot>,
     pub slots: Vec<SlotInfo>,
     pub slot_ids: HashMap<String, ParamId>,
@@ -126,6 +155,10 @@ impl Ctx {
     fn new() -> Ctx {
         Ctx {
             errors: Vec::new(),
+            warnings: Vec::new(),
+            hidden: HashMap::new(),
+            body_info: Vec::new(),
+            composite_joints: HashMap::new(),
             params: Vec::new(),
             slots: Vec::new(),
             slot_ids: HashMap::new(),
@@ -320,10 +353,15 @@ impl Ctx {
         };
         if let Some((other_kind, _)) = table.get(text) {
             let other_kind = *other_kind;
+            let help = if kind == "body" && other_kind == "body" {
+                "give this body a unique name; a body has exactly one parent, so to attach a body to a second one, close the loop with a [[cut_joints]] entry instead of declaring the body twice".to_string()
+            } else {
+                format!("give this {kind} a unique name")
+            };
             self.error(
                 name.span(),
                 format!("duplicate name '{text}': already used by a {other_kind}"),
-                format!("give this {kind} a unique name"),
+                help,
             );
             return false;
         }
@@ -495,6 +533,8 @@ pub fn lower(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
     let solve_for = interface::solve_for_targets(&mut cx, d, &model);
     model.params = std::mem::take(&mut cx.params);
 
+    let visuals = visual::lower_visuals(&mut cx, d);
+
     if cx.errors.is_empty()
         && let Err(e) = model.validate()
     {
@@ -503,6 +543,12 @@ pub fn lower(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
             "please report this with the description file",
         ));
     }
+    // The checks at the initial configuration need a complete, valid model.
+    let analysis = if cx.errors.is_empty() {
+        analysis::analyse(&mut cx, d, &model)
+    } else {
+        Analysis::default()
+    };
     if !cx.errors.is_empty() {
         return Err(cx.errors);
     }
@@ -510,6 +556,9 @@ pub fn lower(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
         model,
         slots: cx.slots,
         solve_for,
+        analysis,
+        warnings: cx.warnings,
+        visuals,
     })
 }
 
@@ -663,6 +712,7 @@ fn solver_settings(cx: &mut Ctx, d: &Description) -> SolverSettings {
         tol_state,
         max_iterations,
         max_step_halvings,
+        reuse_tangent: s.and_then(|s| s.reuse_tangent).unwrap_or(true),
     }
 }
 
@@ -698,3 +748,5 @@ pub fn apply_parameter_values(model: &mut CompiledModel, ids: &[ParamId], values
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod validation_tests;

@@ -332,13 +332,14 @@ fn unknown_key_reports_its_position() {
     );
     assert!(e[0].contains("\nhelp: "), "{}", e[0]);
     // Inside an inline table, deep in the file.
-    let text = MINIMAL.replace("axis = [0, 0, 1] }", "axis = [0, 0, 1], axes = 1 }");
+    let text = MINIMAL.replace("axis = [0, 0, 1] }", "axis = [0, 0, 1], axiss = 1 }");
     let e = errors(&text);
     assert!(
-        e[0].starts_with("t.toml:8:64: error: unknown field `axes`"),
+        e[0].starts_with("t.toml:8:64: error: unknown field `axiss`"),
         "{}",
         e[0]
     );
+    assert!(e[0].contains("help: did you mean `axis`?"), "{}", e[0]);
 }
 
 #[test]
@@ -634,7 +635,7 @@ rod = { body = "boom", point = [1, 0, 0] }
 bore = "100 mm"
 rod_diameter = "60 mm"
 stroke = "0.8 m"
-retracted_length = "1.2 m"
+retracted_length = "1.5 m"
 cap_volume = "cap"
 rod_volume = "rod"
 friction = { model = "brown-mcphee", coulomb = "210 N", stiction = "830 N", stribeck_velocity = "12.5 mm/s", viscous = "330 N s/m" }

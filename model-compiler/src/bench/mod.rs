@@ -1,0 +1,2 @@
+//! `hydromech bench`: the performance harness (issue 7).
+pub mod family;

@@ -1,0 +1,130 @@
+//! The text `hydromech check` prints for a valid description: counts, the kinematic tree,
+//! the circuit and the FMU interface.
+
+use crate::lower::Lowered;
+use fmu_runtime::model::{Causality, Element, JointKind, Node};
+use std::fmt::Write;
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// One line of counts (the first line of `check`'s report).
+pub fn headline(l: &Lowered) -> String {
+    let m = &l.model;
+    let a = &l.analysis;
+    let count = |c: Causality| m.variables.iter().filter(|v| v.causality == c).count();
+    format!(
+        "{}, {}, {} ({} independent), {}, {}, {} ({}, {}, {}), {}",
+        plural(m.mechanism.bodies.len(), "body", "bodies"),
+        plural(a.coordinates, "coordinate", "coordinates"),
+        plural(a.constraint_equations, "constraint", "constraints"),
+        a.rank,
+        plural(a.dof, "DOF", "DOF"),
+        plural(m.circuit.volumes(), "pressure", "pressures"),
+        plural(m.variables.len(), "variable", "variables"),
+        plural(count(Causality::Input), "input", "inputs"),
+        plural(count(Causality::Parameter), "parameter", "parameters"),
+        plural(count(Causality::Output), "output", "outputs"),
+        plural(m.params.len(), "parameter slot", "parameter slots"),
+    )
+}
+
+/// The full report: headline, tree, circuit, interface.
+pub fn report(l: &Lowered) -> String {
+    let m = &l.model;
+    let a = &l.analysis;
+    let mut out = String::new();
+    let _ = writeln!(out, "  {}", headline(l));
+    let _ = writeln!(
+        out,
+        "  degrees of freedom: {} = {} coordinates − {} independent loop-closure equations{}",
+        a.dof,
+        a.coordinates,
+        a.rank,
+        if a.redundant > 0 {
+            format!(" ({} of {} redundant)", a.redundant, a.constraint_equations)
+        } else {
+            String::new()
+        }
+    );
+    let bodies = &m.mechanism.bodies;
+    if !bodies.is_empty() {
+        out.push_str("  tree:\n    ground\n");
+        fn walk(out: &mut String, m: &fmu_runtime::model::Mechanism, parent: Option<usize>, depth: usize) {
+            for (i, b) in m.bodies.iter().enumerate().filter(|(_, b)| b.parent == parent) {
+                let joint = match b.joint {
+                    JointKind::Revolute { axis } => format!("revolute {} about {axis:?}", b.joint_name),
+                    JointKind::Prismatic { axis } => format!("prismatic {} along {axis:?}", b.joint_name),
+                    JointKind::Fixed => format!("fixed {}", b.joint_name),
+                };
+                let _ = writeln!(out, "    {}└─ {}  ({joint})", "   ".repeat(depth), b.name);
+                walk(out, m, Some(i), depth + 1);
+            }
+        }
+        walk(&mut out, &m.mechanism, None, 0);
+        for c in &m.mechanism.cut_joints {
+            let name = |b: Option<usize>| b.map_or("ground", |i| bodies[i].name.as_str());
+            let _ = writeln!(
+                out,
+                "    cut joint {}: {} – {} ({} equations)",
+                c.name,
+                name(c.a.body),
+                name(c.b.body),
+                c.equations()
+            );
+        }
+    }
+    let c = &m.circuit;
+    if !c.nodes.is_empty() {
+        out.push_str("  circuit:\n");
+        for n in &c.nodes {
+            let kind = match n {
+                Node::Volume(_) => "volume",
+                Node::Pressure { .. } => "pressure source",
+            };
+            let _ = writeln!(out, "    {kind} {}", n.name());
+        }
+        let node = |i: usize| c.nodes.get(i).map_or("?", |n| n.name());
+        for e in &c.elements {
+            let text = match e {
+                Element::DirectionalValve(v) => format!(
+                    "valve {}: P {}, T {}, A {}, B {}",
+                    v.name,
+                    node(v.port_p),
+                    node(v.port_t),
+                    node(v.port_a),
+                    node(v.port_b)
+                ),
+                Element::Orifice(o) => format!("orifice {}: {} → {}", o.name, node(o.from), node(o.to)),
+                Element::ReliefValve(r) => {
+                    format!("relief valve {}: {} → {}", r.name, node(r.from), node(r.to))
+                }
+                Element::Pump(p) => format!("pump {}: {} → {}", p.name, node(p.inlet), node(p.outlet)),
+                Element::Leakage(k) => format!("leakage {}: {} → {}", k.name, node(k.from), node(k.to)),
+            };
+            let _ = writeln!(out, "    {text}");
+        }
+        for cy in &c.cylinders {
+            let _ = writeln!(
+                out,
+                "    cylinder {}: cap {}, rod {}",
+                cy.name,
+                node(cy.cap_node),
+                node(cy.rod_node)
+            );
+        }
+    }
+    out.push_str("  interface:\n");
+    for v in &m.variables {
+        let causality = match v.causality {
+            Causality::Input => "input",
+            Causality::Parameter => "parameter",
+            Causality::Output => "output",
+            Causality::Local => "local",
+        };
+        let unit = v.unit.as_deref().map(|u| format!(" [{u}]")).unwrap_or_default();
+        let _ = writeln!(out, "    {causality:<9} {}{unit}", v.name);
+    }
+    out
+}

@@ -1,0 +1,278 @@
+//! No input makes the compiler panic: property-based mutations of the shipped models
+//! (lines deleted, duplicated and swapped, values replaced by garbage, NaN, huge numbers,
+//! wrong types and wrong units, names swapped, characters injected) must give `Ok` or
+//! errors with positions inside the file.
+
+use model_compiler::diagnostic::Source;
+use proptest::prelude::*;
+use std::path::Path;
+
+fn model(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../models")
+        .join(name);
+    std::fs::read_to_string(path).unwrap()
+}
+
+const MODELS: [&str; 3] = [
+    "naya-rod.toml",
+    "jaiswal-fourbar.toml",
+    "jaiswal-fourbar-friction.toml",
+];
+
+/// Values that replace a value of the file.
+const GARBAGE: &[&str] = &[
+    "nan",
+    "inf",
+    "-inf",
+    "1e308",
+    "-1e308",
+    "1e-308",
+    "0",
+    "-0.0",
+    "-1",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "\"1e400 bar\"",
+    "\"nan deg\"",
+    "\"5 bar\"",
+    "\"80 mm\"",
+    "\"30 deg\"",
+    "\"-7 kg\"",
+    "\"\"",
+    "\"ground\"",
+    "\"tank\"",
+    "\"x.y\"",
+    "\"😀\"",
+    "\"\\u0001\"",
+    "true",
+    "[]",
+    "[0, 0, 0]",
+    "[1e308, 1e308, 1e308]",
+    "[0, 0, 0, 0]",
+    "[[0, 0]]",
+    "[[1, 0], [0, 1]]",
+    "{}",
+    "{ a = 1 }",
+    "\"spherical\"",
+    "\"universal\"",
+    "\"massless\"",
+    "1979-05-27",
+];
+
+/// Lines injected into the file.
+const LINES: &[&str] = &[
+    "[[bodies]]",
+    "[[cut_joints]]",
+    "[[hydraulics.volumes]]",
+    "[[interface.outputs]]",
+    "massless = true",
+    "limits = [0, 1]",
+    "name = \"crank\"",
+    "parent = \"rocker\"",
+    "type = \"spherical\"",
+    "joint = { type = \"universal\", axes = [[0, 0, 1], [0, 0, 1]] }",
+    "joint = { type = \"spherical\", initial = [0, \"90 deg\", 0] }",
+    "parts = [{ shape = \"cylinder\", mass = 1, from = [0, 0, 0], to = [0, 0, 0], radius = 0 }]",
+    "visual = [{ shape = \"mesh\", file = \"\" }]",
+    "inertia = [1, 1, 3, 0, 0, 0]",
+    "quantity = \"O.q\"",
+    "variability = \"tunable\"",
+    "[model",
+    "= = =",
+    "\"",
+];
+
+#[derive(Clone, Debug)]
+enum Mutation {
+    DeleteLine(usize),
+    DuplicateLine(usize),
+    SwapLines(usize, usize),
+    ReplaceValue(usize, usize),
+    InjectLine(usize, usize),
+    InjectChar(usize, char),
+    Truncate(usize),
+    SwapNames(usize, usize),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        any::<usize>().prop_map(Mutation::DeleteLine),
+        any::<usize>().prop_map(Mutation::DuplicateLine),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
+        (any::<usize>(), 0..GARBAGE.len()).prop_map(|(a, b)| Mutation::ReplaceValue(a, b)),
+        (any::<usize>(), 0..LINES.len()).prop_map(|(a, b)| Mutation::InjectLine(a, b)),
+        (any::<usize>(), any::<char>()).prop_map(|(a, c)| Mutation::InjectChar(a, c)),
+        any::<usize>().prop_map(Mutation::Truncate),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapNames(a, b)),
+    ]
+}
+
+fn apply(text: &str, m: &Mutation) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let n = lines.len().max(1);
+    match *m {
+        Mutation::DeleteLine(i) => {
+            if !lines.is_empty() {
+                lines.remove(i % n);
+            }
+        }
+        Mutation::DuplicateLine(i) => {
+            if !lines.is_empty() {
+                let l = lines[i % n].clone();
+                lines.insert(i % n, l);
+            }
+        }
+        Mutation::SwapLines(a, b) => {
+            if !lines.is_empty() {
+                lines.swap(a % n, b % n);
+            }
+        }
+        Mutation::ReplaceValue(i, g) => {
+            // The value after the first `=` of a line (or the first array element).
+            let candidates: Vec<usize> = (0..lines.len())
+                .filter(|&k| lines[k].contains('='))
+                .collect();
+            if !candidates.is_empty() {
+                let k = candidates[i % candidates.len()];
+                let line = &lines[k];
+                let eq = line.find('=').unwrap();
+                let rest = &line[eq + 1..];
+                // Replace one whitespace/comma-delimited token of the value.
+                let tokens: Vec<(usize, &str)> = rest
+                    .split([',', ' ', '[', ']', '{', '}'])
+                    .scan(0usize, |pos, t| {
+                        let start = *pos;
+                        *pos += t.len() + 1;
+                        Some((start, t))
+                    })
+                    .filter(|(_, t)| !t.is_empty() && *t != "=")
+                    .collect();
+                if !tokens.is_empty() {
+                    let (start, t) = tokens[(i / 7) % tokens.len()];
+                    let at = eq + 1 + start;
+                    let new = format!("{}{}{}", &line[..at], GARBAGE[g], &line[at + t.len()..]);
+                    lines[k] = new;
+                }
+            }
+        }
+        Mutation::InjectLine(i, l) => lines.insert(i % (lines.len() + 1), LINES[l].to_string()),
+        Mutation::InjectChar(i, c) => {
+            let mut s = lines.join("\n");
+            let mut at = i % (s.len() + 1);
+            while !s.is_char_boundary(at) {
+                at -= 1;
+            }
+            s.insert(at, c);
+            return s;
+        }
+        Mutation::Truncate(i) => {
+            let s = lines.join("\n");
+            let mut at = i % (s.len() + 1);
+            while !s.is_char_boundary(at) {
+                at -= 1;
+            }
+            return s[..at].to_string();
+        }
+        Mutation::SwapNames(a, b) => {
+            // Exchange two quoted strings of the file (references become wrong).
+            let s = lines.join("\n");
+            let quoted: Vec<(usize, usize)> = s
+                .match_indices('"')
+                .map(|(i, _)| i)
+                .collect::<Vec<_>>()
+                .chunks(2)
+                .filter(|c| c.len() == 2)
+                .map(|c| (c[0], c[1] + 1))
+                .collect();
+            if quoted.len() >= 2 {
+                let (x, y) = (quoted[a % quoted.len()], quoted[b % quoted.len()]);
+                let (x, y) = if x.0 <= y.0 { (x, y) } else { (y, x) };
+                if x.1 <= y.0 {
+                    return format!(
+                        "{}{}{}{}{}",
+                        &s[..x.0],
+                        &s[y.0..y.1],
+                        &s[x.1..y.0],
+                        &s[x.0..x.1],
+                        &s[y.1..]
+                    );
+                }
+            }
+            return s;
+        }
+    }
+    lines.join("\n")
+}
+
+/// Checks one text: no panic, and every error position lies inside the file.
+fn check_text(text: &str) {
+    let source = Source::new("m.toml", text);
+    match model_compiler::check(&source) {
+        Ok((_, lowered)) => {
+            // The later stages must take whatever check accepted.
+            let _ = model_compiler::model_description::render(&lowered.model, "2026-01-01T00:00:00Z");
+            let _ = model_compiler::documentation::render_lowered(&lowered);
+            let _ = model_compiler::summary::report(&lowered);
+            for w in &lowered.warnings {
+                let _ = source.render(w);
+            }
+        }
+        Err(errors) => {
+            assert!(!errors.is_empty());
+            for e in &errors {
+                if let Some(span) = &e.span {
+                    assert!(span.start <= text.len(), "{e:?} outside the file");
+                }
+                let _ = source.render(e);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_models_never_panic(
+        which in 0..MODELS.len(),
+        mutations in proptest::collection::vec(mutation(), 1..6),
+    ) {
+        let mut text = model(MODELS[which]);
+        for m in &mutations {
+            text = apply(&text, m);
+        }
+        check_text(&text);
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(text in "\\PC{0,200}") {
+        check_text(&text);
+    }
+}
+
+/// Every single-value replacement of every model, deterministically.
+#[test]
+fn every_value_replaced_by_every_garbage_value() {
+    for name in MODELS {
+        let text = model(name);
+        let lines = text.lines().count();
+        for line in 0..lines {
+            for g in 0..GARBAGE.len() {
+                let mutated = apply(&text, &Mutation::ReplaceValue(line, g));
+                check_text(&mutated);
+            }
+        }
+    }
+}
+
+/// The shipped models still compile completely (equilibrium solve included).
+#[test]
+fn shipped_models_compile() {
+    for name in MODELS {
+        let source = Source::new(name, model(name));
+        if let Err(e) = model_compiler::compile(&source) {
+            panic!("{name}: {e:?}");
+        }
+    }
+}
