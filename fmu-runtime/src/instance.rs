@@ -589,11 +589,13 @@ impl Instance {
         self.state.copy_from(&snap.state);
         self.params.copy_from_slice(&snap.params);
         self.initialized = snap.initialized;
+        solver::cut_references(&self.model, &self.layout, &self.params, &mut self.work);
         self.refresh_outputs();
         Ok(())
     }
 
     fn place_at_initial_configuration(&mut self) {
+        solver::cut_references(&self.model, &self.layout, &self.params, &mut self.work);
         solver::place_at_initial_configuration(
             &self.model,
             &self.layout,

@@ -138,6 +138,7 @@ fn slider_crank(theta: f64, r: f64, l: f64) -> (CompiledModel, Vec<f64>) {
 fn constraint_values(m: &CompiledModel, z: &[f64], zd: &[f64]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let mut kin = Kinematics::new(&m.mechanism);
     let zero = vec![0.0; z.len()];
+    let refs = vec![constraints::PrismaticReference::default(); m.mechanism.cut_joints.len()];
     kin.update(&m.mechanism, |b| m.default_param(b.mass), z, zd, &zero);
     let nc = m.mechanism.constraint_equations();
     let (mut phi, mut jac, mut bias) = (vec![0.0; nc], vec![0.0; nc * z.len()], vec![0.0; nc]);
@@ -145,6 +146,7 @@ fn constraint_values(m: &CompiledModel, z: &[f64], zd: &[f64]) -> (Vec<f64>, Vec
         &m.mechanism,
         &kin,
         z.len(),
+        &refs,
         ConstraintEval {
             phi: &mut phi,
             jacobian: &mut jac,
@@ -351,4 +353,124 @@ fn spinning_top_precession_rate() {
         "precession {} vs {omega_steady}",
         best.1
     );
+}
+
+#[test]
+fn prismatic_cut_jacobian_and_velocity_term_in_3d() {
+    // A 3-revolute spatial chain whose last body slides on a line of the ground: all five
+    // prismatic-cut rows (two line, two parallel-axis, one twist) are generic here.
+    let mut b = Builder::new();
+    let step = b.p("solver.step", 1e-3);
+    let b1 = body(
+        &mut b,
+        "b1",
+        None,
+        REV_Z,
+        [0.0; 3],
+        0.3,
+        1.0,
+        [0.5, 0.0, 0.0],
+        [0.1, 0.1, 0.1, 0.0, 0.0, 0.0],
+    );
+    let b2 = body(
+        &mut b,
+        "b2",
+        Some(0),
+        JointKind::Revolute {
+            axis: [0.0, 1.0, 0.0],
+        },
+        [1.0, 0.0, 0.0],
+        -0.4,
+        1.0,
+        [0.4, 0.0, 0.0],
+        [0.1, 0.1, 0.1, 0.0, 0.0, 0.0],
+    );
+    let b3 = body(
+        &mut b,
+        "b3",
+        Some(1),
+        JointKind::Revolute {
+            axis: [1.0, 0.0, 0.0],
+        },
+        [0.8, 0.2, 0.1],
+        0.7,
+        1.0,
+        [0.2, 0.0, 0.0],
+        [0.1, 0.1, 0.1, 0.0, 0.0, 0.0],
+    );
+    let cut = CutJoint {
+        name: "slide".into(),
+        kind: CutKind::Prismatic {
+            axis_b: [1.0, 0.2, 0.1],
+        },
+        a: PointRef {
+            body: Some(2),
+            point: [0.3, 0.0, 0.0],
+        },
+        b: PointRef {
+            body: None,
+            point: [1.5, 0.2, 0.3],
+        },
+    };
+    let m = mechanism_only(b, 1e-3, vec![b1, b2, b3], vec![cut], step);
+    let z0 = [0.3, -0.4, 0.7];
+    let mut kin = Kinematics::new(&m.mechanism);
+    kin.update(&m.mechanism, |_| 1.0, &z0, &[0.0; 3], &[0.0; 3]);
+    let mut refs = vec![constraints::PrismaticReference::default()];
+    constraints::prismatic_references(&m.mechanism, &kin, &mut refs);
+    let eval = |z: &[f64], zd: &[f64]| {
+        let mut kin = Kinematics::new(&m.mechanism);
+        kin.update(&m.mechanism, |_| 1.0, z, zd, &[0.0; 3]);
+        let (mut phi, mut jac, mut bias) = (vec![0.0; 5], vec![0.0; 15], vec![0.0; 5]);
+        constraints::evaluate(
+            &m.mechanism,
+            &kin,
+            3,
+            &refs,
+            ConstraintEval {
+                phi: &mut phi,
+                jacobian: &mut jac,
+                bias: &mut bias,
+            },
+        );
+        (phi, jac, bias)
+    };
+    // At the reference configuration the orientation rows vanish.
+    let (phi0, _, _) = eval(&z0, &[0.0; 3]);
+    assert!(phi0[2..].iter().all(|v| v.abs() < 1e-14), "{phi0:?}");
+    let z = [0.35, -0.3, 0.9];
+    let zd = [0.6, -1.1, 0.8];
+    let (_, jac, bias) = eval(&z, &zd);
+    let e = 1e-6;
+    for c in 0..3 {
+        let (mut zp, mut zm) = (z, z);
+        zp[c] += e;
+        zm[c] -= e;
+        let (pp, _, _) = eval(&zp, &zd);
+        let (pm, _, _) = eval(&zm, &zd);
+        for r in 0..5 {
+            let fd = (pp[r] - pm[r]) / (2.0 * e);
+            assert!(
+                (jac[r * 3 + c] - fd).abs() < 1e-8,
+                "Φ_z[{r},{c}] {} vs {fd}",
+                jac[r * 3 + c]
+            );
+        }
+    }
+    let along = |s: f64| -> Vec<f64> {
+        let zs: Vec<f64> = z.iter().zip(&zd).map(|(a, b)| a + s * b).collect();
+        let (_, j, _) = eval(&zs, &zd);
+        (0..5)
+            .map(|r| (0..3).map(|c| j[r * 3 + c] * zd[c]).sum())
+            .collect()
+    };
+    let (p, q) = (along(e), along(-e));
+    for r in 0..5 {
+        let fd = (p[r] - q[r]) / (2.0 * e);
+        assert!(
+            (bias[r] - fd).abs() < 1e-7,
+            "row {r}: bias {} vs {fd}",
+            bias[r]
+        );
+    }
 }

@@ -17,6 +17,35 @@ pub fn orthonormal_pair(n: &Vec3) -> (Vec3, Vec3) {
     (t1, t2)
 }
 
+/// Body-fixed reference vectors of a prismatic cut, taken at the initial configuration:
+/// `axis_a`, `ref_a` in body a and `ref_b` in body b, such that initially
+/// `R_a axis_a = R_b axis_b` and `R_a ref_a = R_b ref_b ⊥ axis_b`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PrismaticReference {
+    pub axis_a: Vec3,
+    pub ref_a: Vec3,
+    pub ref_b: Vec3,
+}
+
+/// Reference vectors of every prismatic cut (others get a default entry), from the
+/// current kinematics (the caller places the mechanism at its initial coordinates).
+pub fn prismatic_references(mech: &Mechanism, kin: &Kinematics, out: &mut [PrismaticReference]) {
+    for (cut, r) in mech.cut_joints.iter().zip(out.iter_mut()) {
+        if let CutKind::Prismatic { axis_b } = cut.kind {
+            let ka = kin.of(cut.a.body);
+            let kb = kin.of(cut.b.body);
+            let nb = vec3(axis_b).normalize();
+            let rb = orthonormal_pair(&nb).0;
+            let (nw, rw) = (kb.rotation * nb, kb.rotation * rb);
+            *r = PrismaticReference {
+                axis_a: ka.rotation.transpose() * nw,
+                ref_a: ka.rotation.transpose() * rw,
+                ref_b: rb,
+            };
+        }
+    }
+}
+
 /// Outputs of one constraint evaluation (row-major Jacobian, nc × nz).
 pub struct ConstraintEval<'a> {
     pub phi: &'a mut [f64],
@@ -25,11 +54,29 @@ pub struct ConstraintEval<'a> {
 }
 
 /// Evaluates every cut joint. Rows of a cut joint are contiguous, in model order.
-pub fn evaluate(mech: &Mechanism, kin: &Kinematics, nz: usize, out: ConstraintEval<'_>) {
+/// `prismatic` holds the reference vectors of [`prismatic_references`] (one per cut).
+pub fn evaluate(
+    mech: &Mechanism,
+    kin: &Kinematics,
+    nz: usize,
+    prismatic: &[PrismaticReference],
+    out: ConstraintEval<'_>,
+) {
     out.jacobian.fill(0.0);
     let mut row = 0;
-    for cut in &mech.cut_joints {
-        evaluate_cut(mech, kin, nz, cut, row, out.phi, out.jacobian, out.bias);
+    for (i, cut) in mech.cut_joints.iter().enumerate() {
+        let reference = prismatic.get(i).copied().unwrap_or_default();
+        evaluate_cut(
+            mech,
+            kin,
+            nz,
+            cut,
+            &reference,
+            row,
+            out.phi,
+            out.jacobian,
+            out.bias,
+        );
         row += cut.equations();
     }
 }
@@ -40,6 +87,7 @@ fn evaluate_cut(
     kin: &Kinematics,
     nz: usize,
     cut: &CutJoint,
+    reference: &PrismaticReference,
     row: usize,
     phi: &mut [f64],
     jac: &mut [f64],
@@ -61,36 +109,97 @@ fn evaluate_cut(
         point_jacobian(mech, kin, nz, &cut.a, &pa, 1.0, row, jac);
         point_jacobian(mech, kin, nz, &cut.b, &pb, -1.0, row, jac);
     }
+    let ka = kin.of(cut.a.body);
+    let kb = kin.of(cut.b.body);
     match cut.kind {
         CutKind::Spherical => {}
         CutKind::Revolute { axis_a, axis_b } => {
-            let ka = kin.of(cut.a.body);
-            let kb = kin.of(cut.b.body);
             let n = ka.rotation * vec3(axis_a).normalize();
             let nb = kb.rotation * vec3(axis_b).normalize();
             let (t1, t2) = orthonormal_pair(&nb);
             // Body-fixed t1, t2 on b: Φ = n·t (parallel axes), rows row+3, row+4.
-            let (wa, wb) = (ka.angular_velocity(), kb.angular_velocity());
-            let (aa, ab) = (ang(&ka.bias), ang(&kb.bias));
-            let n_dot = wa.cross(&n);
-            let n_dd = aa.cross(&n) + wa.cross(&n_dot);
             for (r, t) in [(row + 3, t1), (row + 4, t2)] {
-                phi[r] = n.dot(&t);
-                let t_dot = wb.cross(&t);
-                let t_dd = ab.cross(&t) + wb.cross(&t_dot);
-                bias[r] = n_dd.dot(&t) + 2.0 * n_dot.dot(&t_dot) + n.dot(&t_dd);
-                kin.path(mech, cut.a.body, |c, k| {
-                    jac[r * nz + c] += ang(&k.b).cross(&n).dot(&t)
-                });
-                kin.path(mech, cut.b.body, |c, k| {
-                    jac[r * nz + c] += n.dot(&ang(&k.b).cross(&t))
-                });
+                dot_constraint(mech, kin, nz, cut, &n, &t, r, phi, jac, bias);
             }
         }
-        CutKind::Prismatic { .. } => {
-            // Rejected by model validation; nothing to evaluate.
+        CutKind::Prismatic { axis_b } => {
+            let nb = kb.rotation * vec3(axis_b).normalize();
+            let t1 = kb.rotation * reference.ref_b;
+            let t2 = nb.cross(&t1);
+            // Point a on the line through b along the axis: (p_a − p_b)·t = 0.
+            for (r, t) in [(row, t1), (row + 1, t2)] {
+                line_constraint(mech, kin, nz, cut, &t, r, phi, jac, bias);
+            }
+            // Parallel axes and no twist: body-a vectors orthogonal to body-b ones.
+            let na = ka.rotation * reference.axis_a;
+            let ra = ka.rotation * reference.ref_a;
+            dot_constraint(mech, kin, nz, cut, &na, &t1, row + 2, phi, jac, bias);
+            dot_constraint(mech, kin, nz, cut, &na, &t2, row + 3, phi, jac, bias);
+            dot_constraint(mech, kin, nz, cut, &ra, &t2, row + 4, phi, jac, bias);
         }
     }
+}
+
+/// Row `r`: Φ = u·t with `u` fixed on body a and `t` fixed on body b (world vectors).
+#[allow(clippy::too_many_arguments)]
+fn dot_constraint(
+    mech: &Mechanism,
+    kin: &Kinematics,
+    nz: usize,
+    cut: &CutJoint,
+    u: &Vec3,
+    t: &Vec3,
+    r: usize,
+    phi: &mut [f64],
+    jac: &mut [f64],
+    bias: &mut [f64],
+) {
+    let (ka, kb) = (kin.of(cut.a.body), kin.of(cut.b.body));
+    let (wa, wb) = (ka.angular_velocity(), kb.angular_velocity());
+    let (aa, ab) = (ang(&ka.bias), ang(&kb.bias));
+    let u_dot = wa.cross(u);
+    let u_dd = aa.cross(u) + wa.cross(&u_dot);
+    let t_dot = wb.cross(t);
+    let t_dd = ab.cross(t) + wb.cross(&t_dot);
+    phi[r] = u.dot(t);
+    bias[r] = u_dd.dot(t) + 2.0 * u_dot.dot(&t_dot) + u.dot(&t_dd);
+    kin.path(mech, cut.a.body, |c, k| {
+        jac[r * nz + c] += ang(&k.b).cross(u).dot(t)
+    });
+    kin.path(mech, cut.b.body, |c, k| {
+        jac[r * nz + c] += u.dot(&ang(&k.b).cross(t))
+    });
+}
+
+/// Row `r`: Φ = (p_a − p_b)·t with `t` fixed on body b (a point on a line of body b).
+#[allow(clippy::too_many_arguments)]
+fn line_constraint(
+    mech: &Mechanism,
+    kin: &Kinematics,
+    nz: usize,
+    cut: &CutJoint,
+    t: &Vec3,
+    r: usize,
+    phi: &mut [f64],
+    jac: &mut [f64],
+    bias: &mut [f64],
+) {
+    let (pa, acc_a) = point_terms(kin, &cut.a);
+    let (pb, acc_b) = point_terms(kin, &cut.b);
+    let (ka, kb) = (kin.of(cut.a.body), kin.of(cut.b.body));
+    let d = pa - pb;
+    let d_dot = ka.velocity_at(&pa) - kb.velocity_at(&pb);
+    let wb = kb.angular_velocity();
+    let t_dot = wb.cross(t);
+    let t_dd = ang(&kb.bias).cross(t) + wb.cross(&t_dot);
+    phi[r] = d.dot(t);
+    bias[r] = (acc_a - acc_b).dot(t) + 2.0 * d_dot.dot(&t_dot) + d.dot(&t_dd);
+    kin.path(mech, cut.a.body, |c, k| {
+        jac[r * nz + c] += (lin(&k.b) + ang(&k.b).cross(&pa)).dot(t)
+    });
+    kin.path(mech, cut.b.body, |c, k| {
+        jac[r * nz + c] += -(lin(&k.b) + ang(&k.b).cross(&pb)).dot(t) + d.dot(&ang(&k.b).cross(t))
+    });
 }
 
 /// World position of a point and its acceleration with z̈ = 0.

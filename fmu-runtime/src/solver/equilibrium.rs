@@ -412,6 +412,7 @@ pub fn solve_equilibrium_parameters(
     let mut params: Vec<f64> = m.params.iter().map(|s| s.default).collect();
     let mut st = crate::instance::State::new_for(&l);
     let mut ws = Workspace::new(m, &l);
+    super::cut_references(m, &l, &params, &mut ws);
     super::place_at_initial_configuration(m, &l, &params, &mut st);
     assemble(m, &l, &params, &mut st, &mut ws)?;
     let prob = problem(m, &l, &params, free);

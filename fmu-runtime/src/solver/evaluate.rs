@@ -8,7 +8,7 @@ use crate::hydraulics::friction;
 use crate::hydraulics::network;
 use crate::hydraulics::valve::dead_band;
 use crate::mechanics::Kinematics;
-use crate::mechanics::constraints::{self, ConstraintEval};
+use crate::mechanics::constraints::{self, ConstraintEval, PrismaticReference};
 use crate::mechanics::dynamics::{self, add_point_force};
 use crate::mechanics::spatial::{Vec3, Vec6, vec3};
 use crate::model::{CompiledModel, ForceElement, Node};
@@ -40,6 +40,8 @@ pub struct Evaluation {
     pub spring_energy: f64,
     /// Number of evaluations so far (for profiling the step's cost).
     pub count: u64,
+    /// Reference vectors of prismatic cuts (see [`solver::cut_references`](super::cut_references)).
+    pub prismatic: Vec<PrismaticReference>,
 }
 
 impl Evaluation {
@@ -62,6 +64,7 @@ impl Evaluation {
             power: 0.0,
             spring_energy: 0.0,
             count: 0,
+            prismatic: vec![PrismaticReference::default(); m.mechanism.cut_joints.len()],
         }
     }
 
@@ -181,6 +184,7 @@ impl Evaluation {
                 mech,
                 &self.kin,
                 l.nz,
+                &self.prismatic,
                 ConstraintEval {
                     phi: &mut self.phi,
                     jacobian: &mut self.phi_z,

@@ -148,6 +148,36 @@ pub fn place_at_initial_configuration(m: &CompiledModel, l: &Layout, p: &[f64], 
     st.w[l.n_pressures + l.n_spools..].fill(0.0);
 }
 
+/// Reference vectors of prismatic cut joints: their relative orientation is held at
+/// what it is at the initial joint coordinates (taken from the parameters, so the result
+/// is a function of the parameters and restores deterministically).
+pub fn cut_references(m: &CompiledModel, l: &Layout, p: &[f64], ws: &mut Workspace) {
+    if !m
+        .mechanism
+        .cut_joints
+        .iter()
+        .any(|c| matches!(c.kind, crate::model::CutKind::Prismatic { .. }))
+    {
+        return;
+    }
+    let z0: Vec<f64> = m
+        .mechanism
+        .bodies
+        .iter()
+        .filter(|b| b.joint.dof() == 1)
+        .map(|b| p[b.q0.index()])
+        .collect();
+    let zero = vec![0.0; l.nz];
+    ws.eval
+        .kin
+        .update(&m.mechanism, |b| p[b.mass.index()], &z0, &zero, &zero);
+    crate::mechanics::constraints::prismatic_references(
+        &m.mechanism,
+        &ws.eval.kin,
+        &mut ws.eval.prismatic,
+    );
+}
+
 /// Assembles the loops and solves the static equilibrium (see [`equilibrium`]).
 pub fn initialize(
     m: &CompiledModel,
