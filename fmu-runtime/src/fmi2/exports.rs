@@ -988,7 +988,20 @@ fn do_step(comp: &mut Component, t: f64, h: f64) -> Outcome {
             "the step to {target} s goes past the stop time {stop} s"
         ));
     }
-    match comp.instance.advance(target) {
+    let reselections = comp.instance.partition_reselections();
+    let result = comp.instance.advance(target);
+    let changed = comp.instance.partition_reselections() - reselections;
+    if changed > 0 {
+        // Only formatted when it happens (rarely), so a normal step allocates nothing.
+        comp.log(
+            fmi2OK,
+            Category::Events,
+            &format!(
+                "double-step formulation: independent coordinates re-chosen {changed} time(s) between {t} s and {target} s (Φ_z of the dependent ones had become ill-conditioned)"
+            ),
+        );
+    }
+    match result {
         Ok(()) => {
             comp.last_successful_time = comp.instance.time();
             comp.last_step_status = fmi2OK;
