@@ -272,76 +272,12 @@ fn spatial_rssr_linkage_agrees_between_formulations() {
 /// independent coordinate, so the partition is not re-chosen here).
 #[test]
 fn double_step_holds_the_loop_through_full_crank_turns() {
-    use fmu_runtime::model::*;
-    use support::*;
     let (a, bl, c, d) = (1.0, 3.0, 2.5, 3.2);
     let theta: f64 = 0.8;
-    let (px, py) = (a * theta.cos(), a * theta.sin());
-    let (dx, dy) = (d - px, -py);
-    let e = (dx * dx + dy * dy).sqrt();
-    let coupler = dy.atan2(dx) + ((bl * bl + e * e - c * c) / (2.0 * bl * e)).acos();
-    let (qx, qy) = (px + bl * coupler.cos(), py + bl * coupler.sin());
-    let rocker = qy.atan2(qx - d);
-    let mut b = Builder::new();
-    let step = b.p("solver.step", 1e-3);
-    let rod = |m: f64, l: f64| [0.01, m * l * l / 12.0, m * l * l / 12.0, 0.0, 0.0, 0.0];
-    let crank = body(
-        &mut b,
-        "crank",
-        None,
-        REV_Z,
-        [0.0; 3],
-        theta,
-        5.0,
-        [a / 2.0, 0.0, 0.0],
-        rod(5.0, a),
-    );
-    let cpl = body(
-        &mut b,
-        "coupler",
-        Some(0),
-        REV_Z,
-        [a, 0.0, 0.0],
-        coupler - theta,
-        1.0,
-        [bl / 2.0, 0.0, 0.0],
-        rod(1.0, bl),
-    );
-    let rck = body(
-        &mut b,
-        "rocker",
-        Some(1),
-        REV_Z,
-        [bl, 0.0, 0.0],
-        rocker + std::f64::consts::PI - coupler,
-        1.0,
-        [c / 2.0, 0.0, 0.0],
-        rod(1.0, c),
-    );
-    let cut = CutJoint {
-        name: "D".into(),
-        kind: CutKind::Revolute {
-            axis_a: [0.0, 0.0, 1.0],
-            axis_b: [0.0, 0.0, 1.0],
-        },
-        a: PointRef {
-            body: Some(2),
-            point: [c, 0.0, 0.0],
-        },
-        b: PointRef {
-            body: None,
-            point: [d, 0.0, 0.0],
-        },
-    };
-    let mut circuit = empty_circuit(&mut b);
-    circuit.nodes.clear();
-    let mech = Mechanism {
-        bodies: vec![crank, cpl, rck],
-        cut_joints: vec![cut],
-        markers: vec![],
-        forces: vec![],
-    };
-    let mut m = model(b, 1e-3, mech, circuit, vec![], step, None);
+    let (mut m, z0) = support::planar_fourbar(theta, [a, bl, c, d], [5.0, 1.0, 1.0]);
+    // Absolute coupler and rocker angles for the velocity closure below.
+    let coupler = z0[0] + z0[1];
+    let rocker = coupler + z0[2] - std::f64::consts::PI;
     m.gravity = [0.0; 3];
     m.init.static_equilibrium = false;
     m.solver.formulation = Formulation::DoubleStep;

@@ -206,72 +206,12 @@ fn constraint_velocity_term_matches_finite_differences() {
 
 #[test]
 fn grashof_four_bar_closed_form_positions() {
-    // Crank a, coupler b, rocker c, ground d (a + d < b + c: crank-rocker). Closed form
-    // of the rocker angle by the law of cosines, then the loop must close exactly.
-    let (a, bl, c, d) = (1.0, 3.0, 2.5, 3.2);
-    assert!(a + 3.2 <= bl + c);
+    // Crank a, coupler b, rocker c, ground d (a + d < b + c: crank-rocker). The closed-form
+    // angles (law of cosines) must close the loop exactly.
+    let dims = [1.0, 3.0, 2.5, 3.2];
+    assert!(dims[0] + dims[3] <= dims[1] + dims[2]);
     for theta in [0.0, 0.8, 2.0, 3.5, 5.5] {
-        let (px, py) = (a * f64::cos(theta), a * f64::sin(theta));
-        let (dx, dy) = (d - px, -py);
-        let e = (dx * dx + dy * dy).sqrt();
-        let gamma = dy.atan2(dx);
-        let beta = ((bl * bl + e * e - c * c) / (2.0 * bl * e)).acos();
-        let coupler = gamma + beta; // absolute coupler angle (open branch)
-        let (qx, qy) = (px + bl * coupler.cos(), py + bl * coupler.sin());
-        let rocker = (qy - 0.0).atan2(qx - d);
-        let mut b = Builder::new();
-        let step = b.p("solver.step", 1e-3);
-        let rod = |m: f64, l: f64| [0.01, m * l * l / 12.0, m * l * l / 12.0, 0.0, 0.0, 0.0];
-        let crank = body(
-            &mut b,
-            "crank",
-            None,
-            REV_Z,
-            [0.0; 3],
-            theta,
-            1.0,
-            [a / 2.0, 0.0, 0.0],
-            rod(1.0, a),
-        );
-        let cpl = body(
-            &mut b,
-            "coupler",
-            Some(0),
-            REV_Z,
-            [a, 0.0, 0.0],
-            coupler - theta,
-            1.0,
-            [bl / 2.0, 0.0, 0.0],
-            rod(1.0, bl),
-        );
-        let rck = body(
-            &mut b,
-            "rocker",
-            Some(1),
-            REV_Z,
-            [bl, 0.0, 0.0],
-            rocker + PI - coupler,
-            1.0,
-            [c / 2.0, 0.0, 0.0],
-            rod(1.0, c),
-        );
-        let z = vec![theta, coupler - theta, rocker + PI - coupler];
-        let cut = CutJoint {
-            name: "D".into(),
-            kind: CutKind::Revolute {
-                axis_a: [0.0, 0.0, 1.0],
-                axis_b: [0.0, 0.0, 1.0],
-            },
-            a: PointRef {
-                body: Some(2),
-                point: [c, 0.0, 0.0],
-            },
-            b: PointRef {
-                body: None,
-                point: [d, 0.0, 0.0],
-            },
-        };
-        let m = mechanism_only(b, 1e-3, vec![crank, cpl, rck], vec![cut], step);
+        let (m, z) = support::planar_fourbar(theta, dims, [1.0; 3]);
         let (phi, _, _) = constraint_values(&m, &z, &[0.0; 3]);
         assert!(phi.iter().all(|v| v.abs() < 1e-13), "θ={theta}: Φ={phi:?}");
     }

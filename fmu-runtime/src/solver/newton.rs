@@ -117,6 +117,20 @@ fn tangent(
     Ok(())
 }
 
+/// `dx = −J⁻¹ F` with the factored tangent of the state.
+fn newton_direction(st: &State, ws: &mut Workspace, n: usize) {
+    for i in 0..n {
+        ws.dx[i] = -ws.f[i];
+    }
+    lu_solve(
+        &st.tangent,
+        n,
+        &st.tangent_pivots,
+        &st.tangent_scale,
+        &mut ws.dx,
+    );
+}
+
 /// First Newton updates larger than this many tolerances make a reused tangent be
 /// re-formed at once (see `step`).
 const REUSE_LIMIT: f64 = 1e4;
@@ -184,16 +198,7 @@ pub fn step(
             tangent(m, l, p, st, ws, h, alpha)?;
             refresh = false;
         }
-        for i in 0..n {
-            ws.dx[i] = -ws.f[i];
-        }
-        lu_solve(
-            &st.tangent,
-            n,
-            &st.tangent_pivots,
-            &st.tangent_scale,
-            &mut ws.dx,
-        );
+        newton_direction(st, ws, n);
         if reuse && it == 1 && !st.tangent_fresh {
             // A large first update with a tangent from an earlier step marks a demanding
             // instant (a valve switching, an end stop): form the tangent here and redo the
@@ -201,16 +206,7 @@ pub fn step(
             let first = (0..n).fold(0.0f64, |s, i| s.max(ws.dx[i].abs() / ws.tol[i]));
             if first > REUSE_LIMIT {
                 tangent(m, l, p, st, ws, h, alpha)?;
-                for i in 0..n {
-                    ws.dx[i] = -ws.f[i];
-                }
-                lu_solve(
-                    &st.tangent,
-                    n,
-                    &st.tangent_pivots,
-                    &st.tangent_scale,
-                    &mut ws.dx,
-                );
+                newton_direction(st, ws, n);
             }
         }
         let mut size = 0.0f64;

@@ -403,3 +403,86 @@ pub fn jaiswal_fourbar(step: f64) -> CompiledModel {
     let penalty = b.p("solver.penalty", 1e11);
     model(b, step, mech, circuit, vec![], step_id, Some(penalty))
 }
+
+/// Planar four-bar: crank `a` pivoted at the origin, coupler `b`, rocker `c` pivoted at
+/// [d, 0, 0], closed by a revolute cut at the rocker pivot; beams with m L²/12 and the
+/// given masses. The coupler and rocker angles follow from the crank angle `theta` in
+/// closed form (law of cosines, open branch). Returns the model (no hydraulics) and the
+/// relative joint coordinates.
+pub fn planar_fourbar(
+    theta: f64,
+    [a, bl, c, d]: [f64; 4],
+    masses: [f64; 3],
+) -> (CompiledModel, Vec<f64>) {
+    let (px, py) = (a * theta.cos(), a * theta.sin());
+    let (dx, dy) = (d - px, -py);
+    let e = (dx * dx + dy * dy).sqrt();
+    let coupler = dy.atan2(dx) + ((bl * bl + e * e - c * c) / (2.0 * bl * e)).acos();
+    let (qx, qy) = (px + bl * coupler.cos(), py + bl * coupler.sin());
+    let rocker = qy.atan2(qx - d);
+    let z = vec![
+        theta,
+        coupler - theta,
+        rocker + std::f64::consts::PI - coupler,
+    ];
+    let mut b = Builder::new();
+    let step = b.p("solver.step", 1e-3);
+    let rod = |m: f64, l: f64| [0.01, m * l * l / 12.0, m * l * l / 12.0, 0.0, 0.0, 0.0];
+    let crank = body(
+        &mut b,
+        "crank",
+        None,
+        REV_Z,
+        [0.0; 3],
+        z[0],
+        masses[0],
+        [a / 2.0, 0.0, 0.0],
+        rod(masses[0], a),
+    );
+    let cpl = body(
+        &mut b,
+        "coupler",
+        Some(0),
+        REV_Z,
+        [a, 0.0, 0.0],
+        z[1],
+        masses[1],
+        [bl / 2.0, 0.0, 0.0],
+        rod(masses[1], bl),
+    );
+    let rck = body(
+        &mut b,
+        "rocker",
+        Some(1),
+        REV_Z,
+        [bl, 0.0, 0.0],
+        z[2],
+        masses[2],
+        [c / 2.0, 0.0, 0.0],
+        rod(masses[2], c),
+    );
+    let cut = CutJoint {
+        name: "D".into(),
+        kind: CutKind::Revolute {
+            axis_a: [0.0, 0.0, 1.0],
+            axis_b: [0.0, 0.0, 1.0],
+        },
+        a: PointRef {
+            body: Some(2),
+            point: [c, 0.0, 0.0],
+        },
+        b: PointRef {
+            body: None,
+            point: [d, 0.0, 0.0],
+        },
+    };
+    let mut circuit = empty_circuit(&mut b);
+    circuit.nodes.clear();
+    let mech = Mechanism {
+        bodies: vec![crank, cpl, rck],
+        cut_joints: vec![cut],
+        markers: vec![],
+        forces: vec![],
+    };
+    (model(b, 1e-3, mech, circuit, vec![], step, None), z)
+}
