@@ -32,6 +32,8 @@ enum Command {
         #[arg(required = true)]
         models: Vec<PathBuf>,
     },
+    /// Benchmark FMUs through their C ABI (and, with --scaling, generated machine families).
+    Bench(model_compiler::bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Build { models, output } => build(models, &output),
         Command::Check { models } => check(&models),
+        Command::Bench(args) => model_compiler::bench::main(args),
     }
 }
 
@@ -151,8 +154,9 @@ fn check(models: &[PathBuf]) -> ExitCode {
                     eprintln!("{}\n", source.render(w));
                 }
                 print!(
-                    "{}: ok\n{}",
+                    "{}: ok ({})\n{}",
                     path.display(),
+                    model_compiler::summary::headline(&l),
                     model_compiler::summary::report(&l)
                 );
             }

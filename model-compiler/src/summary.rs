@@ -5,37 +5,31 @@ use crate::lower::Lowered;
 use fmu_runtime::model::{Causality, Element, JointKind, Node};
 use std::fmt::Write;
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// One line of counts (the first line of `check`'s report).
+/// One line of counts: `hydromech check` prints `<file>: ok (<headline>)`.
 pub fn headline(l: &Lowered) -> String {
     let m = &l.model;
     let a = &l.analysis;
     let count = |c: Causality| m.variables.iter().filter(|v| v.causality == c).count();
     format!(
-        "{}, {}, {} ({} independent), {}, {}, {} ({}, {}, {}), {}",
-        plural(m.mechanism.bodies.len(), "body", "bodies"),
-        plural(a.coordinates, "coordinate", "coordinates"),
-        plural(a.constraint_equations, "constraint", "constraints"),
-        a.rank,
-        plural(a.dof, "DOF", "DOF"),
-        plural(m.circuit.volumes(), "pressure", "pressures"),
-        plural(m.variables.len(), "variable", "variables"),
-        plural(count(Causality::Input), "input", "inputs"),
-        plural(count(Causality::Parameter), "parameter", "parameters"),
-        plural(count(Causality::Output), "output", "outputs"),
-        plural(m.params.len(), "parameter slot", "parameter slots"),
+        "{} bodies, {} coordinates, {} constraints, {} pressures, {} DOF, {} variables ({} inputs, {} parameters, {} outputs), {} parameter slots",
+        m.mechanism.bodies.len(),
+        a.coordinates,
+        a.constraint_equations,
+        m.circuit.volumes(),
+        a.dof,
+        m.variables.len(),
+        count(Causality::Input),
+        count(Causality::Parameter),
+        count(Causality::Output),
+        m.params.len(),
     )
 }
 
-/// The full report: headline, tree, circuit, interface.
+/// The lines after the headline: degrees of freedom, tree, circuit, interface.
 pub fn report(l: &Lowered) -> String {
     let m = &l.model;
     let a = &l.analysis;
     let mut out = String::new();
-    let _ = writeln!(out, "  {}", headline(l));
     let _ = writeln!(
         out,
         "  degrees of freedom: {} = {} coordinates − {} independent loop-closure equations{}",
@@ -51,11 +45,25 @@ pub fn report(l: &Lowered) -> String {
     let bodies = &m.mechanism.bodies;
     if !bodies.is_empty() {
         out.push_str("  tree:\n    ground\n");
-        fn walk(out: &mut String, m: &fmu_runtime::model::Mechanism, parent: Option<usize>, depth: usize) {
-            for (i, b) in m.bodies.iter().enumerate().filter(|(_, b)| b.parent == parent) {
+        fn walk(
+            out: &mut String,
+            m: &fmu_runtime::model::Mechanism,
+            parent: Option<usize>,
+            depth: usize,
+        ) {
+            for (i, b) in m
+                .bodies
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.parent == parent)
+            {
                 let joint = match b.joint {
-                    JointKind::Revolute { axis } => format!("revolute {} about {axis:?}", b.joint_name),
-                    JointKind::Prismatic { axis } => format!("prismatic {} along {axis:?}", b.joint_name),
+                    JointKind::Revolute { axis } => {
+                        format!("revolute {} about {axis:?}", b.joint_name)
+                    }
+                    JointKind::Prismatic { axis } => {
+                        format!("prismatic {} along {axis:?}", b.joint_name)
+                    }
                     JointKind::Fixed => format!("fixed {}", b.joint_name),
                 };
                 let _ = writeln!(out, "    {}└─ {}  ({joint})", "   ".repeat(depth), b.name);
@@ -96,12 +104,18 @@ pub fn report(l: &Lowered) -> String {
                     node(v.port_a),
                     node(v.port_b)
                 ),
-                Element::Orifice(o) => format!("orifice {}: {} → {}", o.name, node(o.from), node(o.to)),
+                Element::Orifice(o) => {
+                    format!("orifice {}: {} → {}", o.name, node(o.from), node(o.to))
+                }
                 Element::ReliefValve(r) => {
                     format!("relief valve {}: {} → {}", r.name, node(r.from), node(r.to))
                 }
-                Element::Pump(p) => format!("pump {}: {} → {}", p.name, node(p.inlet), node(p.outlet)),
-                Element::Leakage(k) => format!("leakage {}: {} → {}", k.name, node(k.from), node(k.to)),
+                Element::Pump(p) => {
+                    format!("pump {}: {} → {}", p.name, node(p.inlet), node(p.outlet))
+                }
+                Element::Leakage(k) => {
+                    format!("leakage {}: {} → {}", k.name, node(k.from), node(k.to))
+                }
             };
             let _ = writeln!(out, "    {text}");
         }
@@ -123,7 +137,11 @@ pub fn report(l: &Lowered) -> String {
             Causality::Output => "output",
             Causality::Local => "local",
         };
-        let unit = v.unit.as_deref().map(|u| format!(" [{u}]")).unwrap_or_default();
+        let unit = v
+            .unit
+            .as_deref()
+            .map(|u| format!(" [{u}]"))
+            .unwrap_or_default();
         let _ = writeln!(out, "    {causality:<9} {}{unit}", v.name);
     }
     out

@@ -219,13 +219,32 @@ fn check_accepts_the_reference_models() {
         String::from_utf8_lossy(&run.stderr)
     );
     assert!(
-        stdout.contains("naya-rod.toml: ok (1 bodies, 1 coordinates, 0 constraints, 2 pressures"),
+        stdout.contains(
+            "naya-rod.toml: ok (1 bodies, 1 coordinates, 0 constraints, 2 pressures, 1 DOF"
+        ),
         "{stdout}"
     );
     assert!(
         stdout.contains(
-            "jaiswal-fourbar.toml: ok (3 bodies, 3 coordinates, 5 constraints, 3 pressures"
+            "jaiswal-fourbar.toml: ok (3 bodies, 3 coordinates, 5 constraints, 3 pressures, 1 DOF"
         ),
         "{stdout}"
+    );
+    // The details: degrees of freedom, tree, circuit, interface; the redundant loop
+    // equations of the planar four-bar are a warning on stderr.
+    assert!(
+        stdout.contains("degrees of freedom: 1 = 3 coordinates − 2 independent loop-closure equations (3 of 5 redundant)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("    └─ rod  (revolute pivot"), "{stdout}");
+    assert!(
+        stdout.contains("    valve valve: P pump, T tank, A chamber_a, B chamber_b"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("    input     valve.command"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("warning: 3 of the 5 loop-closure equations are redundant"),
+        "{stderr}"
     );
 }

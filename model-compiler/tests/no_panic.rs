@@ -76,6 +76,8 @@ const LINES: &[&str] = &[
     "parts = [{ shape = \"cylinder\", mass = 1, from = [0, 0, 0], to = [0, 0, 0], radius = 0 }]",
     "visual = [{ shape = \"mesh\", file = \"\" }]",
     "inertia = [1, 1, 3, 0, 0, 0]",
+    "inertia = [1e308, 1e308, 1e308, 1e308, 0, 0]",
+    "com = [1e308, 0, 0]",
     "quantity = \"O.q\"",
     "variability = \"tunable\"",
     "[model",
@@ -211,11 +213,16 @@ fn check_text(text: &str) {
     match model_compiler::check(&source) {
         Ok((_, lowered)) => {
             // The later stages must take whatever check accepted.
-            let _ = model_compiler::model_description::render(&lowered.model, "2026-01-01T00:00:00Z");
+            let _ =
+                model_compiler::model_description::render(&lowered.model, "2026-01-01T00:00:00Z");
             let _ = model_compiler::documentation::render_lowered(&lowered);
             let _ = model_compiler::summary::report(&lowered);
             for w in &lowered.warnings {
                 let _ = source.render(w);
+            }
+            // Equilibrium solve (init.solve_for) and GUID.
+            if let Err(errors) = model_compiler::compile(&source) {
+                assert!(!errors.is_empty());
             }
         }
         Err(errors) => {

@@ -7,7 +7,7 @@ use super::Ctx;
 use crate::description::Description;
 use crate::diagnostic::Diagnostic;
 use fmu_runtime::mechanics::Kinematics;
-use fmu_runtime::mechanics::constraints::{self, ConstraintEval};
+use fmu_runtime::mechanics::constraints::{self, ConstraintEval, PrismaticReference};
 use fmu_runtime::mechanics::dynamics::mass_matrix;
 use fmu_runtime::model::{CompiledModel, Mechanism};
 use nalgebra::{DMatrix, DVector, Matrix6, SymmetricEigen};
@@ -59,12 +59,18 @@ pub(super) fn analyse(cx: &mut Ctx, d: &Description, model: &CompiledModel) -> A
     let mut kin = Kinematics::new(mech);
     let mass = |b: &fmu_runtime::model::Body| p[b.mass.index()];
     let (mut phi, mut jac, mut bias) = (vec![0.0; nc], vec![0.0; nc * nz], vec![0.0; nc]);
+    // Prismatic cuts keep the relative orientation they have at the initial coordinates,
+    // as in the runtime.
+    kin.update(mech, mass, &z, &zeros, &zeros);
+    let mut prismatic = vec![PrismaticReference::default(); mech.cut_joints.len()];
+    constraints::prismatic_references(mech, &kin, &mut prismatic);
     let mut eval = |kin: &mut Kinematics, z: &[f64], phi: &mut [f64], jac: &mut [f64]| {
         kin.update(mech, mass, z, &zeros, &zeros);
         constraints::evaluate(
             mech,
             kin,
             nz,
+            &prismatic,
             ConstraintEval {
                 phi,
                 jacobian: jac,
@@ -186,24 +192,24 @@ pub(super) fn analyse(cx: &mut Ctx, d: &Description, model: &CompiledModel) -> A
         let m = DMatrix::from_row_slice(nz, nz, &m);
         let scale = (0..nz).map(|i| m[(i, i)].abs()).fold(0.0, f64::max);
         let reduced = null_space.transpose() * &m * &null_space;
-        let regular = scale > 0.0
-            && match SymmetricEigen::try_new(reduced / scale, 1e-15, 10_000) {
-                Some(e) => {
-                    let (k, lambda) = e
-                        .eigenvalues
-                        .iter()
-                        .enumerate()
-                        .fold((0, f64::INFINITY), |b, (i, v)| if *v < b.1 { (i, *v) } else { b });
-                    if lambda > 1e-10 {
-                        true
-                    } else {
-                        let motion = &null_space * e.eigenvectors.column(k);
-                        singular_motion(cx, mech, motion.as_slice());
-                        return out;
+        let regular =
+            scale > 0.0
+                && match SymmetricEigen::try_new(reduced / scale, 1e-15, 10_000) {
+                    Some(e) => {
+                        let (k, lambda) = e.eigenvalues.iter().enumerate().fold(
+                            (0, f64::INFINITY),
+                            |b, (i, v)| if *v < b.1 { (i, *v) } else { b },
+                        );
+                        if lambda > 1e-10 {
+                            true
+                        } else {
+                            let motion = &null_space * e.eigenvectors.column(k);
+                            singular_motion(cx, mech, motion.as_slice());
+                            return out;
+                        }
                     }
-                }
-                None => true,
-            };
+                    None => true,
+                };
         if !regular {
             singular_motion(cx, mech, &vec![1.0; nz]);
             return out;
@@ -225,9 +231,15 @@ pub(super) fn analyse(cx: &mut Ctx, d: &Description, model: &CompiledModel) -> A
         let tol = 1e-9 * hi.abs().max(1.0);
         if length < lo - tol || length > hi + tol {
             let (side, fix) = if length < lo {
-                ("shorter than its retracted length", "increase the distance between the pins or reduce `retracted_length`")
+                (
+                    "shorter than its retracted length",
+                    "increase the distance between the pins or reduce `retracted_length`",
+                )
             } else {
-                ("longer than fully extended", "reduce the distance between the pins or increase `retracted_length` or `stroke`")
+                (
+                    "longer than fully extended",
+                    "reduce the distance between the pins or increase `retracted_length` or `stroke`",
+                )
             };
             cx.errors.push(Diagnostic::new(
                 cylinder_spans.get(i).cloned(),

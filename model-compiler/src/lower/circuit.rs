@@ -279,7 +279,9 @@ fn check_connections(
     let first_volume = h.pressure_sources.len();
     for (k, v) in h.volumes.iter().enumerate() {
         let n = first_volume + k;
-        if cx.nodes.get(v.name.get_ref()) != Some(&n) || !matches!(nodes.get(n), Some(Node::Volume(_))) {
+        if cx.nodes.get(v.name.get_ref()) != Some(&n)
+            || !matches!(nodes.get(n), Some(Node::Volume(_)))
+        {
             continue;
         }
         let name = v.name.get_ref();
@@ -309,7 +311,10 @@ fn check_connections(
             cx.warnings.push(
                 crate::diagnostic::Diagnostic::at(
                     s.name.span(),
-                    format!("pressure source '{}' is not connected to anything", s.name.get_ref()),
+                    format!(
+                        "pressure source '{}' is not connected to anything",
+                        s.name.get_ref()
+                    ),
                     "connect it or remove it",
                 )
                 .warning(),
@@ -528,9 +533,7 @@ fn lower_valve(cx: &mut Ctx, v: &ValveDesc, spools: &mut Vec<Spool>) -> Directio
         Some(e) => lower_edge(cx, &name, v.name.span(), key, &e),
     });
     if cx.errors.len() == errors_before
-        && edges
-            .iter()
-            .all(|e| e.table.iter().all(|(_, k)| *k == 0.0))
+        && edges.iter().all(|e| e.table.iter().all(|(_, k)| *k == 0.0))
     {
         cx.error(
             v.name.span(),

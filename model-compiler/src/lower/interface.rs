@@ -108,7 +108,9 @@ pub(crate) fn exposure(cx: &Ctx, id: ParamId) -> Exposure {
         "pump" => matches!(field, "speed" | "displacement" | "volumetric_efficiency"),
         "leakage" => field == "conductance",
         "cylinder" if field == "friction.model" => {
-            return Fixed("the friction model chooses the friction states when the FMU initializes");
+            return Fixed(
+                "the friction model chooses the friction states when the FMU initializes",
+            );
         }
         "cylinder" => field.starts_with("friction."),
         "spring-damper" => matches!(field, "stiffness" | "damping"),
@@ -118,9 +120,45 @@ pub(crate) fn exposure(cx: &Ctx, id: ParamId) -> Exposure {
     if tunable { Tunable } else { Fixed(GEOMETRY) }
 }
 
+/// Numeric fields of the description that the compiled model stores inline (geometry the
+/// kinematics are built from, tables, solver tolerances), so they have no slot.
+fn inline_field(cx: &Ctx, target: &str) -> Option<&'static str> {
+    let (head, field) = target.split_once('.')?;
+    let field = field.split('.').next().unwrap_or(field);
+    if head == "model" && field == "gravity" || head == "solver" {
+        return Some("it is a setting of the compiled model, not a parameter of the runtime");
+    }
+    let kind = cx.components.get(head).map(|(k, _)| *k)?;
+    let inline = match kind {
+        "body" => &[
+            "com", "inertia", "parts", "joint", "origin", "axis", "axes", "rotation",
+        ][..],
+        "marker" => &["point", "body"][..],
+        "cylinder" => &["cap", "rod", "bore", "rod_diameter"][..],
+        "spring-damper" => &["a", "b"][..],
+        "point force" => &["point", "body"][..],
+        "valve" => &["spool", "edges", "range", "dead_band_centre"][..],
+        "relief valve" => &["smoothing"][..],
+        "volume" => &["initial_guess"][..],
+        "orifice" => &["area", "discharge_coefficient"][..],
+        _ => &[][..],
+    };
+    inline
+        .contains(&field)
+        .then_some("the runtime stores this field inline in the compiled model (geometry, tables, settings), not as a parameter")
+}
+
 /// Resolves a slot target and checks that it is not bound twice.
 fn target(cx: &mut Ctx, b: &Builder, t: &Name) -> Option<ParamId> {
     let Some(&id) = cx.slot_ids.get(t.get_ref()) else {
+        if let Some(why) = inline_field(cx, t.get_ref()) {
+            cx.error(
+                t.span(),
+                format!("'{}' cannot be exposed yet: {why}", t.get_ref()),
+                "only the numbers the runtime keeps as parameters can be exposed (`hydromech check` lists the interface; the slots are the fields of the FMU documentation's parameter table)",
+            );
+            return None;
+        }
         let slots: Vec<String> = cx.slot_ids.keys().cloned().collect();
         cx.unknown(
             t,

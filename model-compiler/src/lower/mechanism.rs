@@ -457,7 +457,12 @@ fn rotation(cx: &mut Ctx, b: &BodyDesc) -> [f64; 4] {
 }
 
 /// Initial values of the joint coordinates, one per part.
-fn initial_values(cx: &mut Ctx, b: &BodyDesc, kind: JointType, parts: &[(&str, JointKind)]) -> Vec<f64> {
+fn initial_values(
+    cx: &mut Ctx,
+    b: &BodyDesc,
+    kind: JointType,
+    parts: &[(&str, JointKind)],
+) -> Vec<f64> {
     let j = b.joint.get_ref();
     let n = parts.len();
     let expect = |k: &JointKind| match k {
@@ -470,7 +475,11 @@ fn initial_values(cx: &mut Ctx, b: &BodyDesc, kind: JointType, parts: &[(&str, J
     };
     match (kind, init.get_ref()) {
         (JointType::Fixed, _) => {
-            cx.error(init.span(), "a fixed joint has no coordinate", "remove `initial`");
+            cx.error(
+                init.span(),
+                "a fixed joint has no coordinate",
+                "remove `initial`",
+            );
             zeros
         }
         (JointType::Revolute | JointType::Prismatic, InitialDesc::One(v)) => {
@@ -498,7 +507,14 @@ fn initial_values(cx: &mut Ctx, b: &BodyDesc, kind: JointType, parts: &[(&str, J
             };
             cx.error(
                 init.span(),
-                format!("a {} joint takes `initial = {what}`", if kind == JointType::Spherical { "spherical" } else { "universal" }),
+                format!(
+                    "a {} joint takes `initial = {what}`",
+                    if kind == JointType::Spherical {
+                        "spherical"
+                    } else {
+                        "universal"
+                    }
+                ),
                 format!("write e.g. {example}, or leave `initial` out for zeros"),
             );
             zeros
@@ -548,7 +564,9 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) {
     let (kind, parts) = joint_parts(cx, b, &joint_name);
     let q0_values = initial_values(cx, b, kind, &parts);
     if kind == JointType::Spherical
-        && q0_values.get(1).is_some_and(|pitch| pitch.cos().abs() < 1e-6)
+        && q0_values
+            .get(1)
+            .is_some_and(|pitch| pitch.cos().abs() < 1e-6)
         && let Some(init) = &j.initial
     {
         cx.error(
@@ -566,7 +584,11 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) {
         let lo = cx.value(lo_q, expect);
         let hi = cx.value(hi_q, expect);
         if kind == JointType::Fixed {
-            cx.error(l.span(), "a fixed joint has no coordinate to limit", "remove `limits`");
+            cx.error(
+                l.span(),
+                "a fixed joint has no coordinate to limit",
+                "remove `limits`",
+            );
         } else if lo >= hi {
             cx.error(
                 l.span(),
@@ -638,8 +660,10 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) {
                 format!("Mass of body {name}"),
             );
             if b.massless.as_ref().is_some_and(|m| *m.get_ref()) {
-                cx.hidden
-                    .insert(mass, format!("body '{name}' is massless (`massless = true`)"));
+                cx.hidden.insert(
+                    mass,
+                    format!("body '{name}' is massless (`massless = true`)"),
+                );
             }
             cx.body_info.push(BodyInfo {
                 span: b.name.span(),
@@ -667,7 +691,14 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) {
             );
             cx.hidden.insert(
                 mass,
-                format!("'{body_name}' is a massless link generated for the {} joint '{joint_name}'", if kind == JointType::Spherical { "spherical" } else { "universal" }),
+                format!(
+                    "'{body_name}' is a massless link generated for the {} joint '{joint_name}'",
+                    if kind == JointType::Spherical {
+                        "spherical"
+                    } else {
+                        "universal"
+                    }
+                ),
             );
             cx.body_info.push(BodyInfo {
                 span: joint_span.clone(),
@@ -843,9 +874,17 @@ fn g(x: f64) -> String {
 
 /// Eigenvalues of the symmetric tensor `[Ixx, Iyy, Izz, Ixy, Ixz, Iyz]`, ascending.
 pub(crate) fn principal_moments(v: [f64; 6]) -> [f64; 3] {
+    // Scaled to entries of at most 1 so that huge values cannot overflow.
+    let scale = v.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+    if scale == 0.0 || !scale.is_finite() {
+        return [0.0; 3];
+    }
+    let v = v.map(|x| x / scale);
     let m = nalgebra::Matrix3::new(v[0], v[3], v[4], v[3], v[1], v[5], v[4], v[5], v[2]);
-    let e = m.symmetric_eigenvalues();
-    let mut out = [e[0], e[1], e[2]];
+    let Some(e) = nalgebra::SymmetricEigen::try_new(m, 1e-15, 10_000) else {
+        return [0.0; 3];
+    };
+    let mut out = [e.eigenvalues[0], e.eigenvalues[1], e.eigenvalues[2]].map(|x| x * scale);
     out.sort_by(|a, b| a.total_cmp(b));
     out
 }

@@ -192,7 +192,10 @@ fn a_massless_leaf_makes_the_mass_matrix_singular() {
 
 #[test]
 fn massless_bodies_take_no_mass_properties() {
-    let text = ARM.replace("parent = \"ground\"", "parent = \"ground\"\nmassless = true");
+    let text = ARM.replace(
+        "parent = \"ground\"",
+        "parent = \"ground\"\nmassless = true",
+    );
     assert_error(
         &text,
         "true",
@@ -234,7 +237,12 @@ fn cylinder_parts_compute_their_inertia() {
     assert!((b2.inertia[0] - 1.5).abs() < 1e-12 && (b2.inertia[2] - 4.75).abs() < 1e-12);
     // Missing radius; mixed forms.
     let no_radius = text2.replace(", radius = 0.5", "");
-    assert_error(&no_radius, "{ shape = \"cylinder\"", 0, "a cylinder part needs `radius`");
+    assert_error(
+        &no_radius,
+        "{ shape = \"cylinder\"",
+        0,
+        "a cylinder part needs `radius`",
+    );
     let mixed = text2.replace("radius = 0.5", "radius = 0.5, length = 2");
     assert_error(&mixed, "2 }", 0, "a cylinder part has no `length`");
     let negative = text.replace("radius = \"500 mm\"", "radius = \"-5 mm\"");
@@ -263,9 +271,15 @@ fn a_spherical_joint_is_three_revolutes_through_massless_links() {
     assert_eq!(
         axes,
         [
-            JointKind::Revolute { axis: [0.0, 0.0, 1.0] },
-            JointKind::Revolute { axis: [0.0, 1.0, 0.0] },
-            JointKind::Revolute { axis: [1.0, 0.0, 0.0] },
+            JointKind::Revolute {
+                axis: [0.0, 0.0, 1.0]
+            },
+            JointKind::Revolute {
+                axis: [0.0, 1.0, 0.0]
+            },
+            JointKind::Revolute {
+                axis: [1.0, 0.0, 0.0]
+            },
         ]
     );
     assert_eq!(m.bodies[1].parent, Some(0));
@@ -299,7 +313,12 @@ fn a_spherical_joint_is_three_revolutes_through_massless_links() {
     let l = ok(&out);
     let v = l.model.variables.iter().find(|v| v.name == "roll").unwrap();
     assert_eq!(v.binding, Binding::Probe(Probe::JointPosition(2)));
-    let v = l.model.variables.iter().find(|v| v.name == "yaw_rate").unwrap();
+    let v = l
+        .model
+        .variables
+        .iter()
+        .find(|v| v.name == "yaw_rate")
+        .unwrap();
     assert_eq!(v.binding, Binding::Probe(Probe::JointVelocity(0)));
     let bad = out.replace("socket.roll.q", "socket.rol.q");
     let e = assert_error(
@@ -310,13 +329,21 @@ fn a_spherical_joint_is_three_revolutes_through_massless_links() {
     );
     assert!(e.contains("socket.roll.q"), "{e}");
     // The initial slots are named by part.
-    let id = l.model.params.iter().position(|p| p.name == "ball.q0.pitch").unwrap();
+    let id = l
+        .model
+        .params
+        .iter()
+        .position(|p| p.name == "ball.q0.pitch")
+        .unwrap();
     assert!((l.model.params[id].default - p).abs() < 1e-15);
 }
 
 #[test]
 fn spherical_joint_errors() {
-    let text = BALL.replace("initial = [\"30 deg\", \"20 deg\", \"10 deg\"]", "initial = \"30 deg\"");
+    let text = BALL.replace(
+        "initial = [\"30 deg\", \"20 deg\", \"10 deg\"]",
+        "initial = \"30 deg\"",
+    );
     assert_error(
         &text,
         "\"30 deg\"",
@@ -362,8 +389,18 @@ fn a_universal_joint_is_two_revolutes_through_a_massless_cross() {
     let m = &l.model.mechanism;
     let names: Vec<&str> = m.bodies.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(names, ["cross.axis1", "shaft"]);
-    assert_eq!(m.bodies[0].joint, JointKind::Revolute { axis: [0.0, 0.0, 1.0] });
-    assert_eq!(m.bodies[1].joint, JointKind::Revolute { axis: [0.0, 1.0, 0.0] });
+    assert_eq!(
+        m.bodies[0].joint,
+        JointKind::Revolute {
+            axis: [0.0, 0.0, 1.0]
+        }
+    );
+    assert_eq!(
+        m.bodies[1].joint,
+        JointKind::Revolute {
+            axis: [0.0, 1.0, 0.0]
+        }
+    );
     assert_eq!(m.bodies[1].joint_name, "cross.axis2");
     assert!((l.model.default_param(m.bodies[1].q0) + 5f64.to_radians()).abs() < 1e-15);
     assert_eq!(l.analysis.dof, 2);
@@ -379,9 +416,19 @@ fn universal_joint_errors() {
         "the two axes of universal joint 'cross' are parallel",
     );
     let text = CARDAN.replace("[[0, 0, 1], [0, 1, 0]]", "[[0, 0, 1]]");
-    assert_error(&text, "[[0, 0, 1]]", 0, "a universal joint has two axes, got 1");
+    assert_error(
+        &text,
+        "[[0, 0, 1]]",
+        0,
+        "a universal joint has two axes, got 1",
+    );
     let text = CARDAN.replace("axes = [[0, 0, 1], [0, 1, 0]], ", "");
-    assert_error(&text, "{ type = \"universal\"", 0, "universal joint 'cross' needs `axes`");
+    assert_error(
+        &text,
+        "{ type = \"universal\"",
+        0,
+        "universal joint 'cross' needs `axes`",
+    );
     let text = CARDAN.replace("[\"10 deg\", \"-5 deg\"]", "[\"10 deg\"]");
     assert_error(
         &text,
@@ -413,12 +460,17 @@ fn frames_take_axis_angle_or_a_quaternion() {
         "axis = [0, 0, 1], rotation = { quaternion = [2, 0, 0, 0] } }",
     );
     assert_eq!(
-        ok(&unnormalised).model.mechanism.bodies[0].joint_frame.rotation,
+        ok(&unnormalised).model.mechanism.bodies[0]
+            .joint_frame
+            .rotation,
         [1.0, 0.0, 0.0, 0.0]
     );
     let zero = unnormalised.replace("[2, 0, 0, 0]", "[0, 0, 0, 0]");
     assert_error(&zero, "[0, 0, 0, 0]", 0, "the quaternion is zero");
-    let both = aa.replace("angle = \"90 deg\"", "angle = \"90 deg\", quaternion = [1, 0, 0, 0]");
+    let both = aa.replace(
+        "angle = \"90 deg\"",
+        "angle = \"90 deg\", quaternion = [1, 0, 0, 0]",
+    );
     assert_error(
         &both,
         "{ axis = [1, 0, 0]",
@@ -453,7 +505,10 @@ fn joint_limits_are_validated_then_refused() {
     assert!(e.contains("remove `limits`"), "{e}");
     let empty = text.replace("[\"-30 deg\", \"60 deg\"]", "[\"60 deg\", \"-30 deg\"]");
     assert_error(&empty, "[\"60 deg\"", 0, "the limits [");
-    let outside = text.replace("axis = [0, 0, 1],", "axis = [0, 0, 1], initial = \"90 deg\",");
+    let outside = text.replace(
+        "axis = [0, 0, 1],",
+        "axis = [0, 0, 1], initial = \"90 deg\",",
+    );
     assert_error(
         &outside,
         "[\"-30 deg\"",
@@ -495,11 +550,18 @@ fn loops_that_cannot_close_are_an_error() {
 
 #[test]
 fn redundant_loop_equations_are_a_warning_and_dof_are_counted() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/jaiswal-fourbar.toml");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/jaiswal-fourbar.toml");
     let text = std::fs::read_to_string(path).unwrap();
     let l = ok(&text);
     assert_eq!(
-        (l.analysis.coordinates, l.analysis.constraint_equations, l.analysis.rank, l.analysis.dof, l.analysis.redundant),
+        (
+            l.analysis.coordinates,
+            l.analysis.constraint_equations,
+            l.analysis.rank,
+            l.analysis.dof,
+            l.analysis.redundant
+        ),
         (3, 5, 2, 1, 3)
     );
     assert_eq!(l.warnings.len(), 1);
@@ -516,11 +578,77 @@ fn redundant_loop_equations_are_a_warning_and_dof_are_counted() {
     assert!(l.analysis.closure < 1e-9);
     // The summary of `hydromech check` reports them.
     let report = crate::summary::report(&l);
-    assert!(report.contains("1 DOF"), "{report}");
-    assert!(report.contains("degrees of freedom: 1 = 3 coordinates − 2 independent"), "{report}");
+    assert!(
+        crate::summary::headline(&l).starts_with("3 bodies, 3 coordinates, 5 constraints, 3 pressures, 1 DOF, 17 variables (1 inputs, 1 parameters, 15 outputs)"),
+        "{}",
+        crate::summary::headline(&l)
+    );
+    assert!(
+        report.contains("degrees of freedom: 1 = 3 coordinates − 2 independent"),
+        "{report}"
+    );
     assert!(report.contains("└─ crank  (revolute O"), "{report}");
-    assert!(report.contains("valve valve: P pump, T tank, A hose, B rod_side"), "{report}");
+    assert!(
+        report.contains("valve valve: P pump, T tank, A hose, B rod_side"),
+        "{report}"
+    );
     assert!(report.contains("input     valve.command [V]"), "{report}");
+}
+
+#[test]
+fn a_slider_crank_closed_by_a_prismatic_cut_has_one_dof() {
+    let text = r#"[model]
+name = "t"
+
+[[bodies]]
+name = "crank"
+parent = "ground"
+joint = { type = "revolute", axis = [0, 0, 1], initial = "90 deg" }
+parts = [{ shape = "rod", mass = 1, from = [0, 0, 0], to = [1, 0, 0] }]
+
+[[bodies]]
+name = "coupler"
+parent = "crank"
+joint = { type = "revolute", origin = [1, 0, 0], axis = [0, 0, 1], initial = "-120 deg" }
+parts = [{ shape = "rod", mass = 2, from = [0, 0, 0], to = [2, 0, 0] }]
+
+[[bodies]]
+name = "slider"
+parent = "coupler"
+joint = { type = "revolute", origin = [2, 0, 0], axis = [0, 0, 1], initial = "30 deg" }
+parts = [{ shape = "point", mass = 5, at = [0, 0, 0] }]
+
+[[cut_joints]]
+name = "guide"
+type = "prismatic"
+body_a = "slider"
+point_a = [0, 0, 0]
+body_b = "ground"
+point_b = [0, 0, 0]
+axis_b = [1, 0, 0]
+"#;
+    let l = ok(text);
+    let a = &l.analysis;
+    assert_eq!(
+        (a.coordinates, a.constraint_equations, a.rank, a.dof),
+        (3, 5, 2, 1)
+    );
+    assert!(a.closure < 1e-9, "{}", a.closure);
+    // A point force on the slider is an input.
+    let forced = format!(
+        "{text}[[point_forces]]\nname = \"load\"\nbody = \"slider\"\npoint = [0, 0, 0]\n[[interface.inputs]]\nname = \"load.fx\"\ntarget = \"load.force.x\"\nunit = \"N\"\n"
+    );
+    let l = ok(&forced);
+    let v = l
+        .model
+        .variables
+        .iter()
+        .find(|v| v.name == "load.fx")
+        .unwrap();
+    assert_eq!(
+        (v.causality, v.unit.as_deref(), v.display_unit.as_deref()),
+        (fmu_runtime::model::Causality::Input, Some("N"), Some("kN"))
+    );
 }
 
 // ---- hydraulics -----------------------------------------------------------------------
@@ -584,15 +712,24 @@ fn the_rig_is_valid() {
 
 #[test]
 fn cylinders_must_start_within_their_stroke() {
-    let short = RIG.replace("retracted_length = \"0.8 m\"", "retracted_length = \"1.2 m\"");
+    let short = RIG.replace(
+        "retracted_length = \"0.8 m\"",
+        "retracted_length = \"1.2 m\"",
+    );
     let e = assert_error(
         &short,
         "\"lift\"",
         0,
         "cylinder 'lift' is 1 m pin to pin at the initial configuration, shorter than its retracted length (stroke range [1.2, 1.7] m)",
     );
-    assert!(e.contains("the pins are at [1, -1, 0] and [1, 0, 0]"), "{e}");
-    let long = RIG.replace("retracted_length = \"0.8 m\"", "retracted_length = \"0.3 m\"");
+    assert!(
+        e.contains("the pins are at [1, -1, 0] and [1, 0, 0]"),
+        "{e}"
+    );
+    let long = RIG.replace(
+        "retracted_length = \"0.8 m\"",
+        "retracted_length = \"0.3 m\"",
+    );
     assert_error(
         &long,
         "\"lift\"",
@@ -600,8 +737,16 @@ fn cylinders_must_start_within_their_stroke() {
         "cylinder 'lift' is 1 m pin to pin at the initial configuration, longer than fully extended (stroke range [0.3, 0.8] m)",
     );
     // The initial joint angle counts: at 90° the rod pin is at [0, 1, 0].
-    let turned = RIG.replace("axis = [0, 0, 1] }", "axis = [0, 0, 1], initial = \"90 deg\" }");
-    assert_error(&turned, "\"lift\"", 0, "cylinder 'lift' is 2.236068 m pin to pin");
+    let turned = RIG.replace(
+        "axis = [0, 0, 1] }",
+        "axis = [0, 0, 1], initial = \"90 deg\" }",
+    );
+    assert_error(
+        &turned,
+        "\"lift\"",
+        0,
+        "cylinder 'lift' is 2.236068 m pin to pin",
+    );
 }
 
 #[test]
@@ -635,7 +780,9 @@ fn volumes_must_be_connected_and_hold_oil() {
         "volume 'hose' holds no oil: `volume` is 0 and no cylinder chamber belongs to it",
     );
     // An unused pressure source is only a warning.
-    let text = format!("{RIG}\n[[hydraulics.pressure_sources]]\nname = \"pilot\"\npressure = \"30 bar\"\n");
+    let text = format!(
+        "{RIG}\n[[hydraulics.pressure_sources]]\nname = \"pilot\"\npressure = \"30 bar\"\n"
+    );
     let l = ok(&text);
     assert_eq!(l.warnings.len(), 1);
     assert!(l.warnings[0].message.contains("'pilot' is not connected"));
@@ -667,7 +814,10 @@ fn tunable_only_where_it_makes_physical_sense() {
         ("boom.q0", "it only acts when the FMU initializes"),
         ("solver.step", "solver settings set up the integrator"),
         ("oil.bulk_modulus", "oil properties are fixed for a run"),
-        ("dcv.time_constant", "it is geometry or a component property"),
+        (
+            "dcv.time_constant",
+            "it is geometry or a component property",
+        ),
     ] {
         let text = p(target);
         let e = assert_error(
@@ -676,7 +826,10 @@ fn tunable_only_where_it_makes_physical_sense() {
             0,
             &format!("'{target}' cannot be tunable: {why}"),
         );
-        assert!(e.contains("as a fixed parameter it can still be set"), "{e}");
+        assert!(
+            e.contains("as a fixed parameter it can still be set"),
+            "{e}"
+        );
         // As a fixed parameter it is fine.
         ok(&text.replace("variability = \"tunable\"\n", ""));
     }
@@ -684,8 +837,17 @@ fn tunable_only_where_it_makes_physical_sense() {
 
 #[test]
 fn inputs_must_be_tunable_slots_and_hidden_slots_stay_hidden() {
-    let input = |target: &str| format!("{RIG}\n[[interface.inputs]]\nname = \"u\"\ntarget = \"{target}\"\n");
-    ok(&input("dcv.command"));
+    let input = |target: &str| {
+        format!("{RIG}\n[[interface.inputs]]\nname = \"u\"\ntarget = \"{target}\"\n")
+    };
+    for target in [
+        "dcv.command",
+        "boom.mass",
+        "supply.pressure",
+        "lift.friction.coefficient",
+    ] {
+        ok(&input(target));
+    }
     let text = input("lift.stroke");
     let e = assert_error(
         &text,
@@ -701,12 +863,31 @@ fn inputs_must_be_tunable_slots_and_hidden_slots_stay_hidden() {
         0,
         "'oil.density' cannot be exposed: the oil density only converts",
     );
-    let text = format!("{BALL}\n[[interface.parameters]]\nname = \"m\"\ntarget = \"ball.yaw.mass\"\n");
+    let text =
+        format!("{BALL}\n[[interface.parameters]]\nname = \"m\"\ntarget = \"ball.yaw.mass\"\n");
     assert_error(
         &text,
         "\"ball.yaw.mass\"",
         0,
         "'ball.yaw.mass' cannot be exposed: 'socket.yaw' is a massless link generated for the spherical joint 'socket'",
+    );
+}
+
+#[test]
+fn inline_fields_are_explained() {
+    let text = format!("{RIG}\n[[interface.parameters]]\nname = \"c\"\ntarget = \"boom.com\"\n");
+    assert_error(
+        &text,
+        "\"boom.com\"",
+        0,
+        "'boom.com' cannot be exposed yet: the runtime stores this field inline",
+    );
+    let text = format!("{RIG}\n[[interface.parameters]]\nname = \"c\"\ntarget = \"lift.bore\"\n");
+    assert_error(
+        &text,
+        "\"lift.bore\"",
+        0,
+        "'lift.bore' cannot be exposed yet",
     );
 }
 
@@ -722,7 +903,8 @@ fn interface_names_cannot_be_records_of_each_other() {
         "interface names collide: 'lift' is a variable and also the start of 'lift.force'",
     );
     // Against the automatic variables too.
-    let text = format!("{RIG}\n[[interface.outputs]]\nname = \"energy\"\nquantity = \"lift.length\"\n");
+    let text =
+        format!("{RIG}\n[[interface.outputs]]\nname = \"energy\"\nquantity = \"lift.length\"\n");
     assert_error(
         &text,
         "\"energy\"",
@@ -749,13 +931,16 @@ fn display_units_are_set_per_quantity() {
     assert_eq!(du("p").as_deref(), Some("bar"));
     assert_eq!(du("w").as_deref(), Some("deg/s"));
     assert_eq!(du("a").as_deref(), Some("cm2"));
-    assert_eq!(du("energy.total").as_deref(), Some("kJ"));
+    assert_eq!(du("energy.total"), None);
     let pump = format!(
         "{RIG}\n[[hydraulics.pumps]]\nname = \"pump\"\ninlet = \"tank\"\noutlet = \"supply\"\ndisplacement = \"28 cm3/rev\"\nspeed = \"1500 rpm\"\n[[interface.inputs]]\nname = \"n\"\ntarget = \"pump.speed\"\n"
     );
     let l = ok(&pump);
     let n = l.model.variables.iter().find(|v| v.name == "n").unwrap();
-    assert_eq!((n.unit.as_deref(), n.display_unit.as_deref()), (Some("rad/s"), Some("rpm")));
+    assert_eq!(
+        (n.unit.as_deref(), n.display_unit.as_deref()),
+        (Some("rad/s"), Some("rpm"))
+    );
 }
 
 // ---- visual geometry ------------------------------------------------------------------
@@ -769,7 +954,10 @@ fn visual_geometry_is_checked_and_documented() {
     let l = ok(&text);
     assert_eq!(l.visuals.len(), 2);
     let html = crate::documentation::render_lowered(&l);
-    assert!(html.contains("box at [0.5, 0, 0] m, size [1, 0.1, 0.1] m"), "{html}");
+    assert!(
+        html.contains("box at [0.5, 0, 0] m, size [1, 0.1, 0.1] m"),
+        "{html}"
+    );
     assert!(html.contains("mesh arm.stl, scale 1"), "{html}");
     assert!(html.contains("Degrees of freedom: 1"), "{html}");
     // The solver does not see it: the same mass properties as without.
@@ -777,7 +965,12 @@ fn visual_geometry_is_checked_and_documented() {
     let bad = text.replace("\"#f0a000\"", "\"orange\"");
     assert_error(&bad, "\"orange\"", 0, "'orange' is not a colour");
     let missing = text.replace(", size = [1, 0.1, 0.1]", "");
-    assert_error(&missing, "{ shape = \"box\"", 0, "a visual box needs `size`");
+    assert_error(
+        &missing,
+        "{ shape = \"box\"",
+        0,
+        "a visual box needs `size`",
+    );
     let extra = text.replace("file = \"arm.stl\"", "file = \"arm.stl\", radius = 1");
     assert_error(&extra, "1 }]", 0, "a visual mesh has no `radius`");
 }

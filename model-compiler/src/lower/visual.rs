@@ -18,10 +18,23 @@ pub struct Visual {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum VisualGeometry {
-    Box { center: [f64; 3], size: [f64; 3] },
-    Cylinder { from: [f64; 3], to: [f64; 3], radius: f64 },
-    Sphere { center: [f64; 3], radius: f64 },
-    Mesh { file: String, scale: f64 },
+    Box {
+        center: [f64; 3],
+        size: [f64; 3],
+    },
+    Cylinder {
+        from: [f64; 3],
+        to: [f64; 3],
+        radius: f64,
+    },
+    Sphere {
+        center: [f64; 3],
+        radius: f64,
+    },
+    Mesh {
+        file: String,
+        scale: f64,
+    },
 }
 
 impl VisualGeometry {
@@ -33,7 +46,11 @@ impl VisualGeometry {
                 format!("box at {} m, size {} m", v(*center), v(*size))
             }
             VisualGeometry::Cylinder { from, to, radius } => {
-                format!("cylinder from {} to {} m, radius {radius} m", v(*from), v(*to))
+                format!(
+                    "cylinder from {} to {} m, radius {radius} m",
+                    v(*from),
+                    v(*to)
+                )
             }
             VisualGeometry::Sphere { center, radius } => {
                 format!("sphere at {} m, radius {radius} m", v(*center))
@@ -169,7 +186,11 @@ fn visual(cx: &mut Ctx, v: &Located<VisualDesc>) -> Option<VisualGeometry> {
         VisualShape::Cylinder => VisualGeometry::Cylinder { from, to, radius },
         VisualShape::Sphere => VisualGeometry::Sphere { center, radius },
         VisualShape::Mesh => VisualGeometry::Mesh {
-            file: v.file.as_ref().map(|f| f.get_ref().clone()).unwrap_or_default(),
+            file: v
+                .file
+                .as_ref()
+                .map(|f| f.get_ref().clone())
+                .unwrap_or_default(),
             scale,
         },
     })

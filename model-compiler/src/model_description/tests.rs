@@ -310,3 +310,26 @@ fn special_characters_are_escaped() {
     assert_eq!(p.root_attrs["description"], "a < b & \"c\"");
     assert!(xml.contains("&lt;x&gt;"));
 }
+
+#[test]
+fn model_metadata_reaches_the_xml_and_the_documentation() {
+    let text = "[model]\nname = \"crane-1\"\ndescription = \"A crane\"\nauthor = \"Ada\"\nversion = \"2.1\"\nlicense = \"MIT\"\ncopyright = \"© 2026 Ada\"\n\n[[bodies]]\nname = \"arm\"\nparent = \"ground\"\njoint = { type = \"revolute\", axis = [0, 0, 1] }\nparts = [{ shape = \"rod\", mass = 1, from = [0, 0, 0], to = [1, 0, 0] }]\n";
+    let (_, l) = crate::check(&Source::new("m.toml", text)).unwrap_or_else(|e| panic!("{e:?}"));
+    let xml = render(&l.model, "2026-11-01T12:00:00Z");
+    let p = parse(&xml);
+    for (k, v) in [
+        ("modelName", "crane-1"),
+        ("description", "A crane"),
+        ("author", "Ada"),
+        ("version", "2.1"),
+        ("license", "MIT"),
+        ("copyright", "© 2026 Ada"),
+    ] {
+        assert_eq!(p.root_attrs[k], v, "{k}");
+    }
+    assert_eq!(p.co_simulation["modelIdentifier"], "crane_1");
+    let html = crate::documentation::render_lowered(&l);
+    for v in ["A crane", "Ada", "2.1", "MIT", "© 2026 Ada"] {
+        assert!(html.contains(v), "{v}");
+    }
+}

@@ -1,0 +1,525 @@
+//! A minimal FMI 2.0 Co-Simulation master: unzip the FMU, `dlopen` its
+//! `binaries/linux64/<modelIdentifier>.so`, resolve the `fmi2*` functions with their
+//! standard C signatures (`fmi2FunctionTypes.h`) and drive an instance.
+//!
+//! Written against the standard, not against fmu-runtime's Rust types, so that it checks
+//! the ABI the way a third-party master does. `dlopen` comes from the `libc` crate (already
+//! a workspace dependency): two calls and `dlerror` do not need a wrapper crate.
+
+use super::xml::{self, ModelDescription};
+use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_void};
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub type Fmi2Component = *mut c_void;
+pub type Fmi2Status = c_int;
+pub const FMI2_OK: Fmi2Status = 0;
+pub const FMI2_WARNING: Fmi2Status = 1;
+pub const FMI2_DISCARD: Fmi2Status = 2;
+const FMI2_CO_SIMULATION: c_int = 1;
+const FMI2_TRUE: c_int = 1;
+const FMI2_FALSE: c_int = 0;
+
+pub fn status_name(s: Fmi2Status) -> &'static str {
+    match s {
+        0 => "fmi2OK",
+        1 => "fmi2Warning",
+        2 => "fmi2Discard",
+        3 => "fmi2Error",
+        4 => "fmi2Fatal",
+        5 => "fmi2Pending",
+        _ => "invalid status",
+    }
+}
+
+/// `fmi2CallbackLogger` (printf-style, variadic).
+type Logger =
+    unsafe extern "C" fn(*mut c_void, *const c_char, Fmi2Status, *const c_char, *const c_char, ...);
+
+/// `fmi2CallbackFunctions`.
+#[repr(C)]
+pub struct CallbackFunctions {
+    logger: Option<Logger>,
+    allocate_memory: Option<unsafe extern "C" fn(usize, usize) -> *mut c_void>,
+    free_memory: Option<unsafe extern "C" fn(*mut c_void)>,
+    step_finished: Option<unsafe extern "C" fn(*mut c_void, Fmi2Status)>,
+    component_environment: *mut c_void,
+}
+
+/// What the logger collects: messages of status Warning or worse (at most 100).
+#[derive(Default)]
+pub struct LogSink {
+    pub messages: Mutex<Vec<String>>,
+}
+
+/// The logger. Rust cannot define a C-variadic function on stable, so this is a
+/// non-variadic function with one extra pointer argument, called through the variadic
+/// pointer type: on the x86-64 System V and AArch64 Linux ABIs the first variadic pointer
+/// argument travels in the same register as a sixth fixed one. fmu-runtime always calls
+/// the logger with the format `"%s"` and the message as that argument; any other format is
+/// reported verbatim without reading the argument.
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+unsafe extern "C" fn collect_log(
+    env: *mut c_void,
+    _instance: *const c_char,
+    status: Fmi2Status,
+    category: *const c_char,
+    format: *const c_char,
+    arg0: *const c_char,
+) {
+    if env.is_null() || status < FMI2_WARNING {
+        return;
+    }
+    // SAFETY: env is the LogSink we registered; strings are NUL-terminated (FMI).
+    let sink = unsafe { &*(env as *const LogSink) };
+    let text = |p: *const c_char| {
+        if p.is_null() {
+            String::new()
+        } else {
+            // SAFETY: see above.
+            unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+        }
+    };
+    let fmt = text(format);
+    let message = if fmt == "%s" { text(arg0) } else { fmt };
+    if let Ok(mut m) = sink.messages.lock()
+        && m.len() < 100
+    {
+        m.push(format!(
+            "[{}] {}: {message}",
+            status_name(status),
+            text(category)
+        ));
+    }
+}
+
+fn logger() -> Option<Logger> {
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    {
+        type Fixed = unsafe extern "C" fn(
+            *mut c_void,
+            *const c_char,
+            Fmi2Status,
+            *const c_char,
+            *const c_char,
+            *const c_char,
+        );
+        let f: Fixed = collect_log;
+        // SAFETY: same calling convention for these arguments (see collect_log).
+        Some(unsafe { std::mem::transmute::<Fixed, Logger>(f) })
+    }
+    #[cfg(not(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    )))]
+    {
+        None
+    }
+}
+
+unsafe extern "C" fn allocate(n: usize, size: usize) -> *mut c_void {
+    // SAFETY: calloc is sound for any arguments.
+    unsafe { libc::calloc(n, size) }
+}
+
+unsafe extern "C" fn free(p: *mut c_void) {
+    // SAFETY: p came from allocate (calloc) or is NULL.
+    unsafe { libc::free(p) }
+}
+
+// The `fmi2*` function types of `fmi2FunctionTypes.h` (fmi2Boolean and enums are C ints).
+pub type GetVersionFn = unsafe extern "C" fn() -> *const c_char;
+pub type InstantiateFn = unsafe extern "C" fn(
+    *const c_char,
+    c_int,
+    *const c_char,
+    *const c_char,
+    *const CallbackFunctions,
+    c_int,
+    c_int,
+) -> Fmi2Component;
+pub type FreeInstanceFn = unsafe extern "C" fn(Fmi2Component);
+pub type SetupExperimentFn =
+    unsafe extern "C" fn(Fmi2Component, c_int, f64, f64, c_int, f64) -> Fmi2Status;
+pub type ComponentFn = unsafe extern "C" fn(Fmi2Component) -> Fmi2Status;
+pub type DoStepFn = unsafe extern "C" fn(Fmi2Component, f64, f64, c_int) -> Fmi2Status;
+pub type SetRealFn =
+    unsafe extern "C" fn(Fmi2Component, *const c_uint, usize, *const f64) -> Fmi2Status;
+pub type GetRealFn =
+    unsafe extern "C" fn(Fmi2Component, *const c_uint, usize, *mut f64) -> Fmi2Status;
+pub type SetIntegerFn =
+    unsafe extern "C" fn(Fmi2Component, *const c_uint, usize, *const c_int) -> Fmi2Status;
+pub type GetIntegerFn =
+    unsafe extern "C" fn(Fmi2Component, *const c_uint, usize, *mut c_int) -> Fmi2Status;
+
+macro_rules! functions {
+    ($($f:ident: $t:ty),* $(,)?) => {
+        /// The resolved `fmi2*` functions of one shared library.
+        #[allow(non_snake_case)]
+        pub struct Functions {
+            $(pub $f: $t,)*
+        }
+
+        impl Functions {
+            fn resolve(sym: impl Fn(&str) -> Result<*mut c_void, String>) -> Result<Functions, String> {
+                Ok(Functions { $(
+                    // SAFETY: the FMI 2.0 standard fixes the signature of every fmi2* symbol;
+                    // the field types declare exactly those.
+                    $f: unsafe { std::mem::transmute::<*mut c_void, $t>(sym(stringify!($f))?) },
+                )* })
+            }
+        }
+    };
+}
+
+functions! {
+    fmi2GetVersion: GetVersionFn,
+    fmi2GetTypesPlatform: GetVersionFn,
+    fmi2Instantiate: InstantiateFn,
+    fmi2FreeInstance: FreeInstanceFn,
+    fmi2SetupExperiment: SetupExperimentFn,
+    fmi2EnterInitializationMode: ComponentFn,
+    fmi2ExitInitializationMode: ComponentFn,
+    fmi2Terminate: ComponentFn,
+    fmi2DoStep: DoStepFn,
+    fmi2SetReal: SetRealFn,
+    fmi2GetReal: GetRealFn,
+    fmi2SetInteger: SetIntegerFn,
+    fmi2GetInteger: GetIntegerFn,
+}
+
+/// A `dlopen`ed shared library (closed on drop).
+pub struct Library {
+    handle: *mut c_void,
+    pub functions: Functions,
+}
+
+fn dlerror() -> String {
+    // SAFETY: dlerror returns NULL or a NUL-terminated string valid until the next call.
+    let e = unsafe { libc::dlerror() };
+    if e.is_null() {
+        "unknown dl error".into()
+    } else {
+        // SAFETY: see above.
+        unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned()
+    }
+}
+
+impl Library {
+    /// `dlopen(path, RTLD_NOW | RTLD_LOCAL)`: every symbol bound up front (no lazy binding
+    /// inside the timed loop), nothing leaked into the global namespace (several FMUs
+    /// export the same names).
+    pub fn open(path: &Path) -> Result<Library, String> {
+        let c_path = CString::new(path.as_os_str().as_encoded_bytes())
+            .map_err(|_| format!("{} contains a NUL byte", path.display()))?;
+        // SAFETY: valid C string; loading runs the library's initialisers (Rust cdylib).
+        let handle = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+        if handle.is_null() {
+            return Err(format!("dlopen {}: {}", path.display(), dlerror()));
+        }
+        let sym = |name: &str| -> Result<*mut c_void, String> {
+            let c_name = CString::new(name).unwrap();
+            // SAFETY: handle is live; name is a C string.
+            let p = unsafe { libc::dlsym(handle, c_name.as_ptr()) };
+            if p.is_null() {
+                Err(format!(
+                    "{}: symbol {name} not found: {}",
+                    path.display(),
+                    dlerror()
+                ))
+            } else {
+                Ok(p)
+            }
+        };
+        let functions = Functions::resolve(sym);
+        match functions {
+            Ok(functions) => Ok(Library { handle, functions }),
+            Err(e) => {
+                // SAFETY: handle from dlopen, closed once.
+                unsafe { libc::dlclose(handle) };
+                Err(e)
+            }
+        }
+    }
+
+    /// `fmi2GetVersion()`, `fmi2GetTypesPlatform()`.
+    pub fn version(&self) -> (String, String) {
+        // SAFETY: both return static C strings (FMI 2.0).
+        unsafe {
+            (
+                CStr::from_ptr((self.functions.fmi2GetVersion)())
+                    .to_string_lossy()
+                    .into_owned(),
+                CStr::from_ptr((self.functions.fmi2GetTypesPlatform)())
+                    .to_string_lossy()
+                    .into_owned(),
+            )
+        }
+    }
+}
+
+impl Drop for Library {
+    fn drop(&mut self) {
+        // SAFETY: handle from dlopen; every instance borrows the library and is gone.
+        unsafe { libc::dlclose(self.handle) };
+    }
+}
+
+/// An unpacked FMU: its temporary directory (removed on drop), description and library.
+pub struct Fmu {
+    pub path: PathBuf,
+    pub dir: PathBuf,
+    pub description: ModelDescription,
+    /// Closed after `Drop for Fmu` removed the directory: fine on Linux, where a mapped
+    /// file stays valid after it is unlinked.
+    pub library: Library,
+}
+
+static UNPACKED: AtomicU64 = AtomicU64::new(0);
+
+impl Fmu {
+    /// Unzips `fmu` into a fresh temporary directory and loads its linux64 binary.
+    pub fn load(fmu: &Path) -> Result<Fmu, String> {
+        let dir = std::env::temp_dir().join(format!(
+            "hydromech-bench-{}-{}",
+            std::process::id(),
+            UNPACKED.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        let result = Self::load_into(fmu, &dir);
+        if result.is_err() {
+            let _ = fs::remove_dir_all(&dir);
+        }
+        result
+    }
+
+    fn load_into(fmu: &Path, dir: &Path) -> Result<Fmu, String> {
+        let file = fs::File::open(fmu).map_err(|e| format!("{}: {e}", fmu.display()))?;
+        let mut zip = zip::ZipArchive::new(file)
+            .map_err(|e| format!("{}: not a zip archive: {e}", fmu.display()))?;
+        zip.extract(dir).map_err(|e| {
+            format!(
+                "{}: cannot unpack into {}: {e}",
+                fmu.display(),
+                dir.display()
+            )
+        })?;
+        let mut text = String::new();
+        fs::File::open(dir.join("modelDescription.xml"))
+            .and_then(|mut f| f.read_to_string(&mut text))
+            .map_err(|e| format!("{}: modelDescription.xml: {e}", fmu.display()))?;
+        let description = xml::parse(&text).map_err(|e| format!("{}: {e}", fmu.display()))?;
+        let so = dir
+            .join("binaries")
+            .join("linux64")
+            .join(format!("{}.so", description.model_identifier));
+        let library = Library::open(&so)?;
+        Ok(Fmu {
+            path: fmu.to_path_buf(),
+            dir: dir.to_path_buf(),
+            description,
+            library,
+        })
+    }
+
+    /// `fmi2Instantiate` (Co-Simulation, logging off) with the GUID of the description.
+    pub fn instantiate(&self, name: &str) -> Result<Instance<'_>, String> {
+        let sink = Box::new(LogSink::default());
+        let callbacks = Box::new(CallbackFunctions {
+            logger: logger(),
+            allocate_memory: Some(allocate),
+            free_memory: Some(free),
+            step_finished: None,
+            component_environment: &*sink as *const LogSink as *mut c_void,
+        });
+        let c_name = CString::new(name).map_err(|_| "instance name has a NUL byte")?;
+        let guid =
+            CString::new(self.description.guid.as_str()).map_err(|_| "GUID has a NUL byte")?;
+        let location = format!("file://{}/resources", self.dir.display());
+        let location = CString::new(location).map_err(|_| "path has a NUL byte")?;
+        // SAFETY: FMI 2.0 calling conventions: C strings, callbacks outlive the instance.
+        let c = unsafe {
+            (self.library.functions.fmi2Instantiate)(
+                c_name.as_ptr(),
+                FMI2_CO_SIMULATION,
+                guid.as_ptr(),
+                location.as_ptr(),
+                &*callbacks,
+                FMI2_FALSE,
+                FMI2_FALSE,
+            )
+        };
+        if c.is_null() {
+            return Err(format!("fmi2Instantiate returned NULL{}", log_tail(&sink)));
+        }
+        Ok(Instance {
+            fmu: self,
+            c,
+            sink,
+            _callbacks: callbacks,
+        })
+    }
+}
+
+impl Drop for Fmu {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn log_tail(sink: &LogSink) -> String {
+    match sink.messages.lock() {
+        Ok(m) if !m.is_empty() => format!(": {}", m.join("; ")),
+        _ => String::new(),
+    }
+}
+
+/// A live FMU instance (freed on drop).
+pub struct Instance<'a> {
+    fmu: &'a Fmu,
+    pub c: Fmi2Component,
+    sink: Box<LogSink>,
+    _callbacks: Box<CallbackFunctions>,
+}
+
+impl<'a> Instance<'a> {
+    pub fn functions(&self) -> &'a Functions {
+        &self.fmu.library.functions
+    }
+
+    /// Turns a status into a result, with the logged messages on failure.
+    pub fn check(&self, what: &str, s: Fmi2Status) -> Result<(), String> {
+        if s == FMI2_OK || s == FMI2_WARNING {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what}: {}{}",
+                status_name(s),
+                log_tail(&self.sink)
+            ))
+        }
+    }
+
+    /// `fmi2SetupExperiment` + `fmi2EnterInitializationMode` + `fmi2ExitInitializationMode`.
+    pub fn initialize(&self, start: f64, stop: Option<f64>) -> Result<(), String> {
+        let f = self.functions();
+        // SAFETY: live instance (FMI calling conventions).
+        unsafe {
+            self.check(
+                "fmi2SetupExperiment",
+                (f.fmi2SetupExperiment)(
+                    self.c,
+                    FMI2_FALSE,
+                    0.0,
+                    start,
+                    if stop.is_some() {
+                        FMI2_TRUE
+                    } else {
+                        FMI2_FALSE
+                    },
+                    stop.unwrap_or(0.0),
+                ),
+            )?;
+            self.check(
+                "fmi2EnterInitializationMode",
+                (f.fmi2EnterInitializationMode)(self.c),
+            )?;
+            self.check(
+                "fmi2ExitInitializationMode",
+                (f.fmi2ExitInitializationMode)(self.c),
+            )
+        }
+    }
+
+    /// `fmi2DoStep` (noSetFMUStatePriorToCurrentPoint = true, as a master that never rolls
+    /// back).
+    #[inline]
+    pub fn do_step(&self, t: f64, h: f64) -> Fmi2Status {
+        // SAFETY: live instance.
+        unsafe { (self.functions().fmi2DoStep)(self.c, t, h, FMI2_TRUE) }
+    }
+
+    #[inline]
+    pub fn set_real(&self, vr: &[u32], values: &[f64]) -> Fmi2Status {
+        debug_assert_eq!(vr.len(), values.len());
+        // SAFETY: both slices hold vr.len() elements.
+        unsafe { (self.functions().fmi2SetReal)(self.c, vr.as_ptr(), vr.len(), values.as_ptr()) }
+    }
+
+    #[inline]
+    pub fn get_real(&self, vr: &[u32], values: &mut [f64]) -> Fmi2Status {
+        debug_assert_eq!(vr.len(), values.len());
+        // SAFETY: both slices hold vr.len() elements.
+        unsafe {
+            (self.functions().fmi2GetReal)(self.c, vr.as_ptr(), vr.len(), values.as_mut_ptr())
+        }
+    }
+
+    #[inline]
+    pub fn get_integer(&self, vr: &[u32], values: &mut [c_int]) -> Fmi2Status {
+        debug_assert_eq!(vr.len(), values.len());
+        // SAFETY: both slices hold vr.len() elements.
+        unsafe {
+            (self.functions().fmi2GetInteger)(self.c, vr.as_ptr(), vr.len(), values.as_mut_ptr())
+        }
+    }
+
+    pub fn set_integer(&self, vr: &[u32], values: &[c_int]) -> Fmi2Status {
+        // SAFETY: both slices hold vr.len() elements.
+        unsafe { (self.functions().fmi2SetInteger)(self.c, vr.as_ptr(), vr.len(), values.as_ptr()) }
+    }
+
+    /// Messages logged so far (Warning or worse).
+    pub fn messages(&self) -> Vec<String> {
+        self.sink
+            .messages
+            .lock()
+            .map(|m| m.clone())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Instance<'_> {
+    fn drop(&mut self) {
+        let f = self.functions();
+        // SAFETY: live instance, freed once.
+        unsafe {
+            let _ = (f.fmi2Terminate)(self.c);
+            (f.fmi2FreeInstance)(self.c);
+        }
+    }
+}
+
+/// Resident set size [bytes] from `/proc/self/statm`.
+pub fn rss_bytes() -> Option<u64> {
+    let s = fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf is always safe to call.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages * page.max(1) as u64)
+}
+
+/// Bytes in use on the malloc heap (glibc `mallinfo2().uordblks`). The FMU allocates with
+/// Rust's system allocator, i.e. the same malloc, so the difference around
+/// `fmi2Instantiate` + initialization is the instance's heap memory.
+pub fn heap_bytes() -> Option<u64> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallinfo2 only reads allocator statistics.
+        let m = unsafe { libc::mallinfo2() };
+        Some(m.uordblks as u64)
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        None
+    }
+}

@@ -1,0 +1,314 @@
+//! What a master reads from `modelDescription.xml`: identity, GUID, default experiment
+//! and the scalar variables with their value references.
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::reader::Reader;
+
+/// FMI base type of a scalar variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarType {
+    Real,
+    Integer,
+    Boolean,
+    String,
+    Enumeration,
+}
+
+/// One `ScalarVariable`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalarVariable {
+    pub name: String,
+    pub value_reference: u32,
+    /// `parameter`, `calculatedParameter`, `input`, `output`, `local`, `independent`
+    /// (default `local`).
+    pub causality: String,
+    /// Default `continuous`.
+    pub variability: String,
+    pub var_type: VarType,
+    pub start: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+}
+
+/// The parts of the model description the harness needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelDescription {
+    pub model_name: String,
+    pub guid: String,
+    /// `CoSimulation/@modelIdentifier`: the name of the shared library.
+    pub model_identifier: String,
+    pub start_time: f64,
+    pub stop_time: Option<f64>,
+    pub step_size: Option<f64>,
+    pub variables: Vec<ScalarVariable>,
+}
+
+impl ModelDescription {
+    pub fn variable(&self, name: &str) -> Option<&ScalarVariable> {
+        self.variables.iter().find(|v| v.name == name)
+    }
+
+    /// Real inputs, in file order.
+    pub fn real_inputs(&self) -> Vec<&ScalarVariable> {
+        self.variables
+            .iter()
+            .filter(|v| v.causality == "input" && v.var_type == VarType::Real)
+            .collect()
+    }
+
+    /// Real outputs, in file order.
+    pub fn real_outputs(&self) -> Vec<&ScalarVariable> {
+        self.variables
+            .iter()
+            .filter(|v| v.causality == "output" && v.var_type == VarType::Real)
+            .collect()
+    }
+
+    /// The internal solver step: start of the `solver.step` parameter, else the default
+    /// experiment's step size.
+    pub fn internal_step(&self) -> Option<f64> {
+        self.variable("solver.step")
+            .and_then(|v| v.start)
+            .or(self.step_size)
+    }
+}
+
+fn attr(e: &BytesStart<'_>, key: &str) -> Result<Option<String>, String> {
+    for a in e.attributes() {
+        let a = a.map_err(|err| format!("malformed attribute: {err}"))?;
+        if a.key.as_ref() == key.as_bytes() {
+            let v = a
+                .unescape_value()
+                .map_err(|err| format!("malformed value of {key}: {err}"))?;
+            return Ok(Some(v.into_owned()));
+        }
+    }
+    Ok(None)
+}
+
+fn number(e: &BytesStart<'_>, key: &str) -> Result<Option<f64>, String> {
+    match attr(e, key)? {
+        None => Ok(None),
+        Some(s) => match s.trim() {
+            "true" => Ok(Some(1.0)),
+            "false" => Ok(Some(0.0)),
+            t => t
+                .parse::<f64>()
+                .map(Some)
+                .map_err(|_| format!("{key}=\"{s}\" is not a number")),
+        },
+    }
+}
+
+/// Parses a model description (FMI 2.0).
+pub fn parse(text: &str) -> Result<ModelDescription, String> {
+    let mut reader = Reader::from_str(text);
+    reader.config_mut().trim_text(true);
+    let mut md = ModelDescription {
+        model_name: String::new(),
+        guid: String::new(),
+        model_identifier: String::new(),
+        start_time: 0.0,
+        stop_time: None,
+        step_size: None,
+        variables: Vec::new(),
+    };
+    let mut root_seen = false;
+    // The ScalarVariable being read (its type element follows as a child).
+    let mut current: Option<ScalarVariable> = None;
+    loop {
+        let event = reader.read_event().map_err(|e| {
+            format!(
+                "modelDescription.xml, byte {}: {e}",
+                reader.error_position()
+            )
+        })?;
+        let (e, empty) = match &event {
+            Event::Start(e) => (e, false),
+            Event::Empty(e) => (e, true),
+            Event::End(e) => {
+                if e.name().as_ref() == b"ScalarVariable"
+                    && let Some(v) = current.take()
+                {
+                    md.variables.push(v);
+                }
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        match e.name().as_ref() {
+            b"fmiModelDescription" => {
+                root_seen = true;
+                let version = attr(e, "fmiVersion")?.unwrap_or_default();
+                if !version.starts_with("2.") {
+                    return Err(format!("fmiVersion \"{version}\" is not FMI 2.0"));
+                }
+                md.model_name = attr(e, "modelName")?.unwrap_or_default();
+                md.guid = attr(e, "guid")?.ok_or("the root element has no guid")?;
+            }
+            b"CoSimulation" => {
+                md.model_identifier =
+                    attr(e, "modelIdentifier")?.ok_or("CoSimulation has no modelIdentifier")?;
+            }
+            b"DefaultExperiment" => {
+                md.start_time = number(e, "startTime")?.unwrap_or(0.0);
+                md.stop_time = number(e, "stopTime")?;
+                md.step_size = number(e, "stepSize")?;
+            }
+            b"ScalarVariable" => {
+                let name = attr(e, "name")?.ok_or("a ScalarVariable has no name")?;
+                let vr = attr(e, "valueReference")?
+                    .ok_or_else(|| format!("variable {name} has no valueReference"))?;
+                let value_reference = vr.trim().parse::<u32>().map_err(|_| {
+                    format!("variable {name}: valueReference \"{vr}\" is not an unsigned int")
+                })?;
+                let v = ScalarVariable {
+                    causality: attr(e, "causality")?.unwrap_or_else(|| "local".into()),
+                    variability: attr(e, "variability")?.unwrap_or_else(|| "continuous".into()),
+                    name,
+                    value_reference,
+                    var_type: VarType::Real,
+                    start: None,
+                    min: None,
+                    max: None,
+                };
+                if empty {
+                    return Err(format!("variable {} has no type element", v.name));
+                }
+                current = Some(v);
+            }
+            ty @ (b"Real" | b"Integer" | b"Boolean" | b"String" | b"Enumeration") => {
+                if let Some(v) = current.as_mut() {
+                    v.var_type = match ty {
+                        b"Real" => VarType::Real,
+                        b"Integer" => VarType::Integer,
+                        b"Boolean" => VarType::Boolean,
+                        b"String" => VarType::String,
+                        _ => VarType::Enumeration,
+                    };
+                    if v.var_type != VarType::String {
+                        v.start = number(e, "start")?;
+                        v.min = number(e, "min")?;
+                        v.max = number(e, "max")?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if !root_seen {
+        return Err("not an FMI model description (no fmiModelDescription element)".into());
+    }
+    if md.model_identifier.is_empty() {
+        return Err("the FMU does not support Co-Simulation (no CoSimulation element)".into());
+    }
+    Ok(md)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="2.0" modelName="naya-rod" guid="{44c0fc14-7959}" generationTool="hydromech">
+  <CoSimulation modelIdentifier="naya_rod" canHandleVariableCommunicationStepSize="true"/>
+  <DefaultExperiment startTime="0.0" stopTime="10.0" tolerance="0.0001" stepSize="0.01"/>
+  <ModelVariables>
+    <!-- index 1 -->
+    <ScalarVariable name="valve.command" valueReference="1" description="κ &amp; more" causality="input" variability="continuous">
+      <Real start="0.46460817485749223" min="0.0" max="1.0"/>
+    </ScalarVariable>
+    <ScalarVariable name="cylinder.length" valueReference="2" causality="output" variability="continuous">
+      <Real unit="m" displayUnit="mm"/>
+    </ScalarVariable>
+    <ScalarVariable name="solver.step" valueReference="11" causality="parameter" variability="fixed" initial="exact">
+      <Real unit="s" start="0.01"/>
+    </ScalarVariable>
+    <ScalarVariable name="solver.iterations" valueReference="20" causality="output" variability="discrete">
+      <Integer/>
+    </ScalarVariable>
+    <ScalarVariable name="cylinder.friction_model" valueReference="7" causality="parameter" variability="fixed">
+      <Integer start="1" min="0" max="3"/>
+    </ScalarVariable>
+    <ScalarVariable name="x.flag" valueReference="8">
+      <Boolean start="true"/>
+    </ScalarVariable>
+  </ModelVariables>
+</fmiModelDescription>"#;
+
+    #[test]
+    fn reads_identity_experiment_and_value_references() {
+        let md = parse(XML).unwrap();
+        assert_eq!(md.model_name, "naya-rod");
+        assert_eq!(md.guid, "{44c0fc14-7959}");
+        assert_eq!(md.model_identifier, "naya_rod");
+        assert_eq!(md.start_time, 0.0);
+        assert_eq!(md.stop_time, Some(10.0));
+        assert_eq!(md.step_size, Some(0.01));
+        assert_eq!(md.variables.len(), 6);
+        let cmd = md.variable("valve.command").unwrap();
+        assert_eq!(cmd.value_reference, 1);
+        assert_eq!(cmd.causality, "input");
+        assert_eq!(cmd.var_type, VarType::Real);
+        assert_eq!(cmd.start, Some(0.46460817485749223));
+        assert_eq!((cmd.min, cmd.max), (Some(0.0), Some(1.0)));
+        let it = md.variable("solver.iterations").unwrap();
+        assert_eq!((it.value_reference, it.var_type), (20, VarType::Integer));
+        assert_eq!(it.variability, "discrete");
+        let fm = md.variable("cylinder.friction_model").unwrap();
+        assert_eq!((fm.start, fm.max), (Some(1.0), Some(3.0)));
+        let flag = md.variable("x.flag").unwrap();
+        assert_eq!(flag.causality, "local");
+        assert_eq!(flag.variability, "continuous");
+        assert_eq!((flag.var_type, flag.start), (VarType::Boolean, Some(1.0)));
+        assert_eq!(md.internal_step(), Some(0.01));
+        let ins: Vec<u32> = md.real_inputs().iter().map(|v| v.value_reference).collect();
+        let outs: Vec<u32> = md
+            .real_outputs()
+            .iter()
+            .map(|v| v.value_reference)
+            .collect();
+        assert_eq!((ins, outs), (vec![1], vec![2]));
+    }
+
+    #[test]
+    fn rejects_what_a_master_cannot_use() {
+        assert!(parse("<a/>").is_err());
+        assert!(
+            parse(r#"<fmiModelDescription fmiVersion="3.0" guid="x"><CoSimulation modelIdentifier="m"/></fmiModelDescription>"#)
+                .unwrap_err()
+                .contains("FMI 2.0")
+        );
+        assert!(
+            parse(r#"<fmiModelDescription fmiVersion="2.0" guid="x"/>"#)
+                .unwrap_err()
+                .contains("Co-Simulation")
+        );
+        let bad_vr = r#"<fmiModelDescription fmiVersion="2.0" guid="x"><CoSimulation modelIdentifier="m"/>
+            <ModelVariables><ScalarVariable name="a" valueReference="-1"><Real/></ScalarVariable></ModelVariables></fmiModelDescription>"#;
+        assert!(parse(bad_vr).unwrap_err().contains("valueReference"));
+    }
+
+    #[test]
+    fn reads_the_generated_description_of_a_compiled_model() {
+        // The XML writer of this crate and this reader agree on every value reference.
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/naya-rod.toml"),
+        )
+        .unwrap();
+        let l = crate::compile(&crate::diagnostic::Source::new("naya-rod.toml", text)).unwrap();
+        let xml = crate::model_description::render(&l.model, "2000-01-01T00:00:00Z");
+        let md = parse(&xml).unwrap();
+        assert_eq!(md.guid, l.model.guid);
+        assert_eq!(md.model_identifier, l.model.model_identifier);
+        assert_eq!(md.variables.len(), l.model.variables.len());
+        for (a, b) in md.variables.iter().zip(&l.model.variables) {
+            assert_eq!(
+                (a.name.as_str(), a.value_reference),
+                (b.name.as_str(), b.value_reference)
+            );
+        }
+        assert!(md.variable("solver.iterations").is_some());
+    }
+}
