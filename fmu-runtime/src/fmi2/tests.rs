@@ -168,6 +168,7 @@ fn test_model(guid: &str) -> CompiledModel {
             spools: vec![],
             elements: vec![],
             cylinders: vec![],
+            motors: vec![],
         },
         variables: vec![
             // No min on the step: the tests set it to 0 to make the (stub) solver fail.

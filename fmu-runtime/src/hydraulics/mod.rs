@@ -5,6 +5,7 @@
 pub mod cylinder;
 pub mod fluid;
 pub mod friction;
+pub mod motor;
 pub mod network;
 pub mod orifice;
 pub mod valve;

@@ -364,6 +364,26 @@ pub struct Cylinder {
     pub cushion: Cushion,
 }
 
+/// Hydraulic rotary motor driving the revolute tree joint of `body` through a gear:
+/// motor speed ω_m = `gear_ratio`·q̇, flow D·ω_m/2π from port A to port B plus internal
+/// leakage G·(p_A − p_B), torque on the joint `gear_ratio`·(Δp·D/2π − c·ω_m). The motor
+/// housing sits on the joint's parent, the shaft on the body.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RotaryMotor {
+    pub name: String,
+    pub body: usize,
+    pub port_a: usize,
+    pub port_b: usize,
+    /// Displacement [m³/rev].
+    pub displacement: ParamId,
+    /// Motor turns per joint turn.
+    pub gear_ratio: ParamId,
+    /// Internal leakage conductance [m³/(s·Pa)].
+    pub leakage: ParamId,
+    /// Viscous friction on the motor shaft [N·m·s/rad].
+    pub friction: ParamId,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Circuit {
     pub oil: Oil,
@@ -371,6 +391,7 @@ pub struct Circuit {
     pub spools: Vec<Spool>,
     pub elements: Vec<Element>,
     pub cylinders: Vec<Cylinder>,
+    pub motors: Vec<RotaryMotor>,
 }
 
 impl Circuit {
@@ -427,6 +448,9 @@ impl Circuit {
             out.extend(c.wall_bulk_modulus);
             out.extend(c.friction.params());
             out.extend([c.cushion.length, c.cushion.stiffness, c.cushion.damping]);
+        }
+        for mo in &self.motors {
+            out.extend([mo.displacement, mo.gear_ratio, mo.leakage, mo.friction]);
         }
     }
 }

@@ -77,6 +77,11 @@ pub enum Probe {
     ElementFlow(usize),
     /// Hydraulic power delivered by pump `i` [W] (Δp·Q).
     PumpPower(usize),
+    /// Shaft speed [rad/s], torque on the driven joint [N·m] and flow A→B [m³/s] of
+    /// rotary motor `i`.
+    MotorSpeed(usize),
+    MotorTorque(usize),
+    MotorFlow(usize),
     /// World position, velocity [m, m/s] of marker `i`.
     MarkerPosition(usize, Axis),
     MarkerVelocity(usize, Axis),
@@ -110,6 +115,9 @@ impl Probe {
             | Probe::CylinderForce(i)
             | Probe::CylinderFriction(i) => i < nc,
             Probe::NodePressure(i) => i < m.circuit.nodes.len(),
+            Probe::MotorSpeed(i) | Probe::MotorTorque(i) | Probe::MotorFlow(i) => {
+                i < m.circuit.motors.len()
+            }
             Probe::SpoolPosition(i) => i < m.circuit.spools.len(),
             Probe::ElementFlow(i) => i < m.circuit.elements.len(),
             Probe::PumpPower(i) => {

@@ -21,7 +21,7 @@ pub use mechanism::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the serialized [`CompiledModel`] layout; bump on any change of these types.
-pub const MODEL_FORMAT_VERSION: u32 = 1;
+pub const MODEL_FORMAT_VERSION: u32 = 2;
 
 /// Index into the instance parameter vector (see module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -219,6 +219,17 @@ impl CompiledModel {
         for c in &self.circuit.cylinders {
             if c.cap_node >= nn || c.rod_node >= nn {
                 return err(format!("cylinder {} refers to a missing node", c.name));
+            }
+        }
+        for mo in &self.circuit.motors {
+            if mo.port_a >= nn || mo.port_b >= nn {
+                return err(format!("motor {} refers to a missing node", mo.name));
+            }
+            if !matches!(
+                self.mechanism.bodies.get(mo.body).map(|b| b.joint),
+                Some(JointKind::Revolute { .. })
+            ) {
+                return err(format!("motor {} must drive a revolute joint", mo.name));
             }
         }
         for (i, v) in self.variables.iter().enumerate() {

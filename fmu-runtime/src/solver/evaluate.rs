@@ -5,6 +5,7 @@
 use super::Layout;
 use crate::hydraulics::cylinder::{self, CylinderState};
 use crate::hydraulics::friction;
+use crate::hydraulics::motor::{self, MotorState};
 use crate::hydraulics::network;
 use crate::hydraulics::valve::dead_band;
 use crate::mechanics::Kinematics;
@@ -18,6 +19,7 @@ pub struct Evaluation {
     applied: Vec<Vec6>,
     scratch: Vec<Vec6>,
     pub cylinders: Vec<CylinderState>,
+    pub motors: Vec<MotorState>,
     /// Pressure of every node [Pa].
     pub pressure: Vec<f64>,
     inflow: Vec<f64>,
@@ -52,6 +54,7 @@ impl Evaluation {
             applied: vec![Vec6::zeros(); nb],
             scratch: vec![Vec6::zeros(); nb],
             cylinders: vec![CylinderState::default(); m.circuit.cylinders.len()],
+            motors: vec![MotorState::default(); m.circuit.motors.len()],
             pressure: vec![0.0; m.circuit.nodes.len()],
             inflow: vec![0.0; m.circuit.nodes.len()],
             flow: vec![0.0; m.circuit.elements.len()],
@@ -133,6 +136,27 @@ impl Evaluation {
             self.power += s.force * s.speed;
         }
 
+        // Rotary motors: a moment about the joint axis on the body, its reaction on the
+        // parent.
+        for (mo, s) in m.circuit.motors.iter().zip(self.motors.iter_mut()) {
+            let k = &self.kin.bodies[mo.body];
+            let q_dot = k.coordinate.map_or(0.0, |c| zd[c]);
+            *s = motor::evaluate(
+                mo,
+                p,
+                q_dot,
+                self.pressure[mo.port_a],
+                self.pressure[mo.port_b],
+            );
+            let axis = Vec3::new(k.b[3], k.b[4], k.b[5]);
+            let moment = Vec6::new(0.0, 0.0, 0.0, axis.x, axis.y, axis.z) * s.torque;
+            self.applied[mo.body] += moment;
+            if let Some(parent) = mech.bodies[mo.body].parent {
+                self.applied[parent] -= moment;
+            }
+            self.power += s.torque * q_dot;
+        }
+
         for f in &mech.forces {
             match f {
                 ForceElement::SpringDamper(sd) => {
@@ -203,6 +227,10 @@ impl Evaluation {
             &mut self.flow,
             &mut self.inflow,
         );
+        for (mo, s) in m.circuit.motors.iter().zip(&self.motors) {
+            self.inflow[mo.port_a] -= s.flow;
+            self.inflow[mo.port_b] += s.flow;
+        }
         network::pressure_rates(
             &m.circuit,
             p,

@@ -10,6 +10,7 @@ use crate::model::{CompiledModel, Element, Probe};
 #[derive(Clone, Debug)]
 pub struct Outputs {
     pub cylinders: Vec<CylinderState>,
+    pub motors: Vec<crate::hydraulics::motor::MotorState>,
     pub pressure: Vec<f64>,
     pub flow: Vec<f64>,
     /// Marker position and velocity, `[x, y, z, vx, vy, vz]`.
@@ -25,6 +26,7 @@ impl Outputs {
     pub fn new(m: &CompiledModel) -> Outputs {
         Outputs {
             cylinders: vec![CylinderState::default(); m.circuit.cylinders.len()],
+            motors: vec![Default::default(); m.circuit.motors.len()],
             pressure: vec![0.0; m.circuit.nodes.len()],
             flow: vec![0.0; m.circuit.elements.len()],
             markers: vec![[0.0; 6]; m.mechanism.markers.len()],
@@ -39,6 +41,7 @@ impl Outputs {
     /// Copies what the outputs need from an evaluation at the state `st`.
     pub fn capture(&mut self, m: &CompiledModel, l: &Layout, e: &Evaluation, st: &State) {
         self.cylinders.copy_from_slice(&e.cylinders);
+        self.motors.copy_from_slice(&e.motors);
         self.pressure.copy_from_slice(&e.pressure);
         self.flow.copy_from_slice(&e.flow);
         for (out, mk) in self.markers.iter_mut().zip(&m.mechanism.markers) {
@@ -84,6 +87,9 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, o: &Outputs, probe: Prob
             Element::Pump(pump) => (o.pressure[pump.outlet] - o.pressure[pump.inlet]) * o.flow[e],
             _ => 0.0,
         },
+        Probe::MotorSpeed(i) => o.motors[i].speed,
+        Probe::MotorTorque(i) => o.motors[i].torque,
+        Probe::MotorFlow(i) => o.motors[i].flow,
         Probe::MarkerPosition(i, a) => o.markers[i][a.index()],
         Probe::MarkerVelocity(i, a) => o.markers[i][3 + a.index()],
         Probe::KineticEnergy => o.kinetic,

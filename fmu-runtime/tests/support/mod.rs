@@ -67,6 +67,7 @@ pub fn empty_circuit(b: &mut Builder) -> Circuit {
         spools: vec![],
         elements: vec![],
         cylinders: vec![],
+        motors: vec![],
     }
 }
 
@@ -229,6 +230,7 @@ pub fn naya_rod(kappa: f64, step: f64) -> CompiledModel {
         spools: vec![spool],
         elements: vec![Element::DirectionalValve(valve)],
         cylinders: vec![cyl],
+        motors: vec![],
     };
     let mech = Mechanism {
         bodies: vec![rod],
@@ -393,6 +395,7 @@ pub fn jaiswal_fourbar(step: f64) -> CompiledModel {
         spools: vec![spool],
         elements: vec![Element::DirectionalValve(valve), Element::Orifice(throttle)],
         cylinders: vec![cyl],
+        motors: vec![],
     };
     let mech = Mechanism {
         bodies: vec![crank, coupler, rocker],

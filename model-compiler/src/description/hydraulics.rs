@@ -24,6 +24,31 @@ pub struct HydraulicsDesc {
     pub leakages: Vec<LeakageDesc>,
     #[serde(default)]
     pub cylinders: Vec<CylinderDesc>,
+    #[serde(default)]
+    pub motors: Vec<MotorDesc>,
+}
+
+/// Hydraulic rotary motor driving a revolute joint through a gear (e.g. a swing drive):
+/// torque = gear_ratio·(Δp·D/2π − friction·ω_m), flow = D·ω_m/2π + leakage·Δp with the
+/// motor speed ω_m = gear_ratio·(joint rate).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MotorDesc {
+    pub name: Name,
+    /// The revolute tree joint it drives (housing on the parent, shaft on the body).
+    pub joint: Name,
+    #[serde(rename = "A")]
+    pub a: Name,
+    #[serde(rename = "B")]
+    pub b: Name,
+    /// Per revolution (`"100 cm3/rev"`).
+    pub displacement: Quantity,
+    /// Motor turns per joint turn; default 1.
+    pub gear_ratio: Option<Quantity>,
+    /// Internal leakage A→B [m³/(s·Pa)]; default 0.
+    pub leakage: Option<Quantity>,
+    /// Viscous friction on the motor shaft [N·m·s/rad]; default 0.
+    pub friction: Option<Quantity>,
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -9,7 +9,7 @@ use crate::description::{
 use crate::units::{self, Dim};
 use fmu_runtime::model::{
     BulkModulus, Circuit, ControlVolume, Cushion, Cylinder, DirectionalValve, Element, Friction,
-    Leakage, MeteringEdge, Node, Oil, Orifice, Pump, ReliefValve, Spool,
+    Leakage, MeteringEdge, Node, Oil, Orifice, Pump, ReliefValve, RotaryMotor, Spool,
 };
 use toml::Spanned;
 
@@ -19,7 +19,11 @@ const FLOW_COEFFICIENT: Expect = Expect::Plain("m3/(s·sqrt(Pa))");
 /// Laminar/turbulent transition of valves and orifices when not given (seed 001: 2 bar).
 const DEFAULT_LAMINAR_PRESSURE: f64 = 2e5;
 
-pub(super) fn lower_circuit(cx: &mut Ctx, d: &Description) -> Circuit {
+pub(super) fn lower_circuit(
+    cx: &mut Ctx,
+    d: &Description,
+    mech: &fmu_runtime::model::Mechanism,
+) -> Circuit {
     let empty = HydraulicsDesc::default();
     let h = d.hydraulics.as_ref().unwrap_or(&empty);
     let oil = lower_oil(cx, h);
@@ -254,14 +258,107 @@ pub(super) fn lower_circuit(cx: &mut Ctx, d: &Description) -> Circuit {
         cylinders.push(cyl);
     }
 
-    check_connections(cx, h, &nodes, &elements, &cylinders);
+    let motors = h
+        .motors
+        .iter()
+        .filter_map(|mo| lower_motor(cx, mech, mo))
+        .collect::<Vec<_>>();
+
+    check_connections(cx, h, &nodes, &elements, &cylinders, &motors);
     Circuit {
         oil,
         nodes,
         spools,
         elements,
         cylinders,
+        motors,
     }
+}
+
+/// Torsional viscous friction N·m·s/rad.
+const ROTARY_DAMPING: Dim = Dim([1, 2, -1, 0, 0, 0, 0, -1]);
+
+fn lower_motor(
+    cx: &mut Ctx,
+    mech: &fmu_runtime::model::Mechanism,
+    mo: &crate::description::MotorDesc,
+) -> Option<RotaryMotor> {
+    cx.declare(&mo.name, "motor");
+    let name = mo.name.get_ref().clone();
+    let port_a = cx.node_ref(&mo.a);
+    let port_b = cx.node_ref(&mo.b);
+    same_node_check(cx, &mo.b, port_a, port_b);
+    let body = match cx.joints.get(mo.joint.get_ref()) {
+        Some(&b) => b,
+        None => {
+            let names: Vec<String> = cx.joints.keys().cloned().collect();
+            cx.unknown(
+                &mo.joint,
+                "tree joint",
+                names.iter().map(String::as_str).collect(),
+            );
+            return None;
+        }
+    };
+    let revolute = matches!(
+        mech.bodies[body].joint,
+        fmu_runtime::model::JointKind::Revolute { .. }
+    );
+    if !revolute {
+        cx.error(
+            mo.joint.span(),
+            format!(
+                "motor {name} must drive a revolute joint; '{}' is not one",
+                mo.joint.get_ref()
+            ),
+            "name the revolute joint the motor turns (e.g. the swing joint)",
+        );
+    }
+    let disp = cx.value(&mo.displacement, Expect::Dim(Dim::VOLUME));
+    cx.require_positive(&mo.displacement, disp, "displacement");
+    let gear = cx.value_or(mo.gear_ratio.as_ref(), PLAIN, 1.0);
+    if let Some(q) = &mo.gear_ratio {
+        cx.require_positive(q, gear, "gear_ratio");
+    }
+    let leak = cx.value_or(mo.leakage.as_ref(), Expect::Dim(Dim::FLOW_GAIN), 0.0);
+    if let Some(q) = &mo.leakage {
+        cx.require_non_negative(q, leak, "leakage");
+    }
+    let fric = cx.value_or(mo.friction.as_ref(), Expect::Dim(ROTARY_DAMPING), 0.0);
+    if let Some(q) = &mo.friction {
+        cx.require_non_negative(q, fric, "friction");
+    }
+    cx.motors.insert(name.clone(), cx.motors.len());
+    Some(RotaryMotor {
+        displacement: cx.slot(
+            format!("{name}.displacement"),
+            disp,
+            Expect::Dim(Dim::VOLUME),
+            format!("Displacement of motor {name} per revolution"),
+        ),
+        gear_ratio: cx.slot(
+            format!("{name}.gear_ratio"),
+            gear,
+            PLAIN,
+            format!("Motor turns per joint turn of {name}"),
+        ),
+        leakage: cx.slot(
+            format!("{name}.leakage"),
+            leak,
+            Expect::Dim(Dim::FLOW_GAIN),
+            format!("Internal leakage conductance of motor {name}"),
+        ),
+        friction: cx.slot(
+            format!("{name}.friction"),
+            fric,
+            Expect::Dim(ROTARY_DAMPING),
+            format!("Viscous shaft friction of motor {name}"),
+        ),
+        name,
+        body,
+        port_a,
+        port_b,
+    })
 }
 
 /// Every control volume must be connected to something, and have a volume.
@@ -271,10 +368,12 @@ fn check_connections(
     nodes: &[Node],
     elements: &[Element],
     cylinders: &[Cylinder],
+    motors: &[RotaryMotor],
 ) {
     let touched = |n: usize| {
         elements.iter().any(|e| e.nodes().contains(&n))
             || cylinders.iter().any(|c| c.cap_node == n || c.rod_node == n)
+            || motors.iter().any(|m| m.port_a == n || m.port_b == n)
     };
     let first_volume = h.pressure_sources.len();
     for (k, v) in h.volumes.iter().enumerate() {

@@ -708,6 +708,26 @@ fn resolve_quantity(
             _ => bad(cx, "joint", &["q", "qd", "qdd"]),
         };
     }
+    if let Some(&i) = cx.motors.get(head) {
+        return match tail {
+            "speed" => Some(real(
+                Probe::MotorSpeed(i),
+                "rad/s",
+                format!("Shaft speed of motor {head}"),
+            )),
+            "torque" => Some(real(
+                Probe::MotorTorque(i),
+                "N.m",
+                format!("Torque of motor {head} on its joint"),
+            )),
+            "flow" => Some(real(
+                Probe::MotorFlow(i),
+                "m3/s",
+                format!("Flow of motor {head} from A to B"),
+            )),
+            _ => bad(cx, "motor", &["speed", "torque", "flow"]),
+        };
+    }
     if let Some(&i) = cx.cylinders.get(head) {
         return match tail {
             "length" => Some(real(

@@ -143,6 +143,7 @@ pub(crate) struct Ctx {
     /// Valve name → spool index.
     pub spools: HashMap<String, usize>,
     pub cylinders: HashMap<String, usize>,
+    pub motors: HashMap<String, usize>,
     /// Unit of each spool's signal when its range was written with one (`V`, `A`).
     pub spool_units: Vec<Option<String>>,
     /// Units of signal slots whose values were written with a unit (`V`, `A`).
@@ -171,6 +172,7 @@ impl Ctx {
             elements: HashMap::new(),
             spools: HashMap::new(),
             cylinders: HashMap::new(),
+            motors: HashMap::new(),
             spool_units: Vec::new(),
             signal_units: HashMap::new(),
             density: 850.0,
@@ -503,7 +505,7 @@ pub fn lower(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
     let default_experiment = experiment(&mut cx, d);
     let solver = solver_settings(&mut cx, d);
     let mechanism = mechanism::lower_mechanism(&mut cx, d);
-    let circuit = circuit::lower_circuit(&mut cx, d);
+    let circuit = circuit::lower_circuit(&mut cx, d, &mechanism);
 
     let init = d.init.as_ref();
     let static_equilibrium = init.and_then(|i| i.static_equilibrium).unwrap_or(true);
