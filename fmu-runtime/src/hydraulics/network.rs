@@ -4,7 +4,9 @@ use super::cylinder::CylinderState;
 use super::fluid::{effective_bulk_modulus, oil_bulk_modulus};
 use super::orifice::{smooth_ramp, turbulent_flow};
 use super::valve::edge_coefficient;
-use crate::model::{Circuit, EDGE_AT, EDGE_BT, EDGE_PA, EDGE_PB, Element, Node};
+use crate::model::{
+    Circuit, EDGE_AT, EDGE_BT, EDGE_PA, EDGE_PB, EdgeLaw, Element, MeteringEdge, Node,
+};
 use std::f64::consts::TAU;
 
 /// Volumes below this are clamped so a mis-specified chamber cannot divide by zero [m³].
@@ -33,10 +35,10 @@ pub fn element_flows(
                     pressure[v.port_a],
                     pressure[v.port_b],
                 );
-                let q_pa = turbulent_flow(edge_coefficient(&v.edges[EDGE_PA], u), pp - pa, pl);
-                let q_pb = turbulent_flow(edge_coefficient(&v.edges[EDGE_PB], u), pp - pb, pl);
-                let q_at = turbulent_flow(edge_coefficient(&v.edges[EDGE_AT], u), pa - pt, pl);
-                let q_bt = turbulent_flow(edge_coefficient(&v.edges[EDGE_BT], u), pb - pt, pl);
+                let q_pa = edge_flow(&v.edges[EDGE_PA], u, pp - pa, pl);
+                let q_pb = edge_flow(&v.edges[EDGE_PB], u, pp - pb, pl);
+                let q_at = edge_flow(&v.edges[EDGE_AT], u, pa - pt, pl);
+                let q_bt = edge_flow(&v.edges[EDGE_BT], u, pb - pt, pl);
                 inflow[v.port_p] -= q_pa + q_pb;
                 inflow[v.port_a] += q_pa - q_at;
                 inflow[v.port_b] += q_pb - q_bt;
@@ -67,6 +69,27 @@ pub fn element_flows(
                 transfer(inflow, l.from, l.to, q)
             }
         };
+    }
+}
+
+/// Flow through one valve edge at spool position `u` and pressure drop `dp`.
+fn edge_flow(edge: &MeteringEdge, u: f64, dp: f64, p_lam: f64) -> f64 {
+    let value = edge_coefficient(edge, u);
+    match edge.law {
+        EdgeLaw::Orifice => turbulent_flow(value, dp, p_lam),
+        EdgeLaw::Compensated { margin } => value * compensator_opening(dp, margin),
+    }
+}
+
+/// 0 for Δp ≤ 0, 1 for Δp ≥ margin, smoothstep (C¹) between.
+pub fn compensator_opening(dp: f64, margin: f64) -> f64 {
+    if dp <= 0.0 {
+        0.0
+    } else if dp >= margin {
+        1.0
+    } else {
+        let x = dp / margin;
+        x * x * (3.0 - 2.0 * x)
     }
 }
 
@@ -118,5 +141,29 @@ pub fn pressure_rates(
             effective_bulk_modulus(beta_oil, volume, hose_wall.into_iter().chain(chamber_walls));
         rates[k] = beta / volume * (inflow[n] - volume_rate);
         k += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compensated_edge_delivers_its_flow_whatever_the_load() {
+        let edge = MeteringEdge {
+            table: vec![(2.6, 40.0 / 60000.0), (5.257, 0.0)],
+            law: EdgeLaw::Compensated { margin: 1e5 },
+        };
+        let q0 = 40.0 / 60000.0;
+        // Full command (u ≤ 2.6 V): 40 L/min at any pressure drop beyond the margin.
+        for dp in [2e5, 5e6, 2e7] {
+            assert_eq!(edge_flow(&edge, 2.0, dp, 2e5), q0);
+        }
+        // Half way through the table: half the flow; closed beyond its end.
+        assert!((edge_flow(&edge, (2.6 + 5.257) / 2.0, 1e6, 2e5) - q0 / 2.0).abs() < 1e-15);
+        assert_eq!(edge_flow(&edge, 5.4, 1e6, 2e5), 0.0);
+        // No reverse flow, smooth fade-in below the margin.
+        assert_eq!(edge_flow(&edge, 2.0, -1e6, 2e5), 0.0);
+        assert!((edge_flow(&edge, 2.0, 5e4, 2e5) - q0 * 0.5).abs() < 1e-15);
     }
 }

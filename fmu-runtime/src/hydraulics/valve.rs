@@ -33,11 +33,13 @@ pub fn dead_band(command: f64, centre: f64, band: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::EdgeLaw;
 
     #[test]
     fn interpolates_and_clamps() {
         let e = MeteringEdge {
             table: vec![(-10.0, 0.0), (0.0, 0.0), (10.0, 2.0)],
+            law: EdgeLaw::Orifice,
         };
         assert_eq!(edge_coefficient(&e, -20.0), 0.0);
         assert_eq!(edge_coefficient(&e, 5.0), 1.0);

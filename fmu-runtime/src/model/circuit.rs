@@ -69,11 +69,25 @@ pub struct Spool {
     pub max: f64,
 }
 
-/// One metering edge: flow coefficient K(u) [m³/(s·√Pa)] versus spool position,
-/// piecewise linear (constant beyond the ends). Turbulent flow is `K √Δp`.
+/// How an edge meters flow.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum EdgeLaw {
+    /// The table gives the flow coefficient K(u) [m³/(s·√Pa)]: Q = K·√Δp with a laminar
+    /// region (sharp-edged orifice).
+    Orifice,
+    /// The table gives the flow Q(u) [m³/s] of a pressure-compensated edge (e.g. the
+    /// Danfoss PVG32 inlet: flow set by the spool, independent of the load): delivered
+    /// in full once Δp exceeds `margin` [Pa], faded smoothly to zero as Δp → 0, and never
+    /// reversed (the compensator closes).
+    Compensated { margin: f64 },
+}
+
+/// One metering edge: a table versus spool position, piecewise linear (constant beyond
+/// the ends), read according to its `law`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MeteringEdge {
     pub table: Vec<(f64, f64)>,
+    pub law: EdgeLaw,
 }
 
 /// Edge order of [`DirectionalValve::edges`].

@@ -173,9 +173,11 @@ pub fn naya_rod(kappa: f64, step: f64) -> CompiledModel {
     let k = 0.67 * 0.0005 * (2.0f64 / 850.0).sqrt();
     let rising = MeteringEdge {
         table: vec![(0.0, 0.0), (1.0, k)],
+        law: EdgeLaw::Orifice,
     };
     let falling = MeteringEdge {
         table: vec![(0.0, k), (1.0, 0.0)],
+        law: EdgeLaw::Orifice,
     };
     let spool = Spool {
         name: "valve".into(),
@@ -328,9 +330,11 @@ pub fn jaiswal_fourbar(step: f64) -> CompiledModel {
     let cvd = 2.138e-8;
     let pos = MeteringEdge {
         table: vec![(-10.0, 0.0), (0.0, 0.0), (10.0, 10.0 * cvd)],
+        law: EdgeLaw::Orifice,
     };
     let neg = MeteringEdge {
         table: vec![(-10.0, 10.0 * cvd), (0.0, 0.0), (10.0, 0.0)],
+        law: EdgeLaw::Orifice,
     };
     let zero = b.p("zero", 0.0);
     let spool = Spool {

@@ -103,6 +103,10 @@ pub struct EdgeDesc {
     pub coefficient: Option<Table>,
     pub area: Option<Table>,
     pub discharge_coefficient: Option<Quantity>,
+    /// Pressure-compensated edge (e.g. a PVG32 inlet): flow [[u, Q], ...] delivered
+    /// whatever the load once Δp exceeds `compensator_margin` (default 1 bar, our choice).
+    pub flow: Option<Table>,
+    pub compensator_margin: Option<Quantity>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]

@@ -8,8 +8,8 @@ use crate::description::{
 };
 use crate::units::{self, Dim};
 use fmu_runtime::model::{
-    BulkModulus, Circuit, ControlVolume, Cushion, Cylinder, DirectionalValve, Element, Friction,
-    Leakage, MeteringEdge, Node, Oil, Orifice, Pump, ReliefValve, RotaryMotor, Spool,
+    BulkModulus, Circuit, ControlVolume, Cushion, Cylinder, DirectionalValve, EdgeLaw, Element,
+    Friction, Leakage, MeteringEdge, Node, Oil, Orifice, Pump, ReliefValve, RotaryMotor, Spool,
 };
 use toml::Spanned;
 
@@ -628,6 +628,7 @@ fn lower_valve(cx: &mut Ctx, v: &ValveDesc, spools: &mut Vec<Spool>) -> Directio
     let edges = list.map(|(key, e)| match e {
         None => MeteringEdge {
             table: vec![(lo, 0.0), (hi.max(lo + 1.0), 0.0)],
+            law: EdgeLaw::Orifice,
         },
         Some(e) => lower_edge(cx, &name, v.name.span(), key, &e),
     });
@@ -662,6 +663,35 @@ fn lower_edge(
 ) -> MeteringEdge {
     let span = e.span_or(valve_span);
     let e = e.get_ref();
+    if let Some(t) = &e.flow {
+        if e.coefficient.is_some() || e.area.is_some() || e.discharge_coefficient.is_some() {
+            cx.error(
+                t.span(),
+                format!("edge {key} of valve '{valve}' gives `flow` together with an orifice table"),
+                "a pressure-compensated edge takes `flow = [[u, Q], ...]` (and `compensator_margin`) only",
+            );
+        }
+        let margin = cx.value_or(
+            e.compensator_margin.as_ref(),
+            Expect::Dim(Dim::PRESSURE),
+            1e5,
+        );
+        if let Some(q) = &e.compensator_margin {
+            cx.require_non_negative(q, margin, "compensator_margin");
+        }
+        let table = read_table(cx, valve, key, t, Expect::Dim(Dim::VOLUME_FLOW), 1.0);
+        return MeteringEdge {
+            table,
+            law: EdgeLaw::Compensated { margin },
+        };
+    }
+    if let Some(q) = &e.compensator_margin {
+        cx.error(
+            q.span(),
+            format!("edge {key} of valve '{valve}': `compensator_margin` needs a `flow` table"),
+            "remove it, or give the edge's compensated flow as `flow = [[u, Q], ...]`",
+        );
+    }
     let (table, factor, y_expect): (&Table, f64, Expect) = match (
         &e.coefficient,
         &e.area,
@@ -699,9 +729,26 @@ fn lower_edge(
             );
             return MeteringEdge {
                 table: vec![(0.0, 0.0), (1.0, 0.0)],
+                law: EdgeLaw::Orifice,
             };
         }
     };
+    MeteringEdge {
+        table: read_table(cx, valve, key, table, y_expect, factor),
+        law: EdgeLaw::Orifice,
+    }
+}
+
+/// Reads an edge table `[[u, y], ...]`: `y` of kind `y_expect` scaled by `factor`;
+/// positions must increase and openings be non-negative.
+fn read_table(
+    cx: &mut Ctx,
+    valve: &str,
+    key: &str,
+    table: &Table,
+    y_expect: Expect,
+    factor: f64,
+) -> Vec<(f64, f64)> {
     let mut out = Vec::with_capacity(table.get_ref().len());
     for row in table.get_ref() {
         let [u, y] = row.get_ref();
@@ -736,7 +783,7 @@ fn lower_edge(
     if out.len() < 2 || out.windows(2).any(|w| w[1].0 <= w[0].0) {
         out = vec![(0.0, 0.0), (1.0, 0.0)];
     }
-    MeteringEdge { table: out }
+    out
 }
 
 fn lower_cylinder(cx: &mut Ctx, c: &CylinderDesc, nodes: &[Node]) -> Cylinder {
