@@ -219,9 +219,15 @@ fn naya_rod_manoeuvre_at_the_papers_step() {
     paper.solver.reuse_tangent = false;
     let r = naya_run_with(paper);
     // Static equilibrium holds over the first 2 s.
-    let drift = r.length[..=200].iter().map(|s| (s - 0.5).abs()).fold(0.0, f64::max);
+    let drift = r.length[..=200]
+        .iter()
+        .map(|s| (s - 0.5).abs())
+        .fold(0.0, f64::max);
     assert!(drift <= 1e-6, "equilibrium drift {drift} m");
-    println!("naya-rod length at 2, 6, 10 s: {:.5} {:.5} {:.5} m", r.length[200], r.length[600], r.length[1000]);
+    println!(
+        "naya-rod length at 2, 6, 10 s: {:.5} {:.5} {:.5} m",
+        r.length[200], r.length[600], r.length[1000]
+    );
     // Rises between 2 and 6 s, lowers after (eq 38 directions).
     assert!(r.length[600] > r.length[200] + 0.01 && r.length[1000] < r.length[600] - 0.01);
     // Newton: seed 002 reports 1 iteration in steady phases and 2–3 at the spool steps.
@@ -230,7 +236,9 @@ fn naya_rod_manoeuvre_at_the_papers_step() {
     // Energy: seed 002 Fig 8 shows about 1 J of drift; the issue allows 2 J.
     let energy = r.balance.iter().map(|v| v.abs()).fold(0.0, f64::max);
     let phi = r.phi.iter().cloned().fold(0.0, f64::max);
-    println!("naya-rod 10 ms, fresh tangent: equilibrium drift {drift:.2e} m, iterations steady {steady} max {max_it}, energy drift {energy:.3} J, |Φ| {phi:.1e}");
+    println!(
+        "naya-rod 10 ms, fresh tangent: equilibrium drift {drift:.2e} m, iterations steady {steady} max {max_it}, energy drift {energy:.3} J, |Φ| {phi:.1e}"
+    );
     assert!(max_it <= 3.0 && steady <= 1.0);
     assert!(energy <= 2.0);
     assert!(phi < 1e-7);
@@ -238,12 +246,22 @@ fn naya_rod_manoeuvre_at_the_papers_step() {
     // iterations at the spool steps.
     let fast = naya_run(0.01);
     let max_fast = fast.iterations.iter().cloned().fold(0.0, f64::max);
-    let diff = fast.length.iter().zip(&r.length).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
-    println!("naya-rod 10 ms, reused tangent: iterations max {max_fast}, max |Δ length| vs fresh tangent {diff:.2e} m");
+    let diff = fast
+        .length
+        .iter()
+        .zip(&r.length)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    println!(
+        "naya-rod 10 ms, reused tangent: iterations max {max_fast}, max |Δ length| vs fresh tangent {diff:.2e} m"
+    );
     assert!(max_fast <= 6.0);
     // Each step converges to within the tolerances either way; over 1000 steps that
     // accumulates to ~1e-8 m, four orders below the discretisation error.
-    assert!(diff < 1e-7, "the tangent policy must not change the solution beyond the tolerances");
+    assert!(
+        diff < 1e-7,
+        "the tangent policy must not change the solution beyond the tolerances"
+    );
 }
 
 #[test]
@@ -449,24 +467,41 @@ fn jaiswal_fourbar_friction_models_pub2() {
 }
 
 #[test]
-#[ignore = "timing probe, run by hand"]
+#[ignore = "cost probe, run by hand"]
 fn probe_step_cost() {
-    for (file, h, input, values) in [
-        ("naya-rod.toml", 0.01, "valve.command", [0.4546, 0.4746]),
-        ("jaiswal-fourbar.toml", 0.001, "valve.command", [10.0, -10.0]),
-    ] {
-        let mut m = Machine::load(file);
-        m.inst.initialize(0.0).unwrap();
-        let n = 2000;
-        let mut times = vec![];
-        for k in 0..n {
-            if k == 200 { m.set(input, values[0]); }
-            if k == 1200 { m.set(input, values[1]); }
-            let t0 = std::time::Instant::now();
-            m.inst.advance((k + 1) as f64 * h).unwrap();
-            times.push(t0.elapsed().as_secs_f64() * 1e6);
-        }
-        times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        println!("{file}: median {:.2} µs, p99 {:.2} µs, max {:.2} µs", times[n / 2], times[n * 99 / 100], times[n - 1]);
+    // Pub I cycle on the shipped four-bar: evaluations per step and the worst steps.
+    let mut m = Machine::load("jaiswal-fourbar.toml");
+    m.inst.initialize(0.0).unwrap();
+    let mut worst = vec![];
+    let e0 = m.inst.evaluations();
+    for k in 0..10000 {
+        let t = k as f64 * 0.001;
+        m.set("valve.command", pub1_command(t + 0.001));
+        let before = m.inst.evaluations();
+        let t0 = std::time::Instant::now();
+        m.inst.advance(t + 0.001).unwrap();
+        let us = t0.elapsed().as_secs_f64() * 1e6;
+        worst.push((
+            m.inst.evaluations() - before,
+            us,
+            t + 0.001,
+            m.get("solver.iterations"),
+        ));
+    }
+    println!(
+        "evaluations per step {:.2}",
+        (m.inst.evaluations() - e0) as f64 / 1e4
+    );
+    let mut hist = std::collections::BTreeMap::new();
+    for w in &worst {
+        *hist.entry(w.0).or_insert(0) += 1;
+    }
+    println!("evaluations histogram {hist:?}");
+    worst.sort_by(|a, b| b.0.cmp(&a.0));
+    for w in worst.iter().take(8) {
+        println!(
+            "  {} evaluations, {:.1} µs at t = {:.3} s, {} iterations",
+            w.0, w.1, w.2, w.3
+        );
     }
 }
