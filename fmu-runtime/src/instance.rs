@@ -61,8 +61,6 @@ pub struct State {
     pub projection_scale: Vec<f64>,
     pub projection_pivots: Vec<usize>,
     pub tangent_step: f64,
-    /// Whether the tangent was formed during the current step (scratch, not serialized).
-    pub tangent_fresh: bool,
     /// Newton iterations of the last internal step; internal steps so far.
     pub iterations: u32,
     pub steps: u64,
@@ -95,7 +93,6 @@ impl State {
             projection_scale: vec![0.0; 2 * layout.nz],
             projection_pivots: vec![0; layout.nz],
             tangent_step: 0.0,
-            tangent_fresh: false,
             iterations: 0,
             steps: 0,
         }
@@ -124,7 +121,6 @@ impl State {
         self.projection_pivots
             .copy_from_slice(&other.projection_pivots);
         self.tangent_step = other.tangent_step;
-        self.tangent_fresh = other.tangent_fresh;
         self.iterations = other.iterations;
         self.steps = other.steps;
     }

@@ -255,7 +255,7 @@ fn naya_rod_manoeuvre_at_the_papers_step() {
     println!(
         "naya-rod 10 ms, reused tangent: iterations max {max_fast}, max |Δ length| vs fresh tangent {diff:.2e} m"
     );
-    assert!(max_fast <= 6.0);
+    assert!(max_fast <= 8.0);
     // Each step converges to within the tolerances either way; over 1000 steps that
     // accumulates to ~1e-8 m, four orders below the discretisation error.
     assert!(
@@ -334,6 +334,26 @@ fn pub1_command(t: f64) -> f64 {
 
 #[test]
 fn jaiswal_fourbar_pub1_cycle() {
+    // Newton as in the thesis (a fresh tangent every step) for the iteration comparison…
+    let mut fresh = compile("jaiswal-fourbar.toml");
+    fresh.solver.reuse_tangent = false;
+    let mut f = Machine::from_model(fresh);
+    f.inst.initialize(0.0).unwrap();
+    let (mut sum_f, mut max_f) = (0.0, 0.0f64);
+    for k in 0..10000 {
+        let t = k as f64 * 0.001;
+        f.set("valve.command", pub1_command(t + 0.001));
+        f.inst.advance(t + 0.001).unwrap();
+        let it = f.get("solver.iterations");
+        sum_f += it;
+        max_f = max_f.max(it);
+    }
+    println!(
+        "jaiswal-fourbar, fresh tangent per step: iterations avg {:.2} max {max_f} (thesis 1.56/4)",
+        sum_f / 1e4
+    );
+    assert!(max_f <= 5.0);
+    // …and the shipped default (tangent kept across steps: more but cheaper iterations).
     let mut m = Machine::load("jaiswal-fourbar.toml");
     m.inst.initialize(0.0).unwrap();
     // Static start (seed 001 digest §3.1): F0 = 11029.4 N, p1 = p2 = (F0 + A3 p3)/A2 = 5.024 MPa.
@@ -378,7 +398,7 @@ fn jaiswal_fourbar_pub1_cycle() {
         }
     }
     println!(
-        "jaiswal-fourbar: iterations avg {:.2} max {max_it} (thesis 1.56/4); peak energy drift {drift:.3} J = {:.3} % of max |actuator work| {max_work:.1} J (thesis 0.84 J = 0.09 % of 982.95 J); max |Φ| {phi:.2e}; crank lifted {lift_top:.4} rad",
+        "jaiswal-fourbar, kept tangent: iterations avg {:.2} max {max_it}; peak energy drift {drift:.3} J = {:.3} % of max |actuator work| {max_work:.1} J (thesis 0.84 J = 0.09 % of 982.95 J); max |Φ| {phi:.2e}; crank lifted {lift_top:.4} rad",
         sum_it / 1e4,
         100.0 * drift / max_work
     );
@@ -390,7 +410,7 @@ fn jaiswal_fourbar_pub1_cycle() {
             p3 / 1e6
         );
     }
-    assert!(max_it <= 5.0);
+    assert!(max_it <= 8.0);
     assert!(drift < 0.01 * max_work, "energy drift {drift} J");
     assert!(phi < 1e-6);
     assert!(lift_top > 0.05, "the crank should lift (Pub I work cycle)");
@@ -446,7 +466,7 @@ fn jaiswal_fourbar_friction_models_pub2() {
             "{name:>15}: iterations avg {:.2} max {max_it}, energy drift {drift:.3} J of max work {work:.1} J, peak friction {peak_friction:.0} N, {seconds:.3} s wall for 10 s",
             sum / 1e4
         );
-        assert!(max_it <= 6.0, "{name}");
+        assert!(max_it <= 8.0, "{name}");
         assert!(
             drift < 0.01 * work.max(10.0),
             "{name}: energy drift {drift} J"

@@ -113,7 +113,6 @@ fn tangent(
         )?;
     }
     st.tangent_step = h;
-    st.tangent_fresh = true;
     Ok(())
 }
 
@@ -130,10 +129,6 @@ fn newton_direction(st: &State, ws: &mut Workspace, n: usize) {
         &mut ws.dx,
     );
 }
-
-/// First Newton updates larger than this many tolerances make a reused tangent be
-/// re-formed at once (see `step`).
-const REUSE_LIMIT: f64 = 1e4;
 
 /// Advances `st` by `h`. On error `st` may hold a partial result; the caller restores it.
 pub fn step(
@@ -171,9 +166,12 @@ pub fn step(
     let same_step = (st.tangent_step - h).abs() <= 1e-9 * h;
     let reuse = m.solver.reuse_tangent;
     let mut refresh = !(reuse && same_step);
-    // Updates larger than this many tolerances call for the tangent of the current iterate.
-    let far = if reuse { REUSE_LIMIT } else { 1e3 };
-    st.tangent_fresh = false;
+    // With a fresh tangent per step (the seeds' scheme) an update larger than 1e3
+    // tolerances calls for the tangent of the current iterate (full Newton far from the
+    // solution). A kept tangent is judged by contraction alone: a large first update then
+    // comes from the predictor missing a fast pressure oscillation, not from a stale
+    // tangent, and re-forming it would double the step's cost for nothing.
+    let far = if reuse { f64::INFINITY } else { 1e3 };
     let s = 0.25 * h * h;
     for it in 1..=tol.max_iterations {
         iterations = it;
@@ -199,16 +197,6 @@ pub fn step(
             refresh = false;
         }
         newton_direction(st, ws, n);
-        if reuse && it == 1 && !st.tangent_fresh {
-            // A large first update with a tangent from an earlier step marks a demanding
-            // instant (a valve switching, an end stop): form the tangent here and redo the
-            // update rather than spend iterations with a stale one.
-            let first = (0..n).fold(0.0f64, |s, i| s.max(ws.dx[i].abs() / ws.tol[i]));
-            if first > REUSE_LIMIT {
-                tangent(m, l, p, st, ws, h, alpha)?;
-                newton_direction(st, ws, n);
-            }
-        }
         let mut size = 0.0f64;
         for i in 0..n {
             ws.x[i] += ws.dx[i];
