@@ -2,73 +2,10 @@
 //! real compiler and run in-process through the same `Instance` API the FMU wraps.
 //! Numbers quoted from the seeds are marked with their source.
 
-use fmu_runtime::Instance;
-use fmu_runtime::model::{Binding, CompiledModel};
-use model_compiler::diagnostic::Source;
-use std::path::Path;
-use std::sync::Arc;
+mod common;
 
-/// A compiled reference machine addressed by FMI variable names.
-struct Machine {
-    inst: Instance,
-}
-
-impl Machine {
-    fn load(file: &str) -> Machine {
-        Machine::from_model(compile(file))
-    }
-
-    fn from_model(model: CompiledModel) -> Machine {
-        Machine {
-            inst: Instance::new(Arc::new(model)),
-        }
-    }
-
-    fn var(&self, name: &str) -> fmu_runtime::model::Variable {
-        self.inst
-            .model()
-            .variables
-            .iter()
-            .find(|v| v.name == name)
-            .unwrap_or_else(|| panic!("no variable {name}"))
-            .clone()
-    }
-
-    fn get(&self, name: &str) -> f64 {
-        let v = self.var(name);
-        self.inst.value(&v)
-    }
-
-    fn set(&mut self, name: &str, value: f64) {
-        match self.var(name).binding {
-            Binding::Param(p) => self.inst.set_param(p, value),
-            Binding::Probe(_) => panic!("{name} is not settable"),
-        }
-    }
-
-    fn start(&self, name: &str) -> f64 {
-        self.var(name).start.expect("start value")
-    }
-}
-
-fn compile(file: &str) -> CompiledModel {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../models")
-        .join(file);
-    let text = std::fs::read_to_string(&path).unwrap();
-    let source = Source::new(&path, text);
-    match model_compiler::compile(&source) {
-        Ok(l) => l.model,
-        Err(diags) => panic!(
-            "{}",
-            diags
-                .iter()
-                .map(|d| source.render(d))
-                .collect::<Vec<_>>()
-                .join("\n")
-        ),
-    }
-}
+use common::{Machine, compile};
+use fmu_runtime::model::CompiledModel;
 
 fn with_step(file: &str, step: f64) -> CompiledModel {
     let mut m = compile(file);

@@ -1,0 +1,73 @@
+//! Shared helper of the model tests: a shipped description (`models/*.toml`) compiled by
+//! the real compiler and run in-process through the same `Instance` API the FMU wraps,
+//! addressed by FMI variable names.
+
+#![allow(dead_code)]
+
+use fmu_runtime::Instance;
+use fmu_runtime::model::{Binding, CompiledModel, Variable};
+use model_compiler::diagnostic::Source;
+use std::path::Path;
+use std::sync::Arc;
+
+pub struct Machine {
+    pub inst: Instance,
+}
+
+impl Machine {
+    pub fn load(file: &str) -> Machine {
+        Machine::from_model(compile(file))
+    }
+
+    pub fn from_model(model: CompiledModel) -> Machine {
+        Machine {
+            inst: Instance::new(Arc::new(model)),
+        }
+    }
+
+    pub fn var(&self, name: &str) -> Variable {
+        self.inst
+            .model()
+            .variables
+            .iter()
+            .find(|v| v.name == name)
+            .unwrap_or_else(|| panic!("no variable {name}"))
+            .clone()
+    }
+
+    pub fn get(&self, name: &str) -> f64 {
+        let v = self.var(name);
+        self.inst.value(&v)
+    }
+
+    pub fn set(&mut self, name: &str, value: f64) {
+        match self.var(name).binding {
+            Binding::Param(p) => self.inst.set_param(p, value),
+            Binding::Probe(_) => panic!("{name} is not settable"),
+        }
+    }
+
+    pub fn start(&self, name: &str) -> f64 {
+        self.var(name).start.expect("start value")
+    }
+}
+
+/// `models/<file>` compiled; compile errors are rendered and panic.
+pub fn compile(file: &str) -> CompiledModel {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../models")
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let source = Source::new(&path, text);
+    match model_compiler::compile(&source) {
+        Ok(l) => l.model,
+        Err(diags) => panic!(
+            "{}",
+            diags
+                .iter()
+                .map(|d| source.render(d))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
+    }
+}
