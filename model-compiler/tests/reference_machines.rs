@@ -454,7 +454,7 @@ fn probe_step_cost() {
         *hist.entry(w.0).or_insert(0) += 1;
     }
     println!("evaluations histogram {hist:?}");
-    worst.sort_by(|a, b| b.0.cmp(&a.0));
+    worst.sort_by_key(|w| std::cmp::Reverse(w.0));
     for w in worst.iter().take(8) {
         println!(
             "  {} evaluations, {:.1} µs at t = {:.3} s, {} iterations",
