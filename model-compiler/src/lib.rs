@@ -10,7 +10,8 @@
 //! 4. [`binary`]: a per-model cdylib embedding the model, linked against fmu-runtime;
 //! 5. [`package`]: the `.fmu` zip.
 //!
-//! [`bench`] is the performance harness (`hydromech bench`).
+//! [`bench`] is the performance harness (`hydromech bench`); [`inspect`], [`schema`] and
+//! [`simulate`] are the `hydromech inspect`, `schema` and `simulate` commands.
 
 pub mod bench;
 pub mod binary;
@@ -18,10 +19,13 @@ pub mod description;
 pub mod diagnostic;
 pub mod documentation;
 pub mod equilibrium;
+pub mod inspect;
 pub mod lower;
 pub mod model_description;
 pub mod names;
 pub mod package;
+pub mod schema;
+pub mod simulate;
 pub mod summary;
 pub mod timestamp;
 pub mod units;

@@ -32,6 +32,40 @@ enum Command {
         #[arg(required = true)]
         models: Vec<PathBuf>,
     },
+    /// Print the interface of a built FMU (from its modelDescription.xml; nothing is loaded).
+    Inspect {
+        #[arg(required = true)]
+        fmus: Vec<PathBuf>,
+    },
+    /// Print the JSON Schema (draft 2020-12) of the description format, for editors.
+    Schema,
+    /// Run an FMU (or a description, built first) through its C ABI and write the results
+    /// as CSV.
+    Simulate {
+        /// A description (`.toml`, built into a temporary directory) or an `.fmu`.
+        model: PathBuf,
+        /// End of the simulation [s].
+        #[arg(long = "stop-time")]
+        stop_time: f64,
+        /// Communication step [s]; default: the FMU's default experiment step size.
+        #[arg(long)]
+        step: Option<f64>,
+        /// Input time series: CSV with `time` first, then input names (linear interpolation).
+        #[arg(long)]
+        inputs: Option<PathBuf>,
+        /// Set a parameter (or input) before initialization, in SI units: `--set name=value`.
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<String>,
+        /// Results CSV (`time` first, one row per communication point).
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// Also plot the recorded variables as SVG.
+        #[arg(long)]
+        plot: Option<PathBuf>,
+        /// Recorded variables, comma-separated; default: every output.
+        #[arg(long, value_delimiter = ',')]
+        vars: Vec<String>,
+    },
     /// Benchmark FMUs through their C ABI (and, with --scaling, generated machine families).
     Bench(model_compiler::bench::BenchArgs),
 }
@@ -52,6 +86,33 @@ fn main() -> ExitCode {
         Command::Build { models, output } => build(models, &output),
         Command::Check { models } => check(&models),
         Command::Bench(args) => model_compiler::bench::main(args),
+        Command::Inspect { fmus } => inspect(&fmus),
+        Command::Schema => {
+            println!("{}", model_compiler::schema::render());
+            ExitCode::SUCCESS
+        }
+        Command::Simulate {
+            model,
+            stop_time,
+            step,
+            inputs,
+            set,
+            output,
+            plot,
+            vars,
+        } => simulate(
+            &model,
+            model_compiler::simulate::Options {
+                stop_time,
+                step,
+                inputs,
+                set,
+                output,
+                plot,
+                vars,
+                progress: true,
+            },
+        ),
     }
 }
 
@@ -167,6 +228,83 @@ fn check(models: &[PathBuf]) -> ExitCode {
         }
     }
     if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn inspect(fmus: &[PathBuf]) -> ExitCode {
+    let mut failed = false;
+    for (k, path) in fmus.iter().enumerate() {
+        match model_compiler::inspect::read_fmu(path) {
+            Ok(i) => {
+                if k > 0 {
+                    println!();
+                }
+                println!("{}:", path.display());
+                print!("{}", model_compiler::inspect::render(&i));
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                eprintln!(
+                    "help: give the path of an FMI 2.0 .fmu file (a zip with modelDescription.xml)"
+                );
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn simulate(model: &Path, options: model_compiler::simulate::Options) -> ExitCode {
+    use model_compiler::simulate;
+    let prepared = match simulate::prepare(model) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(1);
+        }
+    };
+    let (results, error) = match simulate::run(&prepared.fmu, &options) {
+        Ok(r) => (r, None),
+        Err((r, e)) => (r, Some(e)),
+    };
+    let mut failed = false;
+    if !results.time.is_empty() {
+        if let Err(e) = std::fs::write(&options.output, results.to_csv()) {
+            eprintln!("error: {}: {e}", options.output.display());
+            failed = true;
+        } else {
+            println!(
+                "{}  ({} rows, {} variables)",
+                options.output.display(),
+                results.time.len(),
+                results.names.len()
+            );
+        }
+        if let Some(p) = &options.plot {
+            let title = model
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if let Err(e) = std::fs::write(p, simulate::plot(&results, &title)) {
+                eprintln!("error: {}: {e}", p.display());
+                failed = true;
+            } else {
+                println!("{}", p.display());
+            }
+        }
+    }
+    if let Some(e) = error {
+        eprintln!("error: {e}");
+        failed = true;
+    }
+    if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -1,0 +1,581 @@
+//! `hydromech schema`: the JSON Schema (draft 2020-12) of the description format, so that
+//! editors (e.g. Taplo / Even Better TOML, which read JSON Schemas for TOML files) complete
+//! keys and validate values.
+//!
+//! Written from a table that mirrors [`crate::description`] rather than derived: the
+//! description types wrap their values in `toml::Spanned` (a foreign type) and custom
+//! deserializers, so a derive would need an annotation on nearly every field. The test
+//! `every_model_key_is_in_the_schema` walks the shipped models against it, and
+//! `every_field_of_the_description_types_is_in_the_schema` keeps it in step with the
+//! struct definitions.
+
+use serde_json::{Map, Value, json};
+
+/// The value kinds of the format.
+#[derive(Clone, Copy)]
+enum K {
+    /// A number in SI units or a string with a unit.
+    Q,
+    /// `[x, y, z]` of quantities.
+    V3,
+    /// `n` quantities.
+    Qs(usize),
+    Name,
+    Text,
+    Bool,
+    Int,
+    Enum(&'static [&'static str]),
+    /// `$ref` to a definition.
+    Def(&'static str),
+    /// An array of a definition (`[[...]]` tables or an inline array).
+    Defs(&'static str),
+    /// `[[x, y], ...]` of quantities.
+    Table,
+    Names,
+    /// A quantity or an array of quantities (`initial`).
+    QOrQs,
+    /// A quantity or `{ a, b }` (`bulk_modulus` of the oil).
+    QOrDef(&'static str),
+    /// An array of 3-vectors.
+    V3s,
+}
+
+/// One key: name, kind, required, description.
+type F = (&'static str, K, bool, &'static str);
+
+#[rustfmt::skip]
+const DEFS: &[(&str, &str, &[F])] = &[
+    ("model", "Identity and metadata, copied into the FMU's modelDescription.xml.", &[
+        ("name", K::Name, true, "FMI modelName; the modelIdentifier is this with '-' replaced by '_'."),
+        ("description", K::Text, false, "FMI description."),
+        ("author", K::Text, false, "FMI author."),
+        ("version", K::Text, false, "FMI version of the model."),
+        ("license", K::Text, false, "FMI license."),
+        ("copyright", K::Text, false, "FMI copyright."),
+        ("gravity", K::V3, false, "Gravity in world axes [m/s²]; default [0, -9.81, 0] (y up)."),
+    ]),
+    ("experiment", "FMI DefaultExperiment.", &[
+        ("start_time", K::Q, false, "Start time [s] (default 0)."),
+        ("stop_time", K::Q, true, "Stop time [s]."),
+        ("step_size", K::Q, true, "Communication step [s]."),
+        ("tolerance", K::Q, false, "Tolerance."),
+    ]),
+    ("solver", "The fixed-step monolithic integrator.", &[
+        ("formulation", K::Enum(&["augmented-lagrangian", "double-step"]), false, "Index-3 formulation."),
+        ("reuse_tangent", K::Bool, false, "Keep the Newton tangent across steps (default true)."),
+        ("step", K::Q, false, "Internal fixed step (FMI parameter solver.step), e.g. \"1 ms\"."),
+        ("penalty", K::Q, false, "Absolute penalty factor α; without it penalty_ratio scales α with the step."),
+        ("penalty_ratio", K::Q, false, "Penalty relative to the mass matrix and step."),
+        ("max_iterations", K::Int, false, "Newton iteration cap per step."),
+        ("tol_position", K::Q, false, "Newton tolerance on positions [m or rad]."),
+        ("tol_pressure", K::Q, false, "Newton tolerance on pressures [Pa]."),
+        ("tol_state", K::Q, false, "Newton tolerance on other states."),
+        ("max_step_halvings", K::Int, false, "How often a failing step may be halved."),
+    ]),
+    ("init", "How the initial state is found.", &[
+        ("static_equilibrium", K::Bool, false, "Start at rest in static equilibrium."),
+        ("solve_for", K::Names, false, "Inputs/parameters whose start values the equilibrium solve computes at compile time."),
+    ]),
+    ("body", "A rigid body and the joint to its parent.", &[
+        ("name", K::Name, true, "Unique name."),
+        ("parent", K::Name, true, "Parent body, or \"ground\"."),
+        ("joint", K::Def("joint"), true, "The joint to the parent."),
+        ("mass", K::Q, false, "Mass [kg] (with com and inertia, instead of parts)."),
+        ("com", K::V3, false, "Centre of mass in body axes [m]."),
+        ("inertia", K::Qs(6), false, "Inertia about the centre of mass: [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] [kg·m²]."),
+        ("parts", K::Defs("part"), false, "Primitive shapes whose mass properties are summed."),
+        ("massless", K::Bool, false, "A massless link (no mass properties)."),
+        ("visual", K::Defs("visual"), false, "Visual geometry for the documentation (ignored by the solver)."),
+    ]),
+    ("joint", "A tree joint; its frame is origin + rotation in the parent's axes.", &[
+        ("type", K::Enum(&["revolute", "prismatic", "fixed", "spherical", "universal"]), true, "Joint type."),
+        ("name", K::Name, false, "Name of the joint (default: the body's name)."),
+        ("origin", K::V3, false, "Joint frame origin in the parent's axes [m]."),
+        ("axis", K::V3, false, "Joint axis (revolute, prismatic)."),
+        ("axes", K::V3s, false, "The two axes of a universal joint."),
+        ("rotation", K::Def("rotation"), false, "Rotation of the joint frame."),
+        ("initial", K::QOrQs, false, "Initial coordinate(s): an angle or length; [yaw, pitch, roll] for spherical, [q1, q2] for universal."),
+        ("limits", K::Qs(2), false, "Joint limits [lower, upper] (validated; not supported by the solver yet)."),
+    ]),
+    ("rotation", "Axis + angle, or a quaternion [w, x, y, z].", &[
+        ("axis", K::V3, false, "Rotation axis."),
+        ("angle", K::Q, false, "Rotation angle, e.g. \"30 deg\"."),
+        ("quaternion", K::Qs(4), false, "Unit quaternion [w, x, y, z] (normalised)."),
+    ]),
+    ("part", "A primitive whose inertia is computed.", &[
+        ("shape", K::Enum(&["rod", "point", "box", "cylinder"]), true, "Primitive shape."),
+        ("mass", K::Q, true, "Mass [kg]."),
+        ("from", K::V3, false, "Start point (rod, cylinder) [m]."),
+        ("to", K::V3, false, "End point (rod, cylinder) [m]."),
+        ("at", K::V3, false, "Position of a point mass [m]."),
+        ("center", K::V3, false, "Centre (box, cylinder) [m]."),
+        ("size", K::V3, false, "Box edge lengths [m]."),
+        ("radius", K::Q, false, "Cylinder radius [m]."),
+        ("length", K::Q, false, "Cylinder length, with center and axis [m]."),
+        ("axis", K::V3, false, "Cylinder axis, with center and length."),
+    ]),
+    ("visual", "Visual geometry (documentation only).", &[
+        ("shape", K::Enum(&["box", "cylinder", "sphere", "mesh"]), true, "Shape."),
+        ("center", K::V3, false, "Centre [m]."),
+        ("size", K::V3, false, "Box edge lengths [m]."),
+        ("from", K::V3, false, "Cylinder start point [m]."),
+        ("to", K::V3, false, "Cylinder end point [m]."),
+        ("radius", K::Q, false, "Radius [m]."),
+        ("file", K::Text, false, "Mesh file."),
+        ("scale", K::Q, false, "Mesh scale."),
+        ("color", K::Text, false, "Colour \"#rrggbb\"."),
+    ]),
+    ("marker", "A named point on a body (outputs: position, velocity, orientation).", &[
+        ("name", K::Name, true, "Unique name."),
+        ("body", K::Name, true, "Body."),
+        ("point", K::V3, true, "Position in body axes [m]."),
+    ]),
+    ("cut_joint", "A joint that closes a kinematic loop.", &[
+        ("name", K::Name, true, "Unique name."),
+        ("type", K::Enum(&["revolute", "spherical", "prismatic"]), true, "Cut joint type."),
+        ("body_a", K::Name, true, "First body."),
+        ("point_a", K::V3, true, "Point on body_a [m]."),
+        ("body_b", K::Name, true, "Second body (or \"ground\")."),
+        ("point_b", K::V3, true, "Point on body_b [m]."),
+        ("axis_a", K::V3, false, "Axis on body_a (revolute)."),
+        ("axis_b", K::V3, false, "Axis on body_b (revolute, prismatic)."),
+    ]),
+    ("point", "A point on a body.", &[
+        ("body", K::Name, true, "Body (or \"ground\")."),
+        ("point", K::V3, true, "Position in body axes [m]."),
+    ]),
+    ("spring_damper", "A linear spring–damper between two body points.", &[
+        ("name", K::Name, true, "Unique name."),
+        ("a", K::Def("point"), true, "First end."),
+        ("b", K::Def("point"), true, "Second end."),
+        ("stiffness", K::Q, true, "Stiffness [N/m]."),
+        ("damping", K::Q, false, "Damping [N·s/m]."),
+        ("free_length", K::Q, true, "Free length [m]."),
+    ]),
+    ("point_force", "An external force on a body point (components are input slots).", &[
+        ("name", K::Name, true, "Unique name."),
+        ("body", K::Name, true, "Body."),
+        ("point", K::V3, true, "Point of application in body axes [m]."),
+        ("force", K::V3, false, "Default force in world axes [N]."),
+    ]),
+    ("hydraulics", "The hydraulic circuit.", &[
+        ("oil", K::Def("oil"), false, "Oil properties."),
+        ("pressure_sources", K::Defs("pressure_source"), false, "Nodes at a fixed pressure (supply, tank)."),
+        ("volumes", K::Defs("volume"), false, "Hydraulic volumes (hoses, chambers): pressure states."),
+        ("valves", K::Defs("valve"), false, "4/3 directional valves."),
+        ("orifices", K::Defs("orifice"), false, "Throttles."),
+        ("relief_valves", K::Defs("relief_valve"), false, "Pressure relief valves."),
+        ("pumps", K::Defs("pump"), false, "Fixed-displacement pumps."),
+        ("leakages", K::Defs("leakage"), false, "Laminar leakages."),
+        ("cylinders", K::Defs("cylinder"), false, "Hydraulic cylinders between two body points."),
+        ("motors", K::Defs("motor"), false, "Hydraulic motors driving a joint."),
+    ]),
+    ("oil", "Oil properties.", &[
+        ("density", K::Q, true, "Density [kg/m³]."),
+        ("bulk_modulus", K::QOrDef("bulk_modulus_law"), true, "Bulk modulus [Pa], or the law { a, b } of β(p) = (1 + a p + b p²)/(a + 2 b p)."),
+    ]),
+    ("bulk_modulus_law", "β(p) = (1 + a p + b p²)/(a + 2 b p).", &[
+        ("a", K::Q, true, "a [1/Pa]."),
+        ("b", K::Q, true, "b [1/Pa²]."),
+    ]),
+    ("pressure_source", "A node at a fixed pressure.", &[
+        ("name", K::Name, true, "Unique name."),
+        ("pressure", K::Q, true, "Pressure [Pa], e.g. \"200 bar\"."),
+    ]),
+    ("volume", "A hydraulic volume.", &[
+        ("name", K::Name, true, "Unique name."),
+        ("volume", K::Q, true, "Volume [m³] (0 when a cylinder chamber is the whole volume)."),
+        ("bulk_modulus", K::Q, false, "Effective bulk modulus of this volume [Pa]."),
+        ("precharge", K::Q, false, "Initial pressure [Pa]."),
+        ("initial_guess", K::Q, false, "Initial guess of the equilibrium pressure [Pa]."),
+    ]),
+    ("spool", "Spool of a directional valve.", &[
+        ("range", K::Qs(2), true, "Command range [min, max]."),
+        ("time_constant", K::Q, false, "First-order spool lag [s]."),
+        ("dead_band", K::Q, false, "Dead band width."),
+        ("dead_band_centre", K::Q, false, "Centre of the dead band."),
+        ("command", K::Q, false, "Default command (input start value)."),
+    ]),
+    ("edge", "One metering edge: a coefficient, an area with a discharge coefficient, or a flow table.", &[
+        ("coefficient", K::Table, false, "Flow coefficient over spool position [[x, K], ...]."),
+        ("area", K::Table, false, "Opening area over spool position [[x, A], ...] [m²]."),
+        ("discharge_coefficient", K::Q, false, "Discharge coefficient of the area."),
+        ("flow", K::Table, false, "Rated flow over spool position [[x, Q], ...]."),
+        ("compensator_margin", K::Q, false, "Pressure-compensator margin [Pa]."),
+    ]),
+    ("edges", "The four metering edges of a 4/3 valve.", &[
+        ("PA", K::Def("edge"), false, "P → A."),
+        ("PB", K::Def("edge"), false, "P → B."),
+        ("AT", K::Def("edge"), false, "A → T."),
+        ("BT", K::Def("edge"), false, "B → T."),
+    ]),
+    ("valve", "A 4/3 directional valve (command = spool position).", &[
+        ("name", K::Name, true, "Unique name."),
+        ("P", K::Name, true, "Pressure port node."),
+        ("T", K::Name, true, "Tank port node."),
+        ("A", K::Name, true, "A port node."),
+        ("B", K::Name, true, "B port node."),
+        ("spool", K::Def("spool"), true, "Spool dynamics."),
+        ("laminar_pressure", K::Q, false, "Pressure drop below which the orifice flow is laminar [Pa]."),
+        ("edges", K::Def("edges"), false, "Metering edges."),
+    ]),
+    ("orifice", "A throttle between two nodes.", &[
+        ("name", K::Name, true, "Unique name."),
+        ("from", K::Name, true, "Node."),
+        ("to", K::Name, true, "Node."),
+        ("area", K::Q, false, "Area [m²]."),
+        ("discharge_coefficient", K::Q, false, "Discharge coefficient."),
+        ("coefficient", K::Q, false, "Flow coefficient (instead of area)."),
+        ("laminar_pressure", K::Q, false, "Laminar transition pressure [Pa]."),
+    ]),
+    ("relief_valve", "A pressure relief valve.", &[
+        ("name", K::Name, true, "Unique name."),
+        ("from", K::Name, true, "Protected node."),
+        ("to", K::Name, true, "Tank node."),
+        ("cracking_pressure", K::Q, true, "Cracking pressure [Pa]."),
+        ("gain", K::Q, true, "Flow gain above cracking [m³/(s·Pa)]."),
+        ("smoothing", K::Q, false, "Smoothing pressure band [Pa]."),
+    ]),
+    ("pump", "A fixed-displacement pump.", &[
+        ("name", K::Name, true, "Unique name."),
+        ("inlet", K::Name, true, "Inlet node."),
+        ("outlet", K::Name, true, "Outlet node."),
+        ("displacement", K::Q, true, "Displacement, e.g. \"28 cm3/rev\"."),
+        ("speed", K::Q, true, "Shaft speed, e.g. \"1500 rpm\"."),
+        ("volumetric_efficiency", K::Q, false, "Volumetric efficiency."),
+    ]),
+    ("leakage", "A laminar leakage between two nodes.", &[
+        ("name", K::Name, true, "Unique name."),
+        ("from", K::Name, true, "Node."),
+        ("to", K::Name, true, "Node."),
+        ("conductance", K::Q, true, "Conductance [m³/(s·Pa)]."),
+    ]),
+    ("friction", "Cylinder friction model.", &[
+        ("model", K::Enum(&[ "viscous", "bengisu-akay", "brown-mcphee", "lugre", "modified-lugre", "selectable"]), true, "Friction model; selectable = the four models behind an Integer parameter."),
+        ("default", K::Enum(&[ "viscous", "bengisu-akay", "brown-mcphee", "lugre", "modified-lugre", "selectable"]), false, "Start model of a selectable friction."),
+        ("coefficient", K::Q, false, "Viscous coefficient [N·s/m]."),
+        ("coulomb", K::Q, false, "Coulomb force [N]."),
+        ("stiction", K::Q, false, "Static force [N]."),
+        ("stribeck_velocity", K::Q, false, "Stribeck velocity [m/s]."),
+        ("viscous", K::Q, false, "Viscous coefficient [N·s/m]."),
+        ("shape", K::Q, false, "Shape factor."),
+        ("exponent", K::Q, false, "Stribeck exponent."),
+        ("bristle_stiffness", K::Q, false, "LuGre bristle stiffness [N/m]."),
+        ("bristle_damping", K::Q, false, "LuGre bristle damping [N·s/m]."),
+        ("threshold_velocity", K::Q, false, "Threshold velocity [m/s]."),
+        ("tau_acceleration", K::Q, false, "Modified LuGre time constant when accelerating [s]."),
+        ("tau_deceleration", K::Q, false, "Modified LuGre time constant when decelerating [s]."),
+        ("tau_dwell", K::Q, false, "Modified LuGre dwell time constant [s]."),
+        ("dwell_velocity", K::Q, false, "Modified LuGre dwell velocity [m/s]."),
+    ]),
+    ("cushion", "End-of-stroke cushion.", &[
+        ("length", K::Q, false, "Cushion length [m]."),
+        ("stiffness", K::Q, false, "Stiffness [N/m]."),
+        ("damping", K::Q, false, "Damping [N·s/m]."),
+    ]),
+    ("cylinder", "A hydraulic cylinder between two body points.", &[
+        ("name", K::Name, true, "Unique name."),
+        ("cap", K::Def("point"), true, "Cap-end pin."),
+        ("rod", K::Def("point"), true, "Rod-end pin."),
+        ("bore", K::Q, false, "Bore diameter [m]."),
+        ("rod_diameter", K::Q, false, "Rod diameter [m]."),
+        ("cap_area", K::Q, false, "Cap-side area [m²] (instead of bore)."),
+        ("rod_area", K::Q, false, "Rod-side annulus area [m²] (instead of rod_diameter)."),
+        ("stroke", K::Q, true, "Stroke [m]."),
+        ("retracted_length", K::Q, true, "Pin-to-pin length fully retracted [m]."),
+        ("cap_dead_volume", K::Q, false, "Cap-side dead volume [m³]."),
+        ("rod_dead_volume", K::Q, false, "Rod-side dead volume [m³]."),
+        ("cap_volume", K::Name, true, "Hydraulic volume of the cap chamber."),
+        ("rod_volume", K::Name, true, "Hydraulic volume of the rod chamber."),
+        ("wall_bulk_modulus", K::Q, false, "Wall compliance as a bulk modulus [Pa]."),
+        ("friction", K::Def("friction"), false, "Friction model."),
+        ("cushion", K::Def("cushion"), false, "End cushions."),
+    ]),
+    ("motor", "A hydraulic motor driving a revolute joint.", &[
+        ("name", K::Name, true, "Unique name."),
+        ("joint", K::Name, true, "Driven joint."),
+        ("A", K::Name, true, "A port node."),
+        ("B", K::Name, true, "B port node."),
+        ("displacement", K::Q, true, "Displacement, e.g. \"50 cm3/rev\"."),
+        ("gear_ratio", K::Q, false, "Gear ratio motor:joint."),
+        ("leakage", K::Q, false, "Leakage conductance [m³/(s·Pa)]."),
+        ("friction", K::Q, false, "Viscous friction [N·m·s/rad]."),
+    ]),
+    ("interface", "The FMI variables.", &[
+        ("inputs", K::Defs("input"), false, "FMI inputs bound to parameter slots."),
+        ("parameters", K::Defs("parameter"), false, "FMI parameters bound to parameter slots."),
+        ("outputs", K::Defs("output"), false, "FMI outputs bound to computed quantities."),
+    ]),
+    ("input", "An FMI input bound to a parameter slot (e.g. valve.command).", &[
+        ("name", K::Name, true, "FMI name (structured, e.g. boom.valve.command)."),
+        ("target", K::Name, true, "Parameter slot."),
+        ("description", K::Text, false, "FMI description."),
+        ("unit", K::Name, false, "FMI unit (coherent SI); default from the target's dimension."),
+        ("min", K::Q, false, "Minimum."),
+        ("max", K::Q, false, "Maximum."),
+    ]),
+    ("parameter", "An FMI parameter bound to a parameter slot.", &[
+        ("name", K::Name, true, "FMI name."),
+        ("target", K::Name, true, "Parameter slot (any numeric field, e.g. boom.mass)."),
+        ("description", K::Text, false, "FMI description."),
+        ("unit", K::Name, false, "FMI unit."),
+        ("variability", K::Enum(&["fixed", "tunable"]), false, "Default fixed."),
+        ("min", K::Q, false, "Minimum."),
+        ("max", K::Q, false, "Maximum."),
+    ]),
+    ("output", "An FMI output bound to a computed quantity (cylinder.length, pivot.q, ...).", &[
+        ("name", K::Name, true, "FMI name."),
+        ("quantity", K::Name, true, "Computed quantity."),
+        ("description", K::Text, false, "FMI description."),
+    ]),
+];
+
+/// The top-level keys.
+#[rustfmt::skip]
+const ROOT: &[F] = &[
+    ("model", K::Def("model"), true, "Identity and metadata."),
+    ("experiment", K::Def("experiment"), false, "FMI DefaultExperiment."),
+    ("solver", K::Def("solver"), false, "Integrator settings."),
+    ("init", K::Def("init"), false, "Initial state."),
+    ("bodies", K::Defs("body"), false, "Rigid bodies, each with the joint to its parent (a tree)."),
+    ("markers", K::Defs("marker"), false, "Named points on bodies."),
+    ("cut_joints", K::Defs("cut_joint"), false, "Joints that close loops."),
+    ("spring_dampers", K::Defs("spring_damper"), false, "Spring–dampers."),
+    ("point_forces", K::Defs("point_force"), false, "External forces."),
+    ("hydraulics", K::Def("hydraulics"), false, "The hydraulic circuit."),
+    ("interface", K::Def("interface"), false, "The FMI interface."),
+];
+
+fn kind(k: K, doc: &str) -> Value {
+    let quantity = json!({ "$ref": "#/$defs/quantity" });
+    let mut v = match k {
+        K::Q => quantity,
+        K::V3 => json!({ "$ref": "#/$defs/vec3" }),
+        K::Qs(n) => json!({ "type": "array", "items": quantity, "minItems": n, "maxItems": n }),
+        K::Name => json!({ "type": "string", "minLength": 1 }),
+        K::Text => json!({ "type": "string" }),
+        K::Bool => json!({ "type": "boolean" }),
+        K::Int => json!({ "type": "integer" }),
+        K::Enum(values) => json!({ "enum": values }),
+        K::Def(d) => json!({ "$ref": format!("#/$defs/{d}") }),
+        K::Defs(d) => json!({ "type": "array", "items": { "$ref": format!("#/$defs/{d}") } }),
+        K::Table => json!({ "type": "array", "items": {
+            "type": "array", "items": quantity, "minItems": 2, "maxItems": 2 } }),
+        K::Names => json!({ "type": "array", "items": { "type": "string" } }),
+        K::QOrQs => json!({ "anyOf": [quantity, { "type": "array", "items": quantity }] }),
+        K::QOrDef(d) => json!({ "anyOf": [quantity, { "$ref": format!("#/$defs/{d}") }] }),
+        K::V3s => json!({ "type": "array", "items": { "$ref": "#/$defs/vec3" } }),
+    };
+    if let Value::Object(m) = &mut v {
+        m.insert("description".into(), doc.into());
+    }
+    v
+}
+
+fn object(doc: &str, fields: &[F]) -> Value {
+    let mut properties = Map::new();
+    for &(name, k, _, d) in fields {
+        properties.insert(name.into(), kind(k, d));
+    }
+    let required: Vec<&str> = fields.iter().filter(|f| f.2).map(|f| f.0).collect();
+    json!({
+        "type": "object",
+        "description": doc,
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
+/// The schema as a JSON value.
+pub fn schema() -> Value {
+    let mut defs = Map::new();
+    defs.insert(
+        "quantity".into(),
+        json!({
+            "description": "A number in SI units, or a string with a unit: \"200 bar\", \"80 mm\", \"40 L/min\", \"30 deg\".",
+            "anyOf": [
+                { "type": "number" },
+                { "type": "string", "pattern": "^\\s*[-+]?(\\d+\\.?\\d*|\\.\\d+)([eE][-+]?\\d+)?(\\s*\\S.*)?$" }
+            ]
+        }),
+    );
+    defs.insert(
+        "vec3".into(),
+        json!({
+            "description": "A 3-vector [x, y, z] of quantities.",
+            "type": "array", "items": { "$ref": "#/$defs/quantity" }, "minItems": 3, "maxItems": 3
+        }),
+    );
+    for &(name, doc, fields) in DEFS {
+        defs.insert(name.into(), object(doc, fields));
+    }
+    let mut root = object(
+        "A hydromech machine description (TOML): bodies and joints, the hydraulic circuit and the FMI interface.",
+        ROOT,
+    );
+    let m = root.as_object_mut().expect("an object");
+    m.insert(
+        "$schema".into(),
+        "https://json-schema.org/draft/2020-12/schema".into(),
+    );
+    m.insert(
+        "$id".into(),
+        "https://hydromech.invalid/schema/description.json".into(),
+    );
+    m.insert("title".into(), "hydromech machine description".into());
+    m.insert("$defs".into(), Value::Object(defs));
+    root
+}
+
+/// Pretty-printed JSON.
+pub fn render() -> String {
+    serde_json::to_string_pretty(&schema()).expect("a JSON value serializes")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// Every key of `value` is a property of `schema` (following `$ref`, `items` and
+    /// `anyOf`); returns the unknown key paths.
+    fn unknown_keys(
+        root: &Value,
+        schema: &Value,
+        value: &Value,
+        path: &str,
+        out: &mut Vec<String>,
+    ) {
+        let schema = match schema.get("$ref").and_then(Value::as_str) {
+            Some(r) => &root["$defs"][r.trim_start_matches("#/$defs/")],
+            None => schema,
+        };
+        if let Some(any) = schema.get("anyOf").and_then(Value::as_array) {
+            let matching = any.iter().find(|s| {
+                let s = match s.get("$ref").and_then(Value::as_str) {
+                    Some(r) => &root["$defs"][r.trim_start_matches("#/$defs/")],
+                    None => s,
+                };
+                match value {
+                    Value::Object(_) => s["type"] == "object",
+                    Value::Array(_) => s["type"] == "array",
+                    _ => true,
+                }
+            });
+            match matching {
+                Some(s) => unknown_keys(root, s, value, path, out),
+                None => out.push(format!("{path}: no alternative fits")),
+            }
+            return;
+        }
+        match value {
+            Value::Object(m) => {
+                for (k, v) in m {
+                    match schema["properties"].get(k) {
+                        Some(s) => unknown_keys(root, s, v, &format!("{path}.{k}"), out),
+                        None => out.push(format!("{path}.{k}")),
+                    }
+                }
+                if let Some(req) = schema["required"].as_array() {
+                    for r in req {
+                        if !m.contains_key(r.as_str().unwrap()) {
+                            out.push(format!("{path}: missing required {r}"));
+                        }
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    unknown_keys(root, &schema["items"], v, &format!("{path}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn the_schema_is_draft_2020_12_json() {
+        let text = render();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["$schema"], "https://json-schema.org/draft/2020-12/schema");
+        assert_eq!(v["required"], json!(["model"]));
+        assert_eq!(v["$defs"]["body"]["additionalProperties"], false);
+        assert!(v["$defs"]["cylinder"]["properties"]["stroke"]["description"].is_string());
+    }
+
+    #[test]
+    fn every_model_key_is_in_the_schema() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
+        let schema = schema();
+        let mut checked = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_none_or(|x| x != "toml") {
+                continue;
+            }
+            let toml: toml::Value = toml::from_str(&std::fs::read_to_string(&path).unwrap())
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let json = serde_json::to_value(&toml).unwrap();
+            let mut out = Vec::new();
+            unknown_keys(&schema, &schema, &json, "", &mut out);
+            assert!(
+                out.is_empty(),
+                "{}: not in the schema: {out:?}",
+                path.display()
+            );
+            checked += 1;
+        }
+        assert!(checked >= 3, "only {checked} models in {}", dir.display());
+        // And a misspelt key is caught.
+        let bad = json!({ "model": { "name": "x" }, "bodies": [{ "nmae": "b" }] });
+        let mut out = Vec::new();
+        unknown_keys(&schema, &schema, &bad, "", &mut out);
+        assert!(out.contains(&".bodies[0].nmae".to_string()), "{out:?}");
+    }
+
+    /// The field names of the description structs (from their source, with serde renames)
+    /// and of the schema's definitions are the same sets.
+    #[test]
+    fn every_field_of_the_description_types_is_in_the_schema() {
+        let sources = [
+            include_str!("description/mod.rs"),
+            include_str!("description/mechanism.rs"),
+            include_str!("description/hydraulics.rs"),
+            include_str!("description/quantity.rs"),
+        ];
+        let mut in_code = std::collections::BTreeSet::new();
+        for src in sources {
+            let mut rename: Option<String> = None;
+            let mut in_struct = false;
+            for line in src.lines() {
+                let t = line.trim();
+                if t.starts_with("pub struct ") && t.ends_with('{') {
+                    in_struct = !t.contains("Located") && !t.contains("Visitor");
+                } else if t == "}" {
+                    in_struct = false;
+                } else if in_struct && let Some(r) = t.strip_prefix("#[serde(rename = \"") {
+                    rename = r.split('"').next().map(String::from);
+                } else if in_struct && let Some(f) = t.strip_prefix("pub ") {
+                    let name = f.split(':').next().unwrap().to_string();
+                    in_code.insert(rename.take().unwrap_or(name));
+                }
+            }
+        }
+        let schema = schema();
+        let mut in_schema = std::collections::BTreeSet::new();
+        for d in schema["$defs"].as_object().unwrap().values() {
+            if let Some(p) = d["properties"].as_object() {
+                in_schema.extend(p.keys().cloned());
+            }
+        }
+        in_schema.extend(schema["properties"].as_object().unwrap().keys().cloned());
+        let missing: Vec<_> = in_code.difference(&in_schema).collect();
+        assert!(
+            missing.is_empty(),
+            "fields missing from the schema: {missing:?}"
+        );
+        let extra: Vec<_> = in_schema.difference(&in_code).collect();
+        assert!(extra.is_empty(), "schema keys that are no field: {extra:?}");
+    }
+}

@@ -1,0 +1,575 @@
+//! `hydromech simulate`: runs an FMU through its own C ABI, as a co-simulation master
+//! would (the `dlopen` master of [`crate::bench::fmi`]), with inputs and results in the CSV
+//! convention of FMPy and the FMI cross-check: a header row with `time` first and the
+//! variable names (quoted or plain), one row per communication point.
+//!
+//! Inputs are interpolated linearly between rows (FMPy's behaviour for continuous inputs);
+//! two rows with the same time make a step (the later row holds from that time on); before
+//! the first row and after the last the first and last values hold.
+
+use crate::bench::fmi::{FMI2_OK, FMI2_WARNING, Fmu, status_name};
+use crate::bench::xml::{ScalarVariable, VarType};
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What `hydromech simulate` was asked for.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub stop_time: f64,
+    /// Communication step; default: the FMU's default experiment step size.
+    pub step: Option<f64>,
+    pub inputs: Option<PathBuf>,
+    /// `name=value` pairs applied before initialization.
+    pub set: Vec<String>,
+    pub output: PathBuf,
+    pub plot: Option<PathBuf>,
+    /// Recorded variables; default: every Real output.
+    pub vars: Vec<String>,
+    /// Show a progress indicator on stderr when the run takes longer than 2 s.
+    pub progress: bool,
+}
+
+/// Input time series: `time` and one column per input.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputSeries {
+    pub names: Vec<String>,
+    pub time: Vec<f64>,
+    /// `values[row][column]`.
+    pub values: Vec<Vec<f64>>,
+}
+
+fn unquote(s: &str) -> String {
+    let s = s.trim();
+    if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+        s[1..s.len() - 1].replace("\"\"", "\"")
+    } else {
+        s.to_string()
+    }
+}
+
+/// Parses an input CSV (`time` first, then variable names; numbers below).
+pub fn parse_inputs(text: &str) -> Result<InputSeries, String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let (_, header) = lines
+        .next()
+        .ok_or("the input file is empty: expected a header row `time,<input>,...`")?;
+    let names: Vec<String> = header.split(',').map(unquote).collect();
+    if names.first().map(String::as_str) != Some("time") {
+        return Err(format!(
+            "line 1: the first column must be `time`, got `{}`",
+            names.first().cloned().unwrap_or_default()
+        ));
+    }
+    let names = names[1..].to_vec();
+    let mut time = Vec::new();
+    let mut values = Vec::new();
+    for (k, line) in lines {
+        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        if cells.len() != names.len() + 1 {
+            return Err(format!(
+                "line {}: {} values, expected {} (time and {} inputs)",
+                k + 1,
+                cells.len(),
+                names.len() + 1,
+                names.len()
+            ));
+        }
+        let mut row = Vec::with_capacity(cells.len());
+        for c in &cells {
+            let v: f64 = unquote(c)
+                .parse()
+                .map_err(|_| format!("line {}: '{c}' is not a number", k + 1))?;
+            if !v.is_finite() {
+                return Err(format!("line {}: '{c}' is not a finite number", k + 1));
+            }
+            row.push(v);
+        }
+        let t = row.remove(0);
+        if time.last().is_some_and(|&last| t < last) {
+            return Err(format!(
+                "line {}: time {t} is earlier than the row before; times must not decrease",
+                k + 1
+            ));
+        }
+        time.push(t);
+        values.push(row);
+    }
+    if time.is_empty() {
+        return Err("the input file has a header but no rows".into());
+    }
+    Ok(InputSeries {
+        names,
+        time,
+        values,
+    })
+}
+
+impl InputSeries {
+    /// The inputs at time `t` (linear between rows, right-continuous at repeated times).
+    pub fn at(&self, t: f64) -> Vec<f64> {
+        let n = self.time.len();
+        // The last row with time <= t.
+        let i = self.time.partition_point(|&ti| ti <= t);
+        if i == 0 {
+            return self.values[0].clone();
+        }
+        let i = i - 1;
+        if i + 1 >= n {
+            return self.values[n - 1].clone();
+        }
+        let (t0, t1) = (self.time[i], self.time[i + 1]);
+        let w = (t - t0) / (t1 - t0);
+        self.values[i]
+            .iter()
+            .zip(&self.values[i + 1])
+            .map(|(a, b)| a + w * (b - a))
+            .collect()
+    }
+}
+
+/// The results: `time` and one column per recorded variable.
+#[derive(Clone, Debug, Default)]
+pub struct Results {
+    pub names: Vec<String>,
+    pub units: Vec<Option<String>>,
+    pub time: Vec<f64>,
+    pub rows: Vec<Vec<f64>>,
+}
+
+impl Results {
+    pub fn to_csv(&self) -> String {
+        let mut s = String::from("\"time\"");
+        for n in &self.names {
+            let _ = write!(s, ",\"{}\"", n.replace('"', "\"\""));
+        }
+        s.push('\n');
+        for (t, row) in self.time.iter().zip(&self.rows) {
+            let _ = write!(s, "{t}");
+            for v in row {
+                let _ = write!(s, ",{v}");
+            }
+            s.push('\n');
+        }
+        s
+    }
+}
+
+fn real_variable<'a>(fmu: &'a Fmu, name: &str, what: &str) -> Result<&'a ScalarVariable, String> {
+    let md = &fmu.description;
+    let v = md.variable(name).ok_or_else(|| {
+        let names: Vec<&str> = md.variables.iter().map(|v| v.name.as_str()).collect();
+        match crate::names::closest(name, names) {
+            Some(s) => format!("{what}: the FMU has no variable '{name}'; did you mean '{s}'?"),
+            None => {
+                format!("{what}: the FMU has no variable '{name}' (`hydromech inspect` lists them)")
+            }
+        }
+    })?;
+    if v.var_type != VarType::Real {
+        return Err(format!(
+            "{what}: '{name}' is a {:?} variable; only Real variables are supported",
+            v.var_type
+        ));
+    }
+    Ok(v)
+}
+
+/// Runs the FMU; the results are returned even when a step fails (with the error).
+pub fn run(fmu_path: &Path, o: &Options) -> Result<Results, (Results, String)> {
+    let fail = |e: String| (Results::default(), e);
+    let fmu = Fmu::load(fmu_path).map_err(fail)?;
+    let md = &fmu.description;
+    let start = md.start_time;
+    let stop = o.stop_time;
+    if !(stop.is_finite() && stop > start) {
+        return Err(fail(format!(
+            "--stop-time {stop} must be a number after the start time {start}"
+        )));
+    }
+    let h = o.step.or(md.step_size).unwrap_or((stop - start) / 500.0);
+    if !(h.is_finite() && h > 0.0) {
+        return Err(fail(format!("--step {h} must be a positive number")));
+    }
+    let steps = ((stop - start) / h - 1e-9).ceil().max(1.0) as usize;
+
+    // Parameters set before initialization.
+    let mut set_vr = Vec::new();
+    let mut set_values = Vec::new();
+    for s in &o.set {
+        let (name, value) = s
+            .split_once('=')
+            .ok_or_else(|| fail(format!("--set {s}: expected name=value")))?;
+        let v = real_variable(&fmu, name.trim(), &format!("--set {s}")).map_err(fail)?;
+        if !matches!(v.causality.as_str(), "parameter" | "input") {
+            return Err(fail(format!(
+                "--set {s}: '{}' is an {} variable; only parameters and inputs can be set",
+                v.name, v.causality
+            )));
+        }
+        let value: f64 = value.trim().parse().map_err(|_| {
+            fail(format!(
+                "--set {s}: '{}' is not a number (give the value in SI units)",
+                value.trim()
+            ))
+        })?;
+        set_vr.push(v.value_reference);
+        set_values.push(value);
+    }
+
+    let inputs = match &o.inputs {
+        None => None,
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| fail(format!("{}: cannot read the inputs: {e}", p.display())))?;
+            let series = parse_inputs(&text).map_err(|e| fail(format!("{}: {e}", p.display())))?;
+            let mut vr = Vec::new();
+            for n in &series.names {
+                let v = real_variable(&fmu, n, &p.display().to_string()).map_err(fail)?;
+                if v.causality != "input" {
+                    return Err(fail(format!(
+                        "{}: column '{n}' is a {} variable, not an input",
+                        p.display(),
+                        v.causality
+                    )));
+                }
+                vr.push(v.value_reference);
+            }
+            Some((series, vr))
+        }
+    };
+
+    let mut results = Results::default();
+    let recorded: Vec<&ScalarVariable> = if o.vars.is_empty() {
+        md.real_outputs()
+    } else {
+        o.vars
+            .iter()
+            .map(|n| real_variable(&fmu, n.trim(), "--vars"))
+            .collect::<Result<_, _>>()
+            .map_err(fail)?
+    };
+    let out_vr: Vec<u32> = recorded.iter().map(|v| v.value_reference).collect();
+    results.names = recorded.iter().map(|v| v.name.clone()).collect();
+    results.units = recorded.iter().map(|_| None).collect();
+
+    let inst = fmu.instantiate("simulate").map_err(fail)?;
+    let check = |what: &str, s| inst.check(what, s);
+    if !set_vr.is_empty() {
+        check("fmi2SetReal (--set)", inst.set_real(&set_vr, &set_values)).map_err(fail)?;
+    }
+    let apply_inputs = |t: f64| -> Result<(), String> {
+        if let Some((series, vr)) = &inputs {
+            check("fmi2SetReal (inputs)", inst.set_real(vr, &series.at(t)))?;
+        }
+        Ok(())
+    };
+    apply_inputs(start).map_err(fail)?;
+    inst.initialize(start, Some(stop)).map_err(fail)?;
+    let mut row = vec![0.0; out_vr.len()];
+    let mut record = |t: f64, results: &mut Results| -> Result<(), String> {
+        check("fmi2GetReal", inst.get_real(&out_vr, &mut row))?;
+        results.time.push(t);
+        results.rows.push(row.clone());
+        Ok(())
+    };
+    record(start, &mut results).map_err(fail)?;
+
+    let began = Instant::now();
+    let mut progress = Progress::new(o.progress);
+    for k in 0..steps {
+        let t = start + k as f64 * h;
+        let t_next = if k + 1 == steps {
+            stop
+        } else {
+            start + (k + 1) as f64 * h
+        };
+        let step = (|| {
+            apply_inputs(t)?;
+            let s = inst.do_step(t, t_next - t);
+            if s != FMI2_OK && s != FMI2_WARNING {
+                return Err(format!(
+                    "fmi2DoStep at t = {t} returned {}{}",
+                    status_name(s),
+                    match inst.messages() {
+                        m if m.is_empty() => String::new(),
+                        m => format!(": {}", m.join("; ")),
+                    }
+                ));
+            }
+            record(t_next, &mut results)
+        })();
+        if let Err(e) = step {
+            progress.finish();
+            return Err((results, e));
+        }
+        progress.update(
+            began.elapsed(),
+            (t_next - start) / (stop - start),
+            t_next,
+            stop,
+        );
+    }
+    progress.finish();
+    Ok(results)
+}
+
+/// The progress line on stderr, shown once a run has taken 2 s.
+struct Progress {
+    enabled: bool,
+    terminal: bool,
+    shown: bool,
+    last: Duration,
+}
+
+impl Progress {
+    fn new(enabled: bool) -> Progress {
+        Progress {
+            enabled,
+            terminal: std::io::stderr().is_terminal(),
+            shown: false,
+            last: Duration::ZERO,
+        }
+    }
+
+    fn update(&mut self, elapsed: Duration, fraction: f64, t: f64, stop: f64) {
+        let interval = if self.terminal { 0.2 } else { 5.0 };
+        if !self.enabled
+            || elapsed < Duration::from_secs(2)
+            || (elapsed - self.last).as_secs_f64() < interval
+        {
+            return;
+        }
+        self.last = elapsed;
+        self.shown = true;
+        let width = 30;
+        let done = ((fraction * width as f64).round() as usize).min(width);
+        let eta = elapsed.as_secs_f64() * (1.0 - fraction) / fraction.max(1e-9);
+        let line = format!(
+            "[{}{}] {:5.1}%  t = {t:.3} / {stop} s  elapsed {:.1} s, about {:.0} s left",
+            "#".repeat(done),
+            "-".repeat(width - done),
+            100.0 * fraction,
+            elapsed.as_secs_f64(),
+            eta
+        );
+        let mut err = std::io::stderr();
+        let _ = if self.terminal {
+            write!(err, "\r{line}\x1b[K")
+        } else {
+            writeln!(err, "{line}")
+        };
+        let _ = err.flush();
+    }
+
+    fn finish(&mut self) {
+        if self.shown && self.terminal {
+            eprintln!();
+        }
+        self.shown = false;
+    }
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Short tick labels.
+fn label(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if (1e-3..1e5).contains(&v.abs()) {
+        let s = format!("{v:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
+/// An SVG with one panel per variable over time (the variables have different units).
+pub fn plot(r: &Results, title: &str) -> String {
+    const W: f64 = 800.0;
+    const PANEL: f64 = 150.0;
+    const LEFT: f64 = 90.0;
+    const RIGHT: f64 = 20.0;
+    const TOP: f64 = 40.0;
+    const GAP: f64 = 40.0;
+    let n = r.names.len();
+    let h = TOP + n as f64 * (PANEL + GAP) + 20.0;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{h}" viewBox="0 0 {W} {h}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="22" text-anchor="middle" font-size="14">{}</text>"#,
+        W / 2.0,
+        esc(title)
+    );
+    let (t0, t1) = match (r.time.first(), r.time.last()) {
+        (Some(&a), Some(&b)) if b > a => (a, b),
+        (Some(&a), _) => (a, a + 1.0),
+        _ => (0.0, 1.0),
+    };
+    let pw = W - LEFT - RIGHT;
+    // At most ~2000 points per line.
+    let stride = (r.time.len() / 2000).max(1);
+    for (k, name) in r.names.iter().enumerate() {
+        let y0 = TOP + k as f64 * (PANEL + GAP);
+        let values: Vec<f64> = r.rows.iter().map(|row| row[k]).collect();
+        let finite = values.iter().copied().filter(|v| v.is_finite());
+        let (mut lo, mut hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+        if !lo.is_finite() {
+            (lo, hi) = (0.0, 1.0);
+        }
+        if hi - lo < 1e-12 * (1.0 + lo.abs()) {
+            let pad = 0.5 * lo.abs().max(1e-9);
+            (lo, hi) = (lo - pad, hi + pad);
+        }
+        let x = |t: f64| LEFT + (t - t0) / (t1 - t0) * pw;
+        let y = |v: f64| y0 + PANEL - (v - lo) / (hi - lo) * PANEL;
+        let _ = writeln!(
+            s,
+            r##"<rect x="{LEFT}" y="{y0}" width="{pw}" height="{PANEL}" fill="none" stroke="#888"/>"##
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{LEFT}" y="{}" font-weight="bold">{}</text>"#,
+            y0 - 6.0,
+            esc(name)
+        );
+        for (v, anchor_y) in [(hi, y0 + 4.0), (lo, y0 + PANEL)] {
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{anchor_y}" text-anchor="end">{}</text>"#,
+                LEFT - 6.0,
+                label(v)
+            );
+        }
+        for t in [t0, t1] {
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{}" text-anchor="middle">{} s</text>"#,
+                x(t),
+                y0 + PANEL + 14.0,
+                label(t)
+            );
+        }
+        let mut points = String::new();
+        for (i, (&t, &v)) in r.time.iter().zip(&values).enumerate() {
+            if (i % stride == 0 || i + 1 == values.len()) && v.is_finite() {
+                let _ = write!(points, "{:.2},{:.2} ", x(t), y(v));
+            }
+        }
+        let _ = writeln!(
+            s,
+            r##"<polyline fill="none" stroke="#1f77b4" stroke-width="1.5" points="{}"/>"##,
+            points.trim_end()
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// A description or an FMU: descriptions are built into a temporary directory first
+/// (removed on drop).
+pub struct Prepared {
+    pub fmu: PathBuf,
+    temp: Option<PathBuf>,
+}
+
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        if let Some(d) = &self.temp {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// `X.fmu` is used as is; `X.toml` is built first (errors are rendered with positions).
+pub fn prepare(path: &Path) -> Result<Prepared, String> {
+    if path.extension().is_some_and(|x| x == "fmu") {
+        return Ok(Prepared {
+            fmu: path.to_path_buf(),
+            temp: None,
+        });
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read the file: {e}", path.display()))?;
+    let source = crate::diagnostic::Source::new(path, text);
+    let dir = std::env::temp_dir().join(format!("hydromech-simulate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    match crate::build(&source, &dir, &crate::binary::workspace_root()) {
+        Ok(fmu) => Ok(Prepared {
+            fmu,
+            temp: Some(dir),
+        }),
+        Err(errors) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            Err(errors
+                .iter()
+                .map(|e| source.render(e))
+                .collect::<Vec<_>>()
+                .join("\n\n"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_are_read_in_the_fmpy_convention_and_interpolated_linearly() {
+        let s = parse_inputs("\"time\",\"a\",b\n0,0,5\n1,10,5\n1,20,6\n2,20,6\n").unwrap();
+        assert_eq!(s.names, ["a", "b"]);
+        assert_eq!(s.at(-1.0), [0.0, 5.0]);
+        assert_eq!(s.at(0.25), [2.5, 5.0]);
+        // A repeated time is a step: the later row holds from then on.
+        assert_eq!(s.at(1.0), [20.0, 6.0]);
+        assert_eq!(s.at(1.5), [20.0, 6.0]);
+        assert_eq!(s.at(9.0), [20.0, 6.0]);
+    }
+
+    #[test]
+    fn malformed_inputs_are_explained() {
+        assert!(parse_inputs("").unwrap_err().contains("empty"));
+        assert!(parse_inputs("t,a\n0,1\n").unwrap_err().contains("`time`"));
+        assert!(parse_inputs("time,a\n0\n").unwrap_err().contains("line 2"));
+        assert!(parse_inputs("time,a\n0,x\n").unwrap_err().contains("'x'"));
+        assert!(
+            parse_inputs("time,a\n1,0\n0,0\n")
+                .unwrap_err()
+                .contains("must not decrease")
+        );
+        assert!(parse_inputs("time,a\n").unwrap_err().contains("no rows"));
+    }
+
+    #[test]
+    fn results_are_csv_with_time_first_and_plots_are_svg() {
+        let r = Results {
+            names: vec!["x".into(), "y\"z".into()],
+            units: vec![None, None],
+            time: vec![0.0, 0.5],
+            rows: vec![vec![1.0, 2.0], vec![1.5, f64::NAN]],
+        };
+        assert_eq!(
+            r.to_csv(),
+            "\"time\",\"x\",\"y\"\"z\"\n0,1,2\n0.5,1.5,NaN\n"
+        );
+        let svg = plot(&r, "t <1>");
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
+        assert!(svg.contains("t &lt;1&gt;") && svg.matches("<polyline").count() == 2);
+    }
+}

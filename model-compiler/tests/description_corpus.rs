@@ -1,0 +1,150 @@
+//! The broken-description corpus: every `tests/descriptions/*.toml` must be rejected with
+//! the errors its header announces.
+//!
+//! Each file starts with comment lines; `# expect: LINE:COLUMN TEXT` says that one of the
+//! rendered errors is at `LINE:COLUMN` of the file and contains `TEXT` (in its message or
+//! its help). Several `# expect:` lines may be given; a file without any fails the test,
+//! and so does a file the compiler accepts.
+
+use model_compiler::diagnostic::{Severity, Source};
+use std::path::{Path, PathBuf};
+
+struct Expectation {
+    line: usize,
+    column: usize,
+    text: String,
+}
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/descriptions")
+}
+
+fn corpus() -> Vec<PathBuf> {
+    let dir = corpus_dir();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read the corpus {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The `# expect:` lines of the leading comment block.
+fn expectations(text: &str) -> Result<Vec<Expectation>, String> {
+    let mut found = Vec::new();
+    for line in text.lines().take_while(|l| l.starts_with('#')) {
+        let Some(rest) = line.strip_prefix("# expect:") else {
+            continue;
+        };
+        let rest = rest.trim();
+        let (position, text) = rest
+            .split_once(' ')
+            .ok_or_else(|| format!("`{line}`: expected `# expect: LINE:COLUMN TEXT`"))?;
+        let (l, c) = position
+            .split_once(':')
+            .ok_or_else(|| format!("`{line}`: the position must be LINE:COLUMN"))?;
+        let parse = |s: &str| {
+            s.parse::<usize>()
+                .map_err(|_| format!("`{line}`: '{s}' is not a line or column number"))
+        };
+        found.push(Expectation {
+            line: parse(l)?,
+            column: parse(c)?,
+            text: text.trim().to_string(),
+        });
+    }
+    Ok(found)
+}
+
+/// Checks one file; returns what went wrong.
+fn check_file(path: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+    let expected = expectations(&text)?;
+    if expected.is_empty() {
+        return Err(
+            "no `# expect: LINE:COLUMN TEXT` line: every corpus file states its errors".into(),
+        );
+    }
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let source = Source::new(&name, text);
+    let errors = match model_compiler::check(&source).and_then(|_| model_compiler::compile(&source))
+    {
+        Ok(_) => return Err("the description was accepted".into()),
+        Err(errors) => errors,
+    };
+    let rendered: Vec<(Option<(usize, usize)>, String)> = errors
+        .iter()
+        .filter(|e| e.severity == Severity::Error)
+        .map(|e| {
+            (
+                e.span.as_ref().map(|s| source.line_column(s.start)),
+                source.render(e),
+            )
+        })
+        .collect();
+    let mut missing = Vec::new();
+    for x in &expected {
+        let hit = rendered.iter().any(|(at, r)| {
+            *at == Some((x.line, x.column))
+                && r.starts_with(&format!("{name}:{}:{}: error: ", x.line, x.column))
+                && r.contains(&x.text)
+        });
+        if !hit {
+            missing.push(format!("{}:{} {}", x.line, x.column, x.text));
+        }
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "expected but not reported:\n  {}\nreported:\n{}",
+            missing.join("\n  "),
+            rendered
+                .iter()
+                .map(|(_, r)| r.as_str())
+                .collect::<Vec<_>>()
+                .join("\n\n")
+        ))
+    }
+}
+
+#[test]
+fn every_broken_description_reports_its_errors() {
+    let files = corpus();
+    assert!(
+        files.len() >= 30,
+        "the corpus {} has {} files, expected at least 30",
+        corpus_dir().display(),
+        files.len()
+    );
+    let failures: Vec<String> = files
+        .iter()
+        .filter_map(|p| {
+            check_file(p)
+                .err()
+                .map(|e| format!("{}: {e}", p.file_name().unwrap().to_string_lossy()))
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} corpus files failed:\n\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn a_file_without_expectations_is_refused() {
+    let dir = std::env::temp_dir().join(format!("hydromech-corpus-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("silent.toml");
+    std::fs::write(&path, "# no expectation\n[model]\nname = 1\n").unwrap();
+    let e = check_file(&path).unwrap_err();
+    assert!(e.contains("no `# expect:"), "{e}");
+    std::fs::write(&path, "# expect: 1:1 anything\n[model]\nname = \"ok\"\n").unwrap();
+    let e = check_file(&path).unwrap_err();
+    assert!(e.contains("accepted"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

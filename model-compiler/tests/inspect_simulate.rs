@@ -1,0 +1,185 @@
+//! `hydromech inspect` and `hydromech simulate` on the seed 002 rod: the FMU is built by the
+//! real compiler into a temporary directory (the first run compiles fmu-runtime, minutes
+//! on 2 cores; later runs only link).
+
+use model_compiler::diagnostic::Source;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hydromech-test-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn naya() -> PathBuf {
+    workspace().join("models").join("naya-rod.toml")
+}
+
+fn hydromech(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
+    let run = Command::new(env!("CARGO_BIN_EXE_hydromech"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        run.status.success(),
+        String::from_utf8_lossy(&run.stdout).into_owned(),
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn inspect_prints_the_interface_of_a_built_fmu() {
+    let out = temp_dir("inspect");
+    let path = naya();
+    let source = Source::new(&path, std::fs::read_to_string(&path).unwrap());
+    let fmu = model_compiler::build(&source, &out, &workspace()).unwrap_or_else(|e| {
+        panic!(
+            "building {} failed:\n{}",
+            path.display(),
+            e.iter()
+                .map(|d| source.render(d))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    });
+    let i = model_compiler::inspect::read_fmu(&fmu).unwrap();
+    assert_eq!(
+        (i.model_name.as_str(), i.fmi_version.as_str()),
+        ("naya-rod", "2.0")
+    );
+    assert!(i.guid.starts_with('{'), "{}", i.guid);
+    let length = i
+        .variables
+        .iter()
+        .find(|v| v.name == "cylinder.length")
+        .expect("cylinder.length");
+    assert_eq!(
+        (
+            length.causality.as_str(),
+            length.type_name.as_str(),
+            length.unit.as_deref()
+        ),
+        ("output", "Real", Some("m"))
+    );
+    assert_eq!(
+        length.description.as_deref(),
+        Some("Actuator length s (pin to pin)")
+    );
+
+    let (ok, stdout, stderr) = hydromech(&["inspect".as_ref(), fmu.as_os_str()]);
+    assert!(ok, "{stderr}");
+    for needle in [
+        "model:        naya-rod",
+        "FMI version:  2.0",
+        &format!("GUID:         {}", i.guid),
+        "canGetAndSetFMUstate = true",
+        "default experiment: startTime = 0",
+        "stopTime = 10",
+        "name ",
+        "causality",
+        "valve.command",
+        "Actuator length s (pin to pin)",
+    ] {
+        assert!(stdout.contains(needle), "no {needle:?} in\n{stdout}");
+    }
+    let (ok, _, stderr) = hydromech(&["inspect".as_ref(), path.as_os_str()]);
+    assert!(!ok && stderr.contains("not a zip archive"), "{stderr}");
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn simulate_runs_a_description_with_inputs() {
+    let dir = temp_dir("simulate");
+    let inputs = dir.join("in.csv");
+    std::fs::write(
+        &inputs,
+        "\"time\",\"valve.command\"\n0,0.47\n0.5,0.47\n1,0.5\n",
+    )
+    .unwrap();
+    let csv = dir.join("out.csv");
+    let svg = dir.join("out.svg");
+    let (ok, stdout, stderr) = hydromech(&[
+        "simulate".as_ref(),
+        naya().as_os_str(),
+        "--stop-time".as_ref(),
+        "1".as_ref(),
+        "--step".as_ref(),
+        "0.01".as_ref(),
+        "--inputs".as_ref(),
+        inputs.as_os_str(),
+        "-o".as_ref(),
+        csv.as_os_str(),
+        "--plot".as_ref(),
+        svg.as_os_str(),
+    ]);
+    assert!(ok, "hydromech simulate failed:\n{stdout}\n{stderr}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(header[0], "\"time\"");
+    assert!(header.contains(&"\"cylinder.length\""), "{header:?}");
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|c| c.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 101);
+    assert_eq!(rows[0][0], 0.0);
+    assert!((rows[100][0] - 1.0).abs() < 1e-12, "{}", rows[100][0]);
+    let k = header
+        .iter()
+        .position(|h| *h == "\"cylinder.length\"")
+        .unwrap();
+    assert!(
+        (rows[0][k] - 0.5).abs() < 1e-6,
+        "cylinder.length(0) = {}",
+        rows[0][k]
+    );
+    assert!(rows.iter().all(|r| r.iter().all(|v| v.is_finite())));
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.starts_with("<svg") && plot.contains("cylinder.length"));
+
+    // --set before initialization, --vars choose the columns.
+    let (ok, _, stderr) = hydromech(&[
+        "simulate".as_ref(),
+        naya().as_os_str(),
+        "--stop-time".as_ref(),
+        "0.1".as_ref(),
+        "--set".as_ref(),
+        "valve.command=0.48".as_ref(),
+        "--vars".as_ref(),
+        "valve.spool,cylinder.length".as_ref(),
+        "-o".as_ref(),
+        csv.as_os_str(),
+    ]);
+    assert!(ok, "{stderr}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        text.starts_with("\"time\",\"valve.spool\",\"cylinder.length\"\n"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 12, "header + 11 rows");
+    // Unknown names are errors with a suggestion.
+    let (ok, _, stderr) = hydromech(&[
+        "simulate".as_ref(),
+        naya().as_os_str(),
+        "--stop-time".as_ref(),
+        "0.1".as_ref(),
+        "--vars".as_ref(),
+        "cylinder.lenght".as_ref(),
+        "-o".as_ref(),
+        csv.as_os_str(),
+    ]);
+    assert!(
+        !ok && stderr.contains("did you mean 'cylinder.length'"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
