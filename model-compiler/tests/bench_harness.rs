@@ -2,35 +2,10 @@
 //! dlopen, the manoeuvre through the C ABI, table, CSV, JSON, scaling study, SVG). Checks
 //! correctness of the harness, never timing.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
+use common::{hydromech, temp_dir, workspace};
 
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hydromech-test-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn hydromech(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hydromech"))
-        .current_dir(workspace())
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn bench_builds_and_drives_an_fmu_through_the_c_abi() {

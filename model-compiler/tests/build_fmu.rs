@@ -4,24 +4,13 @@
 //! The first run compiles fmu-runtime in release mode into
 //! `target/hydromech-wrappers/target` (minutes on 2 cores); later runs only link.
 
+mod common;
+
+use common::{temp_dir, workspace};
+
 use std::fs::File;
 use std::io::Read;
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hydromech-test-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)

@@ -1,8 +1,9 @@
 //! Pressure-compensated valve edges (the Danfoss PVG32 law of the PATU note §7): the
 //! cylinder speed is set by the spool, not by the load.
 
+mod common;
+
 use fmu_runtime::Instance;
-use model_compiler::diagnostic::Source;
 use std::sync::Arc;
 
 /// A mass on a vertical slide lifted by a cylinder whose cap side is fed through a
@@ -67,17 +68,7 @@ name = "cylinder.length"
 quantity = "cylinder.length"
 "#
     );
-    let source = Source::new("pvg-test.toml", text);
-    let model = match model_compiler::compile(&source) {
-        Ok(l) => l.model,
-        Err(d) => panic!(
-            "{}",
-            d.iter()
-                .map(|d| source.render(d))
-                .collect::<Vec<_>>()
-                .join("\n")
-        ),
-    };
+    let model = common::compile_text("pvg-test.toml", text);
     Instance::new(Arc::new(model))
 }
 

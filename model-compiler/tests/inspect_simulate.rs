@@ -2,38 +2,15 @@
 //! real compiler into a temporary directory (the first run compiles fmu-runtime, minutes
 //! on 2 cores; later runs only link).
 
+mod common;
+
+use common::{hydromech, temp_dir, workspace};
+
 use model_compiler::diagnostic::Source;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hydromech-test-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use std::path::PathBuf;
 
 fn naya() -> PathBuf {
     workspace().join("models").join("naya-rod.toml")
-}
-
-fn hydromech(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
-    let run = Command::new(env!("CARGO_BIN_EXE_hydromech"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        run.status.success(),
-        String::from_utf8_lossy(&run.stdout).into_owned(),
-        String::from_utf8_lossy(&run.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -1,9 +1,10 @@
 //! Hydraulic rotary motor (issue 6's swing drive) against closed forms, through the
 //! description language: constant-pressure start-up and the pump-fed steady speed.
 
+mod common;
+
 use fmu_runtime::Instance;
 use fmu_runtime::model::Binding;
-use model_compiler::diagnostic::Source;
 use std::f64::consts::TAU;
 use std::sync::Arc;
 
@@ -58,17 +59,7 @@ name = "rotor.rate"
 quantity = "shaft.qd"
 "#
     );
-    let source = Source::new("motor-test.toml", text);
-    let model = match model_compiler::compile(&source) {
-        Ok(l) => l.model,
-        Err(d) => panic!(
-            "{}",
-            d.iter()
-                .map(|d| source.render(d))
-                .collect::<Vec<_>>()
-                .join("\n")
-        ),
-    };
+    let model = common::compile_text("motor-test.toml", text);
     Instance::new(Arc::new(model))
 }
 

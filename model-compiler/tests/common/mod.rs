@@ -71,3 +71,49 @@ pub fn compile(file: &str) -> CompiledModel {
         ),
     }
 }
+
+/// A description given as text (tests of single components), compiled; errors panic with
+/// their rendering.
+pub fn compile_text(name: &str, text: String) -> CompiledModel {
+    let source = Source::new(name, text);
+    match model_compiler::compile(&source) {
+        Ok(l) => l.model,
+        Err(d) => panic!(
+            "{}",
+            d.iter()
+                .map(|d| source.render(d))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
+    }
+}
+
+/// The hydromech workspace root.
+pub fn workspace() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// A fresh temporary directory for one test.
+pub fn temp_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("hydromech-test-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the `hydromech` binary in the workspace: (success, stdout, stderr).
+pub fn hydromech(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hydromech"))
+        .current_dir(workspace())
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
