@@ -6,7 +6,6 @@ mod common;
 
 use common::{hydromech, temp_dir, workspace};
 
-
 #[test]
 fn bench_builds_and_drives_an_fmu_through_the_c_abi() {
     let dir = temp_dir("bench");

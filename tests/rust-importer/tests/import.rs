@@ -107,8 +107,12 @@ struct Run {
 }
 
 fn instantiate(imp: &Fmi2Import, name: &str) -> InstanceCS {
-    imp.instantiate_cs(name, false, false)
-        .unwrap_or_else(|e| panic!("{}: instantiate_cs failed: {e}", imp.model_description().model_name))
+    imp.instantiate_cs(name, false, false).unwrap_or_else(|e| {
+        panic!(
+            "{}: instantiate_cs failed: {e}",
+            imp.model_description().model_name
+        )
+    })
 }
 
 fn init(inst: &mut InstanceCS, t0: f64, stop: f64) {
@@ -123,7 +127,8 @@ fn init(inst: &mut InstanceCS, t0: f64, stop: f64) {
 fn read(inst: &mut InstanceCS, vrs: &[u32]) -> Vec<f64> {
     let mut v = vec![f64::NAN; vrs.len()];
     if !vrs.is_empty() {
-        inst.get_real(vrs, &mut v).expect("fmi2GetReal of the outputs");
+        inst.get_real(vrs, &mut v)
+            .expect("fmi2GetReal of the outputs");
     }
     v
 }
@@ -133,7 +138,10 @@ fn simulate(path: &Path) -> Run {
     let imp = import(path);
     let md = imp.model_description();
     assert_eq!(md.fmi_version, "2.0");
-    let cs = md.co_simulation.as_ref().expect("no <CoSimulation> element");
+    let cs = md
+        .co_simulation
+        .as_ref()
+        .expect("no <CoSimulation> element");
     assert!(!cs.model_identifier.is_empty());
 
     let de = md.default_experiment.as_ref();
@@ -203,10 +211,17 @@ fn naya_rod_imports_and_starts_at_half_a_metre() {
 
     let run = simulate(&path);
     assert_finite("naya-rod", &run);
-    let il = run.names.iter().position(|n| n == "cylinder.length").unwrap();
+    let il = run
+        .names
+        .iter()
+        .position(|n| n == "cylinder.length")
+        .unwrap();
     let ia = run.names.iter().position(|n| n == "rod.angle").unwrap();
     let l0 = run.rows[0][il];
-    assert!((l0 - 0.5).abs() <= 1e-9, "cylinder.length(0) = {l0}, expected 0.5 m");
+    assert!(
+        (l0 - 0.5).abs() <= 1e-9,
+        "cylinder.length(0) = {l0}, expected 0.5 m"
+    );
     let a0 = run.rows[0][ia];
     assert!(
         (a0 - std::f64::consts::FRAC_PI_6).abs() <= 1e-9,
@@ -214,7 +229,12 @@ fn naya_rod_imports_and_starts_at_half_a_metre() {
     );
     // inputs at the equilibrium start value: the rod stays in static equilibrium
     // (checked over the first 2 s, as in the paper's schedule, eq. 38)
-    for (row, t) in run.rows.iter().zip(&run.times).filter(|(_, t)| **t <= 2.0 + 1e-9) {
+    for (row, t) in run
+        .rows
+        .iter()
+        .zip(&run.times)
+        .filter(|(_, t)| **t <= 2.0 + 1e-9)
+    {
         assert!(
             (row[il] - 0.5).abs() <= 1e-6,
             "naya-rod drifts from equilibrium: cylinder.length = {} at t = {t}",
@@ -258,7 +278,8 @@ fn every_fmu_rolls_back_bit_identically() {
         init(&mut inst, 0.0, 1.0e6);
         let (in_vrs, in_vals): (Vec<u32>, Vec<f64>) = moving_inputs(md).into_iter().unzip();
         if !in_vrs.is_empty() {
-            inst.set_real(&in_vrs, &in_vals).expect("fmi2SetReal of the inputs");
+            inst.set_real(&in_vrs, &in_vals)
+                .expect("fmi2SetReal of the inputs");
         }
         let mut t = 0.0;
         for _ in 0..10 {
@@ -266,7 +287,9 @@ fn every_fmu_rolls_back_bit_identically() {
             t += h;
         }
         let state = inst.get_fmu_state().expect("fmi2GetFMUstate");
-        let bytes = inst.serialize_fmu_state(&state).expect("fmi2SerializeFMUstate");
+        let bytes = inst
+            .serialize_fmu_state(&state)
+            .expect("fmi2SerializeFMUstate");
         assert!(!bytes.is_empty());
         let t1 = t;
         let mut first = Vec::new();
@@ -288,12 +311,16 @@ fn every_fmu_rolls_back_bit_identically() {
         // serialized state into a fresh instance of the same import
         let mut fresh = instantiate(&imp, "deserialized");
         init(&mut fresh, 0.0, 1.0e6);
-        let st2 = fresh.deserialize_fmu_state(&bytes).expect("fmi2DeSerializeFMUstate");
+        let st2 = fresh
+            .deserialize_fmu_state(&bytes)
+            .expect("fmi2DeSerializeFMUstate");
         fresh.set_fmu_state(&st2).ok().expect("fmi2SetFMUstate");
         t = t1;
         let mut third = Vec::new();
         for _ in 0..20 {
-            fresh.do_step(t, h, false).expect("doStep after deserialize");
+            fresh
+                .do_step(t, h, false)
+                .expect("doStep after deserialize");
             t += h;
             third.push(read(&mut fresh, &vrs));
         }
@@ -305,6 +332,9 @@ fn assert_bits_eq(model: &str, a: &[Vec<f64>], b: &[Vec<f64>]) {
     for (i, (ra, rb)) in a.iter().zip(b).enumerate() {
         let ba: Vec<u64> = ra.iter().map(|x| x.to_bits()).collect();
         let bb: Vec<u64> = rb.iter().map(|x| x.to_bits()).collect();
-        assert_eq!(ba, bb, "{model}: step {i} after restore differs: {ra:?} vs {rb:?}");
+        assert_eq!(
+            ba, bb,
+            "{model}: step {i} after restore differs: {ra:?} vs {rb:?}"
+        );
     }
 }
