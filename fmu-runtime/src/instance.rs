@@ -526,6 +526,8 @@ impl Instance {
                 &mut self.work,
                 dt,
             ) {
+                // The state is back at the last successful internal step.
+                self.refresh_outputs();
                 return Err(StepError {
                     message,
                     last_successful_time: self.state.time,
@@ -533,6 +535,7 @@ impl Instance {
             }
             self.state.time = t_end;
         }
+        solver::capture_outputs(&self.model, &self.layout, &self.state, &mut self.work);
         Ok(())
     }
 
@@ -546,13 +549,7 @@ impl Instance {
 
     /// A quantity computed from the current state.
     pub fn probe(&self, probe: Probe) -> f64 {
-        solver::probe(
-            &self.model,
-            &self.layout,
-            &self.state,
-            self.work.outputs(),
-            probe,
-        )
+        solver::probe(&self.model, &self.layout, &self.state, &self.work, probe)
     }
 
     pub fn snapshot(&self) -> Snapshot {

@@ -102,6 +102,14 @@ impl Problem<'_> {
         self.l.nz + self.solved_states() + self.precharged.len()
     }
 
+    /// The unknowns at the current state and parameters.
+    fn start(&self, st: &State, p: &[f64]) -> Vec<f64> {
+        let mut u = st.w[..self.solved_states()].to_vec();
+        u.extend_from_slice(&st.lambda);
+        u.extend(self.free.iter().map(|id| p[id.index()]));
+        u
+    }
+
     fn unpack(&self, u: &[f64], st: &mut State, p: &mut [f64]) {
         let (nw, nc) = (self.solved_states(), self.l.nc);
         st.w[..nw].copy_from_slice(&u[..nw]);
@@ -138,14 +146,15 @@ impl Problem<'_> {
     }
 }
 
-/// Levenberg–Marquardt on the row-equilibrated problem. Returns the final unknowns.
+/// Levenberg–Marquardt on the row-equilibrated problem. Returns the final unknowns and
+/// the residual there, and leaves the state and parameters set to them.
 fn solve(
     problem: &Problem<'_>,
     u0: Vec<f64>,
     st: &mut State,
     p: &mut [f64],
     ws: &mut Workspace,
-) -> Result<Vec<f64>, String> {
+) -> Result<(Vec<f64>, Vec<f64>), String> {
     let (n, neq) = (problem.unknowns(), problem.equations());
     let mut u = u0;
     let mut r = vec![0.0; neq];
@@ -222,7 +231,7 @@ fn solve(
                     mu = (mu / 10.0).max(1e-12);
                     accepted = true;
                     if small {
-                        return finish(problem, u, st, p, ws);
+                        return finish(problem, u, r, st, p);
                     }
                     break;
                 }
@@ -233,20 +242,21 @@ fn solve(
             break;
         }
     }
-    finish(problem, u, st, p, ws)
+    finish(problem, u, r, st, p)
 }
 
+/// Sets the state to the accepted unknowns (the last evaluation may have been a rejected
+/// trial) and checks the residual there.
 fn finish(
     problem: &Problem<'_>,
     u: Vec<f64>,
+    r: Vec<f64>,
     st: &mut State,
     p: &mut [f64],
-    ws: &mut Workspace,
-) -> Result<Vec<f64>, String> {
-    let mut r = vec![0.0; problem.equations()];
-    problem.residual(&u, st, p, ws, &mut r);
+) -> Result<(Vec<f64>, Vec<f64>), String> {
+    problem.unpack(&u, st, p);
     if r.iter().all(|v| v.is_finite()) {
-        Ok(u)
+        Ok((u, r))
     } else {
         Err("the static-equilibrium solve produced non-finite values".into())
     }
@@ -289,19 +299,29 @@ pub fn initialize(
         .max(1e-9);
     if m.init.static_equilibrium {
         let prob = problem(m, l, p, &[]);
-        let mut u0 = st.w[..prob.solved_states()].to_vec();
-        u0.extend_from_slice(&st.lambda);
-        let u = solve(&prob, u0, st, &mut params, ws)?;
-        prob.unpack(&u, st, &mut params);
+        solve(&prob, prob.start(st, &params), st, &mut params, ws)?;
     }
-    consistent_rates(m, l, p, st, ws, &mm)?;
+    settle(m, l, p, st, ws, &mm)?;
+    st.iterations = 0;
+    st.steps = 0;
+    Ok(())
+}
+
+/// Consistent accelerations and state rates, then the energy reference of the balance.
+fn settle(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+    mm: &[f64],
+) -> Result<(), String> {
+    consistent_rates(m, l, p, st, ws, mm)?;
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     let (ke, pe) = ws.eval.energies(m);
     st.energy0 = ke + pe;
     st.work = 0.0;
     st.power = ws.eval.power;
-    st.iterations = 0;
-    st.steps = 0;
     Ok(())
 }
 
@@ -316,13 +336,7 @@ pub fn restart_from_state(
 ) -> Result<(), String> {
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     let mm = mass(m, l, ws);
-    consistent_rates(m, l, p, st, ws, &mm)?;
-    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-    let (ke, pe) = ws.eval.energies(m);
-    st.energy0 = ke + pe;
-    st.work = 0.0;
-    st.power = ws.eval.power;
-    Ok(())
+    settle(m, l, p, st, ws, &mm)
 }
 
 /// Accelerations and state rates consistent with the initial state: if the force
@@ -416,15 +430,11 @@ pub fn solve_equilibrium_parameters(
     super::place_at_initial_configuration(m, &l, &params, &mut st);
     assemble(m, &l, &params, &mut st, &mut ws)?;
     let prob = problem(m, &l, &params, free);
-    let mut u0 = st.w[..prob.solved_states()].to_vec();
-    u0.extend_from_slice(&st.lambda);
-    u0.extend(free.iter().map(|id| params[id.index()]));
+    let u0 = prob.start(&st, &params);
     let mut r0 = vec![0.0; prob.equations()];
     prob.residual(&u0, &mut st, &mut params, &mut ws, &mut r0);
     let load = r0[..l.nz].iter().fold(0.0f64, |s, v| s.max(v.abs()));
-    let u = solve(&prob, u0, &mut st, &mut params, &mut ws)?;
-    let mut r = vec![0.0; prob.equations()];
-    prob.residual(&u, &mut st, &mut params, &mut ws, &mut r);
+    let (_, r) = solve(&prob, u0, &mut st, &mut params, &mut ws)?;
     let force = r[..l.nz].iter().fold(0.0f64, |s, v| s.max(v.abs()));
     if force > 1e-8 * load.max(1.0) {
         let names: Vec<&str> = free

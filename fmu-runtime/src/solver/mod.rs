@@ -111,10 +111,6 @@ impl Workspace {
         }
     }
 
-    pub fn outputs(&self) -> &Outputs {
-        &self.outputs
-    }
-
     /// How often the double-step formulation re-chose its independent coordinates.
     pub fn partition_reselections(&self) -> u64 {
         self.double_step.as_ref().map_or(0, |d| d.reselections)
@@ -221,17 +217,12 @@ pub fn step_with_retries(
             update_work(st, ws, dt);
         }
         match result {
-            Ok(()) => {
-                st.time = t0;
-                // Every step leaves `ws.eval` at its final state.
-                ws.outputs.capture(m, l, &ws.eval, st);
-                return Ok(());
-            }
+            // Every step leaves `ws.eval` at its final state (see `capture_outputs`).
+            Ok(()) => return Ok(()),
             Err(e) => last_error = e,
         }
     }
     st.copy_from(saved);
-    refresh_outputs(m, l, p, st, ws);
     Err(format!(
         "{last_error}; {} step halvings did not help",
         m.solver.max_step_halvings
@@ -246,13 +237,19 @@ fn update_work(st: &mut State, ws: &mut Workspace, h: f64) {
     st.power = power;
 }
 
-/// Recomputes the cached outputs from the state (after init, steps, restore, reset).
+/// Caches the outputs after a successful `step_with_retries`, whose last step left
+/// `ws.eval` at the final state: done once per communication point, not per internal step.
+pub fn capture_outputs(m: &CompiledModel, l: &Layout, st: &State, ws: &mut Workspace) {
+    ws.outputs.capture(m, l, &ws.eval, st);
+}
+
+/// Recomputes the cached outputs from the state (after init, a failed step, restore, reset).
 pub fn refresh_outputs(m: &CompiledModel, l: &Layout, p: &[f64], st: &State, ws: &mut Workspace) {
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     ws.outputs.capture(m, l, &ws.eval, st);
 }
 
 /// Value of a probe at the current state (from the output cache).
-pub fn probe(m: &CompiledModel, l: &Layout, st: &State, out: &Outputs, probe: Probe) -> f64 {
-    outputs::probe(m, l, st, out, probe)
+pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: Probe) -> f64 {
+    outputs::probe(m, l, st, ws, probe)
 }

@@ -1,8 +1,8 @@
 //! Output cache: quantities computed once per accepted state, so `fmi2GetReal` is a
 //! lookup (no evaluation, no allocation).
 
-use super::Layout;
 use super::evaluate::Evaluation;
+use super::{Layout, Workspace};
 use crate::hydraulics::cylinder::CylinderState;
 use crate::instance::State;
 use crate::model::{CompiledModel, Element, Probe};
@@ -65,13 +65,10 @@ impl Outputs {
     }
 }
 
-pub fn probe(m: &CompiledModel, l: &Layout, st: &State, o: &Outputs, probe: Probe) -> f64 {
-    let coordinate = |body: usize| -> usize {
-        m.mechanism.bodies[..body]
-            .iter()
-            .map(|b| b.joint.dof())
-            .sum()
-    };
+pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: Probe) -> f64 {
+    let o = &ws.outputs;
+    // Joint probes name bodies with a 1-dof joint (checked by `Probe::is_valid`).
+    let coordinate = |body: usize| ws.eval.kin.bodies[body].coordinate.unwrap_or(0);
     match probe {
         Probe::JointPosition(b) => st.z[coordinate(b)],
         Probe::JointVelocity(b) => st.zd[coordinate(b)],
