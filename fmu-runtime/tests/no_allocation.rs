@@ -1,6 +1,6 @@
 //! The step loop allocates nothing: a counting global allocator sees zero allocations
-//! while instances of the seed 002 rod and the seed 001 four-bar (closed loop, projections)
-//! advance, including output reads and the spool commands changing.
+//! while instances of the seed 002 rod and the seed 001 four-bar (closed loop, projections;
+//! and with the double-step formulation) advance, including output reads and the spool commands changing.
 
 mod support;
 
@@ -60,6 +60,16 @@ fn stepping_does_not_allocate() {
         ),
         (
             support::jaiswal_fourbar(0.001),
+            "valve.command",
+            [10.0, -10.0],
+        ),
+        (
+            {
+                // The double-step formulation: partition check, position problem, R_z.
+                let mut m = support::jaiswal_fourbar(0.001);
+                m.solver.formulation = fmu_runtime::model::Formulation::DoubleStep;
+                m
+            },
             "valve.command",
             [10.0, -10.0],
         ),

@@ -18,6 +18,9 @@ pub struct DoubleStepWork {
     ge: Vec<f64>,
     order: Vec<usize>,
     rows: Vec<usize>,
+    /// The best partition at the current configuration, compared with the one in use.
+    candidate_order: Vec<usize>,
+    candidate_rows: Vec<usize>,
     rank: usize,
     /// Φ_z^d (rank × rank) and its LU.
     phid: Vec<f64>,
@@ -53,6 +56,8 @@ impl DoubleStepWork {
             ge: vec![0.0; nc * nz],
             order: (0..nz).collect(),
             rows: (0..nc).collect(),
+            candidate_order: (0..nz).collect(),
+            candidate_rows: (0..nc).collect(),
             rank: 0,
             phid: vec![0.0; nc * nc],
             phid_piv: vec![0; nc],
@@ -150,9 +155,12 @@ fn partition_quality(ds: &mut DoubleStepWork, phi_z: &[f64], nz: usize) -> f64 {
     {
         return 0.0;
     }
-    let diag: Vec<f64> = (0..r).map(|i| ds.phid[i * r + i].abs()).collect();
-    let max = diag.iter().cloned().fold(0.0, f64::max);
-    let min = diag.iter().cloned().fold(f64::INFINITY, f64::min);
+    let (mut min, mut max) = (f64::INFINITY, 0.0f64);
+    for i in 0..r {
+        let d = ds.phid[i * r + i].abs();
+        min = min.min(d);
+        max = max.max(d);
+    }
     if max > 0.0 { min / max } else { 0.0 }
 }
 
@@ -181,12 +189,22 @@ fn update_partition(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws
             *o = *v as usize;
         }
         let current = partition_quality(ds, &ws.eval.phi_z, nz);
-        let (mut order, mut rows) = (ds.order.clone(), ds.rows.clone());
-        let (_, best) = choose_partition(&ws.eval.phi_z, nc, nz, &mut ds.ge, &mut order, &mut rows);
+        let (rank, best) = choose_partition(
+            &ws.eval.phi_z,
+            nc,
+            nz,
+            &mut ds.ge,
+            &mut ds.candidate_order,
+            &mut ds.candidate_rows,
+        );
         if current >= 0.1 * best {
             return;
         }
         ds.reselections += 1;
+        std::mem::swap(&mut ds.order, &mut ds.candidate_order);
+        std::mem::swap(&mut ds.rows, &mut ds.candidate_rows);
+        commit_partition(ds, st, rank, nz);
+        return;
     }
     let (rank, _) = choose_partition(
         &ws.eval.phi_z,
@@ -196,6 +214,11 @@ fn update_partition(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws
         &mut ds.order,
         &mut ds.rows,
     );
+    commit_partition(ds, st, rank, nz);
+}
+
+/// Makes `ds.order`/`ds.rows` with `rank` the partition in use and stores it in the state.
+fn commit_partition(ds: &mut DoubleStepWork, st: &mut State, rank: usize, nz: usize) {
     ds.rank = rank;
     st.rank = rank as u32;
     for (v, o) in st.partition[..nz].iter_mut().zip(&ds.order) {
