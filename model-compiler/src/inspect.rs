@@ -1,10 +1,8 @@
 //! `hydromech inspect X.fmu`: the interface of a built FMU, read from the
 //! `modelDescription.xml` in its zip (no binary is loaded).
 
-use quick_xml::events::{BytesStart, Event};
-use quick_xml::reader::Reader;
+use crate::fmu_xml::{self, get};
 use std::fmt::Write as _;
-use std::io::Read;
 use std::path::Path;
 
 /// One `ScalarVariable` with the attributes of its type element.
@@ -39,112 +37,53 @@ pub struct Interface {
     pub variables: Vec<Variable>,
 }
 
-fn attributes(e: &BytesStart<'_>) -> Result<Vec<(String, String)>, String> {
-    e.attributes()
-        .map(|a| {
-            let a = a.map_err(|err| format!("malformed attribute: {err}"))?;
-            let key = String::from_utf8_lossy(a.key.as_ref()).into_owned();
-            let value = a
-                .unescape_value()
-                .map_err(|err| format!("malformed value of {key}: {err}"))?
-                .into_owned();
-            Ok((key, value))
-        })
-        .collect()
+fn text(attributes: &[(String, String)], key: &str) -> Option<String> {
+    get(attributes, key).map(str::to_string)
 }
 
-fn get(attrs: &[(String, String)], key: &str) -> Option<String> {
-    attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+fn variable(v: &fmu_xml::Variable) -> Variable {
+    let a = &v.attributes;
+    let (type_name, t) = match &v.type_element {
+        Some((name, t)) => (name.clone(), t.as_slice()),
+        None => (String::new(), &[][..]),
+    };
+    Variable {
+        name: text(a, "name").unwrap_or_default(),
+        value_reference: text(a, "valueReference").unwrap_or_default(),
+        causality: text(a, "causality").unwrap_or_else(|| "local".into()),
+        variability: text(a, "variability").unwrap_or_else(|| "continuous".into()),
+        type_name,
+        unit: text(t, "unit"),
+        display_unit: text(t, "displayUnit"),
+        start: text(t, "start"),
+        description: text(a, "description"),
+    }
 }
 
-/// Parses an FMI 2.0 `modelDescription.xml`.
-pub fn parse(text: &str) -> Result<Interface, String> {
-    let mut reader = Reader::from_str(text);
-    reader.config_mut().trim_text(true);
-    let mut out = Interface::default();
-    let mut root_seen = false;
-    let mut current: Option<Variable> = None;
-    loop {
-        let event = reader.read_event().map_err(|e| {
-            format!(
-                "modelDescription.xml is not well-formed XML at byte {}: {e}",
-                reader.error_position()
-            )
-        })?;
-        let (e, empty) = match &event {
-            Event::Start(e) => (e, false),
-            Event::Empty(e) => (e, true),
-            Event::End(e) => {
-                if e.name().as_ref() == b"ScalarVariable"
-                    && let Some(v) = current.take()
-                {
-                    out.variables.push(v);
-                }
-                continue;
-            }
-            Event::Eof => break,
-            _ => continue,
-        };
-        let attrs = attributes(e)?;
-        match e.name().as_ref() {
-            b"fmiModelDescription" => {
-                root_seen = true;
-                out.fmi_version = get(&attrs, "fmiVersion").unwrap_or_default();
-                out.model_name = get(&attrs, "modelName").unwrap_or_default();
-                out.guid = get(&attrs, "guid").unwrap_or_default();
-                out.description = get(&attrs, "description");
-                out.generation_tool = get(&attrs, "generationTool");
-                out.generation_date = get(&attrs, "generationDateAndTime");
-            }
-            b"CoSimulation" => out.co_simulation = attrs,
-            b"DefaultExperiment" => out.default_experiment = attrs,
-            b"ScalarVariable" => {
-                let v = Variable {
-                    name: get(&attrs, "name").unwrap_or_default(),
-                    value_reference: get(&attrs, "valueReference").unwrap_or_default(),
-                    causality: get(&attrs, "causality").unwrap_or_else(|| "local".into()),
-                    variability: get(&attrs, "variability").unwrap_or_else(|| "continuous".into()),
-                    description: get(&attrs, "description"),
-                    ..Variable::default()
-                };
-                if empty {
-                    out.variables.push(v);
-                } else {
-                    current = Some(v);
-                }
-            }
-            name @ (b"Real" | b"Integer" | b"Boolean" | b"String" | b"Enumeration") => {
-                if let Some(v) = current.as_mut() {
-                    v.type_name = String::from_utf8_lossy(name).into_owned();
-                    v.unit = get(&attrs, "unit");
-                    v.display_unit = get(&attrs, "displayUnit");
-                    v.start = get(&attrs, "start");
-                }
-            }
-            _ => {}
-        }
-    }
-    if !root_seen {
-        return Err("modelDescription.xml has no <fmiModelDescription> element".into());
-    }
-    Ok(out)
+/// Parses an FMI 2.0 `modelDescription.xml` (read by [`crate::fmu_xml`]); nothing but the
+/// root element is required.
+pub fn parse(xml: &str) -> Result<Interface, String> {
+    let doc = fmu_xml::read(xml)?;
+    let root = doc
+        .root
+        .ok_or("modelDescription.xml has no <fmiModelDescription> element")?;
+    Ok(Interface {
+        fmi_version: text(&root, "fmiVersion").unwrap_or_default(),
+        model_name: text(&root, "modelName").unwrap_or_default(),
+        guid: text(&root, "guid").unwrap_or_default(),
+        description: text(&root, "description"),
+        generation_tool: text(&root, "generationTool"),
+        generation_date: text(&root, "generationDateAndTime"),
+        co_simulation: doc.co_simulation.unwrap_or_default(),
+        default_experiment: doc.default_experiment.unwrap_or_default(),
+        variables: doc.variables.iter().map(variable).collect(),
+    })
 }
 
 /// Reads `modelDescription.xml` from the FMU's zip.
 pub fn read_fmu(path: &Path) -> Result<Interface, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut zip = zip::ZipArchive::new(file)
-        .map_err(|e| format!("{}: not a zip archive (an FMU is one): {e}", path.display()))?;
-    let mut entry = zip.by_name("modelDescription.xml").map_err(|e| {
-        format!(
-            "{}: no modelDescription.xml in the FMU: {e}",
-            path.display()
-        )
-    })?;
-    let mut text = String::new();
-    entry
-        .read_to_string(&mut text)
-        .map_err(|e| format!("{}: modelDescription.xml: {e}", path.display()))?;
+    let mut zip = fmu_xml::open_fmu(path)?;
+    let text = fmu_xml::model_description_text(&mut zip, path)?;
     parse(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 

@@ -12,6 +12,8 @@
 //!
 //! [`bench`] is the performance harness (`hydromech bench`); [`inspect`], [`schema`] and
 //! [`simulate`] are the `hydromech inspect`, `schema` and `simulate` commands.
+//! [`fmu_xml`] reads a built FMU's `modelDescription.xml` for `bench`, `inspect` and
+//! `simulate`.
 
 pub mod bench;
 pub mod binary;
@@ -19,6 +21,7 @@ pub mod description;
 pub mod diagnostic;
 pub mod documentation;
 pub mod equilibrium;
+pub mod fmu_xml;
 pub mod inspect;
 pub mod lower;
 pub mod model_description;

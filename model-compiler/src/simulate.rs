@@ -8,6 +8,7 @@
 //! the first row and after the last the first and last values hold.
 
 use crate::bench::fmi::{FMI2_OK, FMI2_WARNING, Fmu, status_name};
+use crate::bench::svg::{self, esc};
 use crate::bench::xml::{ScalarVariable, VarType};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
@@ -374,12 +375,6 @@ impl Progress {
     }
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 /// Short tick labels.
 fn label(v: f64) -> String {
     if v == 0.0 {
@@ -403,17 +398,7 @@ pub fn plot(r: &Results, title: &str) -> String {
     let n = r.names.len();
     let h = TOP + n as f64 * (PANEL + GAP) + 20.0;
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{h}" viewBox="0 0 {W} {h}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="22" text-anchor="middle" font-size="14">{}</text>"#,
-        W / 2.0,
-        esc(title)
-    );
+    svg::begin(&mut s, W, h, W / 2.0, title);
     let (t0, t1) = match (r.time.first(), r.time.last()) {
         (Some(&a), Some(&b)) if b > a => (a, b),
         (Some(&a), _) => (a, a + 1.0),

@@ -156,7 +156,10 @@ fn the_reference_example_is_the_shipped_model() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let doc = std::fs::read_to_string(root.join("docs/description-format.md")).unwrap();
     let model = std::fs::read_to_string(root.join("models/naya-rod.toml")).unwrap();
-    let section = doc.split("## A complete example").nth(1).expect("the example section");
+    let section = doc
+        .split("## A complete example")
+        .nth(1)
+        .expect("the example section");
     let start = section.find("```toml\n").expect("a toml block") + "```toml\n".len();
     let end = start + section[start..].find("\n```").expect("end of the block");
     assert_eq!(section[start..end].trim_end(), model.trim_end());

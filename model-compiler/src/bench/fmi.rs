@@ -7,9 +7,9 @@
 //! a workspace dependency): two calls and `dlerror` do not need a wrapper crate.
 
 use super::xml::{self, ModelDescription};
+use crate::fmu_xml;
 use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_void};
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -303,9 +303,7 @@ impl Fmu {
     }
 
     fn load_into(fmu: &Path, dir: &Path) -> Result<Fmu, String> {
-        let file = fs::File::open(fmu).map_err(|e| format!("{}: {e}", fmu.display()))?;
-        let mut zip = zip::ZipArchive::new(file)
-            .map_err(|e| format!("{}: not a zip archive: {e}", fmu.display()))?;
+        let mut zip = fmu_xml::open_fmu(fmu)?;
         zip.extract(dir).map_err(|e| {
             format!(
                 "{}: cannot unpack into {}: {e}",
@@ -313,10 +311,7 @@ impl Fmu {
                 dir.display()
             )
         })?;
-        let mut text = String::new();
-        fs::File::open(dir.join("modelDescription.xml"))
-            .and_then(|mut f| f.read_to_string(&mut text))
-            .map_err(|e| format!("{}: modelDescription.xml: {e}", fmu.display()))?;
+        let text = fmu_xml::model_description_text(&mut zip, fmu)?;
         let description = xml::parse(&text).map_err(|e| format!("{}: {e}", fmu.display()))?;
         let so = dir
             .join("binaries")

@@ -11,10 +11,26 @@ const RIGHT: f64 = 180.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 60.0;
 
-fn esc(s: &str) -> String {
+/// `s` escaped for SVG text.
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+/// Opens an SVG document of `width` × `height` on a white background, with `title`
+/// centred on `title_x` at the top.
+pub(crate) fn begin(s: &mut String, width: f64, height: f64, title_x: f64, title: &str) {
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{title_x}" y="22" text-anchor="middle" font-size="14">{}</text>"#,
+        esc(title)
+    );
 }
 
 /// Median (solid) and p99 (dashed) µs per step over the number of stages N, one colour per
@@ -25,17 +41,7 @@ pub fn scaling_plot(rows: &[ScalingRow], title: &str) -> String {
         .filter(|r| r.failure.is_none() && r.step.n > 0)
         .collect();
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="22" text-anchor="middle" font-size="14">{}</text>"#,
-        LEFT + (W - LEFT - RIGHT) / 2.0,
-        esc(title)
-    );
+    begin(&mut s, W, H, LEFT + (W - LEFT - RIGHT) / 2.0, title);
     if ok.is_empty() {
         let _ = writeln!(
             s,

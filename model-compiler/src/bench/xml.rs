@@ -1,8 +1,8 @@
 //! What a master reads from `modelDescription.xml`: identity, GUID, default experiment
-//! and the scalar variables with their value references.
+//! and the scalar variables with their value references, typed and checked (the XML is
+//! read by [`crate::fmu_xml`]).
 
-use quick_xml::events::{BytesStart, Event};
-use quick_xml::reader::Reader;
+use crate::fmu_xml::{self, get};
 
 /// FMI base type of a scalar variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,21 +73,8 @@ impl ModelDescription {
     }
 }
 
-fn attr(e: &BytesStart<'_>, key: &str) -> Result<Option<String>, String> {
-    for a in e.attributes() {
-        let a = a.map_err(|err| format!("malformed attribute: {err}"))?;
-        if a.key.as_ref() == key.as_bytes() {
-            let v = a
-                .unescape_value()
-                .map_err(|err| format!("malformed value of {key}: {err}"))?;
-            return Ok(Some(v.into_owned()));
-        }
-    }
-    Ok(None)
-}
-
-fn number(e: &BytesStart<'_>, key: &str) -> Result<Option<f64>, String> {
-    match attr(e, key)? {
+fn number(attributes: &[(String, String)], key: &str) -> Result<Option<f64>, String> {
+    match get(attributes, key) {
         None => Ok(None),
         Some(s) => match s.trim() {
             "true" => Ok(Some(1.0)),
@@ -100,106 +87,72 @@ fn number(e: &BytesStart<'_>, key: &str) -> Result<Option<f64>, String> {
     }
 }
 
-/// Parses a model description (FMI 2.0).
-pub fn parse(text: &str) -> Result<ModelDescription, String> {
-    let mut reader = Reader::from_str(text);
-    reader.config_mut().trim_text(true);
-    let mut md = ModelDescription {
-        model_name: String::new(),
-        guid: String::new(),
-        model_identifier: String::new(),
-        start_time: 0.0,
-        stop_time: None,
-        step_size: None,
-        variables: Vec::new(),
+fn variable(v: &fmu_xml::Variable) -> Result<ScalarVariable, String> {
+    let a = &v.attributes;
+    let name = get(a, "name").ok_or("a ScalarVariable has no name")?;
+    let vr =
+        get(a, "valueReference").ok_or_else(|| format!("variable {name} has no valueReference"))?;
+    let value_reference = vr
+        .trim()
+        .parse::<u32>()
+        .map_err(|_| format!("variable {name}: valueReference \"{vr}\" is not an unsigned int"))?;
+    let (ty, t) = v
+        .type_element
+        .as_ref()
+        .ok_or_else(|| format!("variable {name} has no type element"))?;
+    let var_type = match ty.as_str() {
+        "Real" => VarType::Real,
+        "Integer" => VarType::Integer,
+        "Boolean" => VarType::Boolean,
+        "String" => VarType::String,
+        _ => VarType::Enumeration,
     };
-    let mut root_seen = false;
-    // The ScalarVariable being read (its type element follows as a child).
-    let mut current: Option<ScalarVariable> = None;
-    loop {
-        let event = reader.read_event().map_err(|e| {
-            format!(
-                "modelDescription.xml, byte {}: {e}",
-                reader.error_position()
-            )
-        })?;
-        let (e, empty) = match &event {
-            Event::Start(e) => (e, false),
-            Event::Empty(e) => (e, true),
-            Event::End(e) => {
-                if e.name().as_ref() == b"ScalarVariable"
-                    && let Some(v) = current.take()
-                {
-                    md.variables.push(v);
-                }
-                continue;
-            }
-            Event::Eof => break,
-            _ => continue,
-        };
-        match e.name().as_ref() {
-            b"fmiModelDescription" => {
-                root_seen = true;
-                let version = attr(e, "fmiVersion")?.unwrap_or_default();
-                if !version.starts_with("2.") {
-                    return Err(format!("fmiVersion \"{version}\" is not FMI 2.0"));
-                }
-                md.model_name = attr(e, "modelName")?.unwrap_or_default();
-                md.guid = attr(e, "guid")?.ok_or("the root element has no guid")?;
-            }
-            b"CoSimulation" => {
-                md.model_identifier =
-                    attr(e, "modelIdentifier")?.ok_or("CoSimulation has no modelIdentifier")?;
-            }
-            b"DefaultExperiment" => {
-                md.start_time = number(e, "startTime")?.unwrap_or(0.0);
-                md.stop_time = number(e, "stopTime")?;
-                md.step_size = number(e, "stepSize")?;
-            }
-            b"ScalarVariable" => {
-                let name = attr(e, "name")?.ok_or("a ScalarVariable has no name")?;
-                let vr = attr(e, "valueReference")?
-                    .ok_or_else(|| format!("variable {name} has no valueReference"))?;
-                let value_reference = vr.trim().parse::<u32>().map_err(|_| {
-                    format!("variable {name}: valueReference \"{vr}\" is not an unsigned int")
-                })?;
-                let v = ScalarVariable {
-                    causality: attr(e, "causality")?.unwrap_or_else(|| "local".into()),
-                    variability: attr(e, "variability")?.unwrap_or_else(|| "continuous".into()),
-                    name,
-                    value_reference,
-                    var_type: VarType::Real,
-                    start: None,
-                    min: None,
-                    max: None,
-                };
-                if empty {
-                    return Err(format!("variable {} has no type element", v.name));
-                }
-                current = Some(v);
-            }
-            ty @ (b"Real" | b"Integer" | b"Boolean" | b"String" | b"Enumeration") => {
-                if let Some(v) = current.as_mut() {
-                    v.var_type = match ty {
-                        b"Real" => VarType::Real,
-                        b"Integer" => VarType::Integer,
-                        b"Boolean" => VarType::Boolean,
-                        b"String" => VarType::String,
-                        _ => VarType::Enumeration,
-                    };
-                    if v.var_type != VarType::String {
-                        v.start = number(e, "start")?;
-                        v.min = number(e, "min")?;
-                        v.max = number(e, "max")?;
-                    }
-                }
-            }
-            _ => {}
-        }
+    let (start, min, max) = if var_type == VarType::String {
+        (None, None, None)
+    } else {
+        (number(t, "start")?, number(t, "min")?, number(t, "max")?)
+    };
+    Ok(ScalarVariable {
+        name: name.to_string(),
+        value_reference,
+        causality: get(a, "causality").unwrap_or("local").to_string(),
+        variability: get(a, "variability").unwrap_or("continuous").to_string(),
+        var_type,
+        start,
+        min,
+        max,
+    })
+}
+
+/// Parses a model description (FMI 2.0) and checks that a master can use it.
+pub fn parse(text: &str) -> Result<ModelDescription, String> {
+    let doc = fmu_xml::read(text)?;
+    let root = doc
+        .root
+        .ok_or("not an FMI model description (no fmiModelDescription element)")?;
+    let version = get(&root, "fmiVersion").unwrap_or_default();
+    if !version.starts_with("2.") {
+        return Err(format!("fmiVersion \"{version}\" is not FMI 2.0"));
     }
-    if !root_seen {
-        return Err("not an FMI model description (no fmiModelDescription element)".into());
-    }
+    let guid = get(&root, "guid").ok_or("the root element has no guid")?;
+    let model_identifier = match &doc.co_simulation {
+        Some(c) => get(c, "modelIdentifier").ok_or("CoSimulation has no modelIdentifier")?,
+        None => "",
+    };
+    let experiment = doc.default_experiment.unwrap_or_default();
+    let md = ModelDescription {
+        model_name: get(&root, "modelName").unwrap_or_default().to_string(),
+        guid: guid.to_string(),
+        model_identifier: model_identifier.to_string(),
+        start_time: number(&experiment, "startTime")?.unwrap_or(0.0),
+        stop_time: number(&experiment, "stopTime")?,
+        step_size: number(&experiment, "stepSize")?,
+        variables: doc
+            .variables
+            .iter()
+            .map(variable)
+            .collect::<Result<_, _>>()?,
+    };
     if md.model_identifier.is_empty() {
         return Err("the FMU does not support Co-Simulation (no CoSimulation element)".into());
     }

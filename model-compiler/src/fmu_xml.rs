@@ -1,0 +1,172 @@
+//! The one reader of an FMI 2.0 `modelDescription.xml`: the elements a master or a reader
+//! of the interface uses (root, `CoSimulation`, `DefaultExperiment`, the `ScalarVariable`s
+//! with their type elements), as written: attributes unescaped, in file order, with no
+//! checks beyond well-formed XML.
+//!
+//! Two views are built on it: [`crate::bench::xml`] (typed and checked, what a master
+//! needs to run the FMU) and [`crate::inspect`] (the text as written, for display).
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::reader::Reader;
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+/// The attributes of one element, unescaped, in file order.
+pub type Attributes = Vec<(String, String)>;
+
+/// The value of attribute `key` (the first one if it is repeated).
+pub fn get<'a>(attributes: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    attributes
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+/// One `ScalarVariable`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Variable {
+    pub attributes: Attributes,
+    /// The type element (`Real`, `Integer`, `Boolean`, `String` or `Enumeration`) and its
+    /// attributes; `None` when the variable has none.
+    pub type_element: Option<(String, Attributes)>,
+}
+
+/// The parts of a model description that are read.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Document {
+    /// The attributes of `<fmiModelDescription>`; `None` when there is no such element.
+    pub root: Option<Attributes>,
+    /// The attributes of `<CoSimulation>`; `None` when the FMU does not support it.
+    pub co_simulation: Option<Attributes>,
+    /// The attributes of `<DefaultExperiment>`; `None` when there is none.
+    pub default_experiment: Option<Attributes>,
+    pub variables: Vec<Variable>,
+}
+
+fn attributes(e: &BytesStart<'_>) -> Result<Attributes, String> {
+    e.attributes()
+        .map(|a| {
+            let a = a.map_err(|err| format!("malformed attribute: {err}"))?;
+            let key = String::from_utf8_lossy(a.key.as_ref()).into_owned();
+            let value = a
+                .unescape_value()
+                .map_err(|err| format!("malformed value of {key}: {err}"))?
+                .into_owned();
+            Ok((key, value))
+        })
+        .collect()
+}
+
+/// Reads the text of a `modelDescription.xml`; fails only on malformed XML.
+pub fn read(text: &str) -> Result<Document, String> {
+    let mut reader = Reader::from_str(text);
+    reader.config_mut().trim_text(true);
+    let mut doc = Document::default();
+    // The ScalarVariable being read (its type element follows as a child).
+    let mut current: Option<Variable> = None;
+    loop {
+        let event = reader.read_event().map_err(|e| {
+            format!(
+                "modelDescription.xml is not well-formed XML at byte {}: {e}",
+                reader.error_position()
+            )
+        })?;
+        let (e, empty) = match &event {
+            Event::Start(e) => (e, false),
+            Event::Empty(e) => (e, true),
+            Event::End(e) => {
+                if e.name().as_ref() == b"ScalarVariable"
+                    && let Some(v) = current.take()
+                {
+                    doc.variables.push(v);
+                }
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        match e.name().as_ref() {
+            b"fmiModelDescription" => doc.root = Some(attributes(e)?),
+            b"CoSimulation" => doc.co_simulation = Some(attributes(e)?),
+            b"DefaultExperiment" => doc.default_experiment = Some(attributes(e)?),
+            b"ScalarVariable" => {
+                let v = Variable {
+                    attributes: attributes(e)?,
+                    type_element: None,
+                };
+                if empty {
+                    doc.variables.push(v);
+                } else {
+                    current = Some(v);
+                }
+            }
+            name @ (b"Real" | b"Integer" | b"Boolean" | b"String" | b"Enumeration") => {
+                if let Some(v) = current.as_mut() {
+                    let name = String::from_utf8_lossy(name).into_owned();
+                    v.type_element = Some((name, attributes(e)?));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(doc)
+}
+
+/// Opens the zip of the FMU at `path`.
+pub fn open_fmu(path: &Path) -> Result<zip::ZipArchive<File>, String> {
+    let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    zip::ZipArchive::new(file)
+        .map_err(|e| format!("{}: not a zip archive (an FMU is one): {e}", path.display()))
+}
+
+/// The text of `modelDescription.xml` in the zip of the FMU at `path`.
+pub fn model_description_text(
+    zip: &mut zip::ZipArchive<File>,
+    path: &Path,
+) -> Result<String, String> {
+    let mut entry = zip.by_name("modelDescription.xml").map_err(|e| {
+        format!(
+            "{}: no modelDescription.xml in the FMU: {e}",
+            path.display()
+        )
+    })?;
+    let mut text = String::new();
+    entry
+        .read_to_string(&mut text)
+        .map_err(|e| format!("{}: modelDescription.xml: {e}", path.display()))?;
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_elements_as_written() {
+        let doc = read(
+            r#"<fmiModelDescription fmiVersion="2.0" guid="{g}">
+              <CoSimulation modelIdentifier="m"/>
+              <TypeDefinitions><SimpleType name="t"><Real unit="N"/></SimpleType></TypeDefinitions>
+              <ModelVariables>
+                <ScalarVariable name="a &amp; b" valueReference="3"><Real unit="m"/></ScalarVariable>
+                <ScalarVariable name="e" valueReference="4"/>
+              </ModelVariables>
+            </fmiModelDescription>"#,
+        )
+        .unwrap();
+        assert_eq!(get(doc.root.as_deref().unwrap(), "guid"), Some("{g}"));
+        assert_eq!(doc.co_simulation.unwrap().len(), 1);
+        assert_eq!(doc.default_experiment, None);
+        assert_eq!(doc.variables.len(), 2);
+        let a = &doc.variables[0];
+        assert_eq!(get(&a.attributes, "name"), Some("a & b"));
+        assert_eq!(
+            a.type_element,
+            Some(("Real".into(), vec![("unit".into(), "m".into())]))
+        );
+        assert_eq!(doc.variables[1].type_element, None);
+        assert!(read("<fmiModelDescription").is_err());
+        assert_eq!(read("<other/>").unwrap().root, None);
+    }
+}
