@@ -27,13 +27,16 @@ struct Reference {
     ds1: Vec<f64>,
 }
 
+/// Verbatim copy of shared/data/patu-crane/matlab-lift-boom-1dof/ kept in the repository
+/// (tests/data/patu-crane/README.md).
 fn reference_file() -> PathBuf {
-    common::workspace()
-        .join("../shared/data/patu-crane/matlab-lift-boom-1dof/Lift1DOF_matlab_extracted.csv")
+    common::workspace().join("tests/data/patu-crane/Lift1DOF_matlab_extracted.csv")
 }
 
 fn load_reference() -> Option<Reference> {
-    let text = std::fs::read_to_string(reference_file()).ok()?;
+    let path = reference_file();
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reference {} cannot be read: {e}", path.display()));
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next()?.split(',').collect();
     let col = |name: &str| header.iter().position(|h| h.trim() == name).unwrap();
@@ -83,13 +86,7 @@ fn errors(a: &[f64], b: &[f64]) -> (f64, f64) {
 
 #[test]
 fn patu_lift_boom_matches_the_matlab_1dof_reference() {
-    let Some(r) = load_reference() else {
-        eprintln!(
-            "skipped: reference {} not found",
-            reference_file().display()
-        );
-        return;
-    };
+    let r = load_reference().expect("the reference CSV has a header");
     assert_eq!(r.u1.len(), 25_000);
     let mut m = Machine::load(FILE);
     m.set("lift_valve.command", 0.0);
