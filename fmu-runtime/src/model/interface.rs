@@ -85,6 +85,13 @@ pub enum Probe {
     /// World position, velocity [m, m/s] of marker `i`.
     MarkerPosition(usize, Axis),
     MarkerVelocity(usize, Axis),
+    /// Planar rotation angle of body `i` about a world axis [rad], in (−π, π]: about z
+    /// `atan2(R₂₁, R₁₁)` (where the body's x axis points in the world x–y plane), about x
+    /// `atan2(R₃₂, R₂₂)`, about y `atan2(R₁₃, R₃₃)`. The absolute boom angle of a planar
+    /// machine, whatever chain of relative joints carries it.
+    BodyAngle(usize, Axis),
+    /// World angular velocity component of body `i` [rad/s].
+    BodyAngularVelocity(usize, Axis),
     KineticEnergy,
     PotentialEnergy,
     /// Kinetic + potential [J].
@@ -126,6 +133,7 @@ impl Probe {
             Probe::MarkerPosition(i, _) | Probe::MarkerVelocity(i, _) => {
                 i < m.mechanism.markers.len()
             }
+            Probe::BodyAngle(i, _) | Probe::BodyAngularVelocity(i, _) => i < nb,
             _ => true,
         }
     }

@@ -15,6 +15,8 @@ pub struct Outputs {
     pub flow: Vec<f64>,
     /// Marker position and velocity, `[x, y, z, vx, vy, vz]`.
     pub markers: Vec<[f64; 6]>,
+    /// Body planar angles about world x, y, z and angular velocity, `[θx, θy, θz, ωx, ωy, ωz]`.
+    pub bodies: Vec<[f64; 6]>,
     pub kinetic: f64,
     pub potential: f64,
     pub phi_norm: f64,
@@ -30,6 +32,7 @@ impl Outputs {
             pressure: vec![0.0; m.circuit.nodes.len()],
             flow: vec![0.0; m.circuit.elements.len()],
             markers: vec![[0.0; 6]; m.mechanism.markers.len()],
+            bodies: vec![[0.0; 6]; m.mechanism.bodies.len()],
             kinetic: 0.0,
             potential: 0.0,
             phi_norm: 0.0,
@@ -47,6 +50,17 @@ impl Outputs {
         for (out, mk) in self.markers.iter_mut().zip(&m.mechanism.markers) {
             let (x, v) = e.kin.point(&mk.point);
             *out = [x.x, x.y, x.z, v.x, v.y, v.z];
+        }
+        for (out, b) in self.bodies.iter_mut().zip(&e.kin.bodies) {
+            let r = &b.rotation;
+            *out = [
+                r[(2, 1)].atan2(r[(1, 1)]),
+                r[(0, 2)].atan2(r[(2, 2)]),
+                r[(1, 0)].atan2(r[(0, 0)]),
+                b.twist[3],
+                b.twist[4],
+                b.twist[5],
+            ];
         }
         (self.kinetic, self.potential) = e.energies(m);
         // Φ, Φ̇ = Φ_z ż and Φ̈ = Φ_z z̈ + Φ̇_z ż.
@@ -89,6 +103,8 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
         Probe::MotorFlow(i) => o.motors[i].flow,
         Probe::MarkerPosition(i, a) => o.markers[i][a.index()],
         Probe::MarkerVelocity(i, a) => o.markers[i][3 + a.index()],
+        Probe::BodyAngle(i, a) => o.bodies[i][a.index()],
+        Probe::BodyAngularVelocity(i, a) => o.bodies[i][3 + a.index()],
         Probe::KineticEnergy => o.kinetic,
         Probe::PotentialEnergy => o.potential,
         Probe::TotalEnergy => o.kinetic + o.potential,

@@ -839,13 +839,37 @@ fn resolve_quantity(
         };
     }
     if let Some(&body) = cx.bodies.get(head) {
-        let joint = &model.mechanism.bodies[body].joint_name;
-        cx.error(
-            q.span(),
-            format!("'{head}' is a body; joint quantities are named after the joint"),
-            format!("write \"{joint}.{tail}\" (the joint of body {head}), or add a [[markers]] entry for point quantities"),
-        );
-        return None;
+        let (kind, axis) = tail.split_once('.').unwrap_or((tail, ""));
+        let axis = match axis {
+            "x" => Some(Axis::X),
+            "y" => Some(Axis::Y),
+            "z" => Some(Axis::Z),
+            _ => None,
+        };
+        let a = &tail[tail.len() - 1..];
+        return match (kind, axis) {
+            ("angle", Some(ax)) => Some(real(
+                Probe::BodyAngle(body, ax),
+                "rad",
+                format!(
+                    "Absolute rotation of body {head} about the world {a} axis (planar angle, −π..π)"
+                ),
+            )),
+            ("angular_velocity", Some(ax)) => Some(real(
+                Probe::BodyAngularVelocity(body, ax),
+                "rad/s",
+                format!("World {a} angular velocity of body {head}"),
+            )),
+            _ => {
+                let joint = &model.mechanism.bodies[body].joint_name;
+                cx.error(
+                    q.span(),
+                    format!("'{head}' is a body: its quantities are angle.x|y|z and angular_velocity.x|y|z; joint quantities are named after the joint"),
+                    format!("write \"{joint}.{tail}\" (the joint of body {head}), \"{head}.angle.z\", or add a [[markers]] entry for point quantities"),
+                );
+                None
+            }
+        };
     }
     let mut candidates: Vec<&str> = Vec::new();
     for t in [
