@@ -446,6 +446,20 @@ impl Instance {
     }
 
     /// Model evaluations performed by this instance so far (a cost measure).
+    /// Test hook: the Newton tangent of the next step as the solver forms it and by full
+    /// forward differences (see [`crate::solver::newton::tangent_pair`]).
+    #[doc(hidden)]
+    pub fn tangent_pair(&mut self, h: f64) -> Result<(Vec<f64>, Vec<f64>), String> {
+        crate::solver::newton::tangent_pair(
+            &self.model,
+            &self.layout,
+            &self.params,
+            &mut self.state,
+            &mut self.work,
+            h,
+        )
+    }
+
     pub fn evaluations(&self) -> u64 {
         self.work.eval.count
     }

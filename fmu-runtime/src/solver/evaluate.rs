@@ -11,8 +11,30 @@ use crate::hydraulics::valve::dead_band;
 use crate::mechanics::Kinematics;
 use crate::mechanics::constraints::{self, ConstraintEval, PrismaticReference};
 use crate::mechanics::dynamics::{self, add_point_force};
-use crate::mechanics::spatial::{Vec3, Vec6, vec3};
+use crate::mechanics::spatial::{Vec3, Vec6, ang, lin, vec3};
 use crate::model::{CompiledModel, ForceElement, Node};
+
+/// What the first-order columns of the tangent linearise about: the last full evaluation's
+/// inverse-dynamics residual, actuator forces, and the generalised force of a unit force
+/// of each cylinder (`∂L/∂z`, row-major cylinders × nz).
+pub struct FirstOrderBase {
+    pub(crate) r_mech: Vec<f64>,
+    cylinder_force: Vec<f64>,
+    motor_torque: Vec<f64>,
+    cylinder_jacobian: Vec<f64>,
+}
+
+impl FirstOrderBase {
+    pub fn new(m: &CompiledModel, l: &Layout) -> FirstOrderBase {
+        let nc = m.circuit.cylinders.len();
+        FirstOrderBase {
+            r_mech: vec![0.0; l.nz],
+            cylinder_force: vec![0.0; nc],
+            motor_torque: vec![0.0; m.circuit.motors.len()],
+            cylinder_jacobian: vec![0.0; nc * l.nz],
+        }
+    }
+}
 
 pub struct Evaluation {
     pub kin: Kinematics,
@@ -218,6 +240,128 @@ impl Evaluation {
         }
 
         // Hydraulics.
+        self.hydraulic_rates(m, l, p, w, wd);
+    }
+
+    /// Records the linearisation point of [`Evaluation::run_first_order`]: must follow a
+    /// full [`Evaluation::run`].
+    pub fn capture_first_order_base(
+        &self,
+        m: &CompiledModel,
+        l: &Layout,
+        base: &mut FirstOrderBase,
+    ) {
+        base.r_mech.copy_from_slice(&self.r_mech);
+        for (f, s) in base.cylinder_force.iter_mut().zip(&self.cylinders) {
+            *f = s.force;
+        }
+        for (t, s) in base.motor_torque.iter_mut().zip(&self.motors) {
+            *t = s.torque;
+        }
+        // ∂L/∂z_k = e·(∂x_rod/∂z_k − ∂x_cap/∂z_k), ∂x/∂z_k = b_lin + b_ang × x for the joints
+        // on the point's path to the root.
+        base.cylinder_jacobian.fill(0.0);
+        for (i, c) in m.circuit.cylinders.iter().enumerate() {
+            let row = &mut base.cylinder_jacobian[i * l.nz..(i + 1) * l.nz];
+            let (xa, _) = self.kin.point(&c.cap_point);
+            let (xb, _) = self.kin.point(&c.rod_point);
+            let d = xb - xa;
+            let length = d.norm();
+            if length <= 1e-12 {
+                continue;
+            }
+            let e = d / length;
+            for (x, body, sign) in [(xb, c.rod_point.body, 1.0), (xa, c.cap_point.body, -1.0)] {
+                self.kin.path(&m.mechanism, body, |k, bk| {
+                    let v = lin(&bk.b) + ang(&bk.b).cross(&x);
+                    row[k] += sign * e.dot(&v);
+                });
+            }
+        }
+    }
+
+    /// Re-evaluates only what depends on the first-order states `w` and their rates
+    /// (pressures, spools, friction states) at the z, ż, z̈ of the last full evaluation: the
+    /// kinematics and constraint terms are kept, and the inverse-dynamics residual is moved
+    /// linearly by the change of the actuator forces (it is linear in them). Used for the
+    /// first-order columns of the finite-difference tangent, which then cost no kinematics,
+    /// inverse dynamics or constraint evaluation.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_first_order(
+        &mut self,
+        m: &CompiledModel,
+        l: &Layout,
+        p: &[f64],
+        zd: &[f64],
+        w: &[f64],
+        wd: &[f64],
+        base: &FirstOrderBase,
+    ) {
+        let mut k = 0;
+        for (n, node) in m.circuit.nodes.iter().enumerate() {
+            if let Node::Volume(_) = node {
+                self.pressure[n] = w[k];
+                k += 1;
+            }
+        }
+        self.r_mech.copy_from_slice(&base.r_mech);
+        let mut fy = l.n_pressures + l.n_spools;
+        for (i, (c, s)) in m
+            .circuit
+            .cylinders
+            .iter()
+            .zip(self.cylinders.iter_mut())
+            .enumerate()
+        {
+            let ns = c.friction.states();
+            let (y, yd) = (&w[fy..fy + ns], &wd[fy..fy + ns]);
+            let f_mu = friction::force(&c.friction, p, s.speed, y, yd);
+            friction::state_residuals(
+                &c.friction,
+                p,
+                s.speed,
+                y,
+                yd,
+                &mut self.r_first[fy..fy + ns],
+            );
+            fy += ns;
+            let (p_cap, p_rod) = (self.pressure[c.cap_node], self.pressure[c.rod_node]);
+            cylinder::forces(c, p, s, p_cap, p_rod, f_mu);
+            let df = s.force - base.cylinder_force[i];
+            if df != 0.0 {
+                let g = &base.cylinder_jacobian[i * l.nz..(i + 1) * l.nz];
+                for (r, gk) in self.r_mech.iter_mut().zip(g) {
+                    *r -= df * gk;
+                }
+            }
+        }
+        for (i, (mo, s)) in m
+            .circuit
+            .motors
+            .iter()
+            .zip(self.motors.iter_mut())
+            .enumerate()
+        {
+            let kb = &self.kin.bodies[mo.body];
+            let q_dot = kb.coordinate.map_or(0.0, |c| zd[c]);
+            *s = motor::evaluate(
+                mo,
+                p,
+                q_dot,
+                self.pressure[mo.port_a],
+                self.pressure[mo.port_b],
+            );
+            // The moment pair about the joint axis (unit) acts on that joint's coordinate only.
+            if let Some(c) = kb.coordinate {
+                self.r_mech[c] -= s.torque - base.motor_torque[i];
+            }
+        }
+        self.hydraulic_rates(m, l, p, w, wd);
+    }
+
+    /// Flows, pressure rates and first-order residuals at the current node pressures and
+    /// cylinder states.
+    fn hydraulic_rates(&mut self, m: &CompiledModel, l: &Layout, p: &[f64], w: &[f64], wd: &[f64]) {
         let spool = &w[l.n_pressures..];
         network::element_flows(
             &m.circuit,

@@ -69,6 +69,8 @@ pub struct Workspace {
     pub(crate) dz: Vec<f64>,
     pub(crate) viol: Vec<f64>,
     pub(crate) outputs: Outputs,
+    /// Linearisation point of the tangent's first-order columns.
+    pub(crate) first_order: evaluate::FirstOrderBase,
     /// Buffers of the double-step formulation, when the model uses it.
     pub(crate) double_step: Option<double_step::DoubleStepWork>,
 }
@@ -108,6 +110,7 @@ impl Workspace {
             dz: vec![0.0; l.nz],
             viol: vec![0.0; l.nc],
             outputs: Outputs::new(m),
+            first_order: evaluate::FirstOrderBase::new(m, l),
         }
     }
 

@@ -78,20 +78,8 @@ fn tangent(
     h: f64,
     alpha: f64,
 ) -> Result<(), String> {
+    fill_tangent(m, l, p, st, ws, h, alpha)?;
     let n = l.nz + l.nw;
-    for k in 0..n {
-        let x0 = ws.x[k];
-        let eps = 1.5e-8 * x0.abs().max(ws.scale[k]);
-        ws.x[k] = x0 + eps;
-        let ok = residual(m, l, p, ws, h, alpha, false);
-        ws.x[k] = x0;
-        if !ok {
-            return Err("non-finite residual while forming the tangent".into());
-        }
-        for i in 0..n {
-            st.tangent[i * n + k] = (ws.f_pert[i] - ws.f[i]) / eps;
-        }
-    }
     for i in 0..l.nz {
         for j in 0..l.nz {
             st.projection[i * l.nz + j] = st.tangent[i * n + j];
@@ -114,6 +102,105 @@ fn tangent(
     }
     st.tangent_step = h;
     Ok(())
+}
+
+/// The tangent's columns into `st.tangent` (unfactored), about `ws.x` where `ws.f` and
+/// `ws.eval` hold the residual.
+fn fill_tangent(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+    h: f64,
+    alpha: f64,
+) -> Result<(), String> {
+    let n = l.nz + l.nw;
+    // First-order columns (pressures, spools, friction states) about the evaluation at x
+    // that `ws.eval` holds (the residual was just evaluated there): they move no joint
+    // coordinate, so kinematics, inverse dynamics and constraints are not re-run.
+    ws.eval.capture_first_order_base(m, l, &mut ws.first_order);
+    let s = 0.25 * h * h;
+    for k in l.nz..n {
+        let x0 = ws.x[k];
+        let eps = 1.5e-8 * x0.abs().max(ws.scale[k]);
+        ws.x[k] = x0 + eps;
+        derived(ws, l, h);
+        let w = &ws.x[l.nz..];
+        ws.eval
+            .run_first_order(m, l, p, &ws.zd, w, &ws.wd, &ws.first_order);
+        ws.x[k] = x0;
+        let e = &ws.eval;
+        for i in 0..l.nz {
+            st.tangent[i * n + k] = s * (e.r_mech[i] - ws.first_order.r_mech[i]) / eps;
+        }
+        for i in 0..l.nw {
+            let v = s * e.r_first[i];
+            if !v.is_finite() {
+                return Err("non-finite residual while forming the tangent".into());
+            }
+            st.tangent[(l.nz + i) * n + k] = (v - ws.f[l.nz + i]) / eps;
+        }
+    }
+    // Joint-coordinate columns: full evaluations.
+    for k in 0..l.nz {
+        let x0 = ws.x[k];
+        let eps = 1.5e-8 * x0.abs().max(ws.scale[k]);
+        ws.x[k] = x0 + eps;
+        let ok = residual(m, l, p, ws, h, alpha, false);
+        ws.x[k] = x0;
+        if !ok {
+            return Err("non-finite residual while forming the tangent".into());
+        }
+        for i in 0..n {
+            st.tangent[i * n + k] = (ws.f_pert[i] - ws.f[i]) / eps;
+        }
+    }
+    Ok(())
+}
+
+/// Test hook: the tangent at the predictor of the next step of size `h`, as the solver forms
+/// it (first-order columns by partial evaluation) and by full forward differences of every
+/// column. Returns `(solver, full)`, row-major n × n.
+#[doc(hidden)]
+pub fn tangent_pair(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+    h: f64,
+) -> Result<(Vec<f64>, Vec<f64>), String> {
+    let (nz, nw) = (l.nz, l.nw);
+    let n = nz + nw;
+    let alpha = penalty(m, p, st.mass_scale, h);
+    for i in 0..nz {
+        ws.zd_hat[i] = -(2.0 / h * st.z[i] + st.zd[i]);
+        ws.zdd_hat[i] = -(4.0 / (h * h) * st.z[i] + 4.0 / h * st.zd[i] + st.zdd[i]);
+        ws.x[i] = st.z[i] + h * st.zd[i];
+    }
+    for i in 0..nw {
+        ws.wd_hat[i] = -(2.0 / h * st.w[i] + st.wd[i]);
+        ws.x[nz + i] = st.w[i];
+    }
+    ws.lambda.copy_from_slice(&st.lambda);
+    let saved = st.tangent.clone();
+    residual(m, l, p, ws, h, alpha, true);
+    fill_tangent(m, l, p, st, ws, h, alpha)?;
+    let solver = st.tangent[..n * n].to_vec();
+    let mut full = vec![0.0; n * n];
+    for k in 0..n {
+        let x0 = ws.x[k];
+        let eps = 1.5e-8 * x0.abs().max(ws.scale[k]);
+        ws.x[k] = x0 + eps;
+        residual(m, l, p, ws, h, alpha, false);
+        ws.x[k] = x0;
+        for i in 0..n {
+            full[i * n + k] = (ws.f_pert[i] - ws.f[i]) / eps;
+        }
+    }
+    st.tangent.copy_from_slice(&saved);
+    Ok((solver, full))
 }
 
 /// `dx = −J⁻¹ F` with the factored tangent of the state.
