@@ -43,6 +43,7 @@ fn bench_builds_and_drives_an_fmu_through_the_c_abi() {
         "\"fmi_overhead_per_set_get_pair\": {",
         "\"instance_heap_bytes\":",
         "\"median_us\":",
+        "\"do_step_thread_cpu\": {",
         "\"failure\": null",
     ] {
         assert!(j.contains(needle), "{needle} missing in\n{j}");

@@ -107,13 +107,14 @@ pub fn table(results: &[ModelResult]) -> String {
         .max(24);
     let _ = writeln!(
         s,
-        "{:<w$} {:>18} {:>6} {:>9} {:>9} {:>9} {:>8} {:>9} {:>8} {:>9} {:>9}",
+        "{:<w$} {:>18} {:>6} {:>9} {:>9} {:>9} {:>11} {:>8} {:>9} {:>8} {:>9} {:>9}",
         "model",
         "comm. step",
         "steps",
         "median µs",
         "p99 µs",
         "max µs",
+        "CPU max µs",
         "iter m/x",
         "RTF",
         "FMI µs",
@@ -125,7 +126,7 @@ pub fn table(results: &[ModelResult]) -> String {
             let first = k == 0;
             let _ = writeln!(
                 s,
-                "{:<w$} {:>18} {:>6} {:>9} {:>9} {:>9} {:>8} {:>9} {:>8} {:>9} {:>9}",
+                "{:<w$} {:>18} {:>6} {:>9} {:>9} {:>9} {:>11} {:>8} {:>9} {:>8} {:>9} {:>9}",
                 if first { m.model.as_str() } else { "" },
                 if r.label == "internal" {
                     format!("{} ms (internal)", r.comm_step * 1e3)
@@ -136,6 +137,7 @@ pub fn table(results: &[ModelResult]) -> String {
                 g(us(r.step.median)),
                 g(us(r.step.p99)),
                 g(us(r.step.max)),
+                g(us(r.cpu.max)),
                 iters(r),
                 g(r.rtf),
                 if first {
@@ -278,7 +280,7 @@ fn opt<T: ToString>(x: Option<T>) -> String {
 /// One CSV row per model and communication step; times in µs.
 pub fn csv(results: &[ModelResult], env: &Environment) -> String {
     let mut s = String::from(
-        "date,commit,model,run,comm_step_s,internal_step_s,steps,simulated_s,median_us,p99_us,max_us,mean_us,min_us,first_step_us,iterations_median,iterations_max,internal_steps_per_call,rtf,worst_step_time_s,worst_step_iterations,worst_nearest_switch_s,steps_over_10x_median,fmi_overhead_median_us,fmi_overhead_p99_us,instance_heap_bytes,instance_rss_bytes,heap_growth_while_stepping_bytes,failure\n",
+        "date,commit,model,run,comm_step_s,internal_step_s,steps,simulated_s,median_us,p99_us,max_us,mean_us,min_us,first_step_us,iterations_median,iterations_max,internal_steps_per_call,rtf,worst_step_time_s,worst_step_iterations,worst_nearest_switch_s,steps_over_10x_median,fmi_overhead_median_us,fmi_overhead_p99_us,instance_heap_bytes,instance_rss_bytes,heap_growth_while_stepping_bytes,cpu_median_us,cpu_p99_us,cpu_max_us,failure\n",
     );
     for m in results {
         for r in &m.runs {
@@ -311,6 +313,9 @@ pub fn csv(results: &[ModelResult], env: &Environment) -> String {
                 opt(m.heap_bytes),
                 opt(m.rss_bytes),
                 opt(r.heap_growth),
+                num(us(r.cpu.median)),
+                num(us(r.cpu.p99)),
+                num(us(r.cpu.max)),
                 csv_field(r.failure.as_deref().unwrap_or("")),
             ];
             s.push_str(&row.join(","));
@@ -436,6 +441,7 @@ fn jrun(r: &RunResult) -> J {
         ("steps", J::Num(r.steps as f64)),
         ("simulated_s", J::Num(r.simulated)),
         ("do_step", jstats_us(&r.step)),
+        ("do_step_thread_cpu", jstats_us(&r.cpu)),
         ("first_step_us", J::Num(us(r.first_step))),
         ("iterations", r.iterations.as_ref().map_or(J::Null, jstats)),
         ("internal_steps_per_call", jopt(r.internal_steps)),

@@ -63,6 +63,11 @@ pub struct RunResult {
     pub simulated: f64,
     /// Wall time of one `fmi2DoStep` [s].
     pub step: Stats,
+    /// CPU time of the calling thread in one `fmi2DoStep` [s]: the wall time without the
+    /// intervals the OS ran something else (`CLOCK_THREAD_CPUTIME_ID`), i.e. what the step
+    /// costs on a core of its own. On a shared machine the wall maximum is set by
+    /// preemption; this maximum is the solver's worst step.
+    pub cpu: Stats,
     /// Newton iterations of the last internal step of each `fmi2DoStep`.
     pub iterations: Option<Stats>,
     /// Internal steps per communication step (from `solver.steps`).
@@ -311,6 +316,7 @@ fn timed_run(
     label: String,
 ) -> Result<RunResult, String> {
     let mut times = Vec::with_capacity(n);
+    let mut cpu_times = Vec::with_capacity(n);
     let mut iters: Vec<i32> = Vec::with_capacity(n);
     let mut internal_steps_total: Option<i64> = None;
     let mut int_buf: [c_int; 1] = [0];
@@ -329,9 +335,11 @@ fn timed_run(
             failure = Some(format!("fmi2SetReal at t = {t} s: {}", status_name(s)));
             break;
         }
+        let cpu0 = thread_cpu_time();
         let started = Instant::now();
         let s = inst.do_step(t, h);
         let dt = started.elapsed().as_secs_f64();
+        let cpu = thread_cpu_time() - cpu0;
         if s != FMI2_OK {
             failure = Some(format!(
                 "fmi2DoStep({t} s, {h} s) returned {}: {}",
@@ -341,6 +349,7 @@ fn timed_run(
             break;
         }
         times.push(dt);
+        cpu_times.push(cpu);
         inst.get_real(&io.out_vr, &mut io.out_val);
         if let Some(vr) = io.iter_vr {
             inst.get_integer(&[vr], &mut int_buf);
@@ -383,6 +392,7 @@ fn timed_run(
         steps: times.len(),
         simulated,
         step,
+        cpu: stats(&cpu_times),
         iterations,
         internal_steps: internal_steps_total
             .filter(|_| !times.is_empty())
@@ -399,6 +409,20 @@ fn timed_run(
         heap_growth,
         failure,
     })
+}
+
+/// CPU time consumed by the calling thread [s] (`CLOCK_THREAD_CPUTIME_ID`).
+fn thread_cpu_time() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant of the platform.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return f64::NAN;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 /// `fmi2SetReal` of every input + `fmi2GetReal` of the outputs, `overhead_calls` pairs per
