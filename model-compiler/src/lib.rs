@@ -10,8 +10,9 @@
 //! 4. [`binary`]: a per-model cdylib embedding the model, linked against fmu-runtime;
 //! 5. [`package`]: the `.fmu` zip.
 //!
-//! [`bench`] is the performance harness (`hydromech bench`); [`inspect`], [`schema`] and
-//! [`simulate`] are the `hydromech inspect`, `schema` and `simulate` commands.
+//! [`bench`] is the performance harness (`hydromech bench`); [`inspect`], [`schema`],
+//! [`simulate`] and [`report`] are the `hydromech inspect`, `schema`, `simulate` and
+//! `report` commands.
 //! [`fmu_xml`] reads a built FMU's `modelDescription.xml` for `bench`, `inspect` and
 //! `simulate`.
 
@@ -27,6 +28,7 @@ pub mod lower;
 pub mod model_description;
 pub mod names;
 pub mod package;
+pub mod report;
 pub mod schema;
 pub mod simulate;
 pub mod summary;

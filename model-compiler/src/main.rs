@@ -66,6 +66,15 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         vars: Vec<String>,
     },
+    /// Write a Markdown page per model (drawing, FMU interface, plots of the standard
+    /// manoeuvre of its `[report]` table) and an index, into docs/models/.
+    Report {
+        /// Description files; none means every *.toml in models/.
+        models: Vec<PathBuf>,
+        /// Output directory (pages `<name>.md`, pictures in `<name>/`).
+        #[arg(short = 'o', long = "output", default_value = "docs/models")]
+        output: PathBuf,
+    },
     /// Benchmark FMUs through their C ABI (and, with --scaling, generated machine families).
     Bench(model_compiler::bench::BenchArgs),
 }
@@ -85,6 +94,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Build { models, output } => build(models, &output),
         Command::Check { models } => check(&models),
+        Command::Report { models, output } => report_pages(models, &output),
         Command::Bench(args) => model_compiler::bench::main(args),
         Command::Inspect { fmus } => inspect(&fmus),
         Command::Schema => {
@@ -111,6 +121,7 @@ fn main() -> ExitCode {
                 plot,
                 vars,
                 progress: true,
+                ..Default::default()
             },
         ),
     }
@@ -202,6 +213,70 @@ fn build(models: Vec<PathBuf>, output: &Path) -> ExitCode {
     }
 }
 
+fn report_pages(models: Vec<PathBuf>, output: &Path) -> ExitCode {
+    let models = if models.is_empty() {
+        match default_models() {
+            Ok(m) => m,
+            Err(()) => return ExitCode::from(1),
+        }
+    } else {
+        models
+    };
+    if let Err(e) = std::fs::create_dir_all(output) {
+        eprintln!("error: {}: {e}", output.display());
+        return ExitCode::from(1);
+    }
+    let workspace = model_compiler::binary::workspace_root();
+    let started = Instant::now();
+    let mut failed = 0;
+    for path in &models {
+        let Ok(source) = read(path) else {
+            failed += 1;
+            continue;
+        };
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let command = format!("cargo run --release -p model-compiler -- report models/{stem}.toml");
+        match model_compiler::report::report(&source, output, &workspace, &command) {
+            Ok(o) => {
+                println!(
+                    "{}  ({} files, {:.1} s)",
+                    o.page.display(),
+                    o.files.len(),
+                    o.seconds
+                );
+                if let Some(e) = o.failure {
+                    eprintln!("{}: error: the run stopped early: {e}", path.display());
+                    failed += 1;
+                }
+            }
+            Err(e) => {
+                eprintln!("{e}\n");
+                eprintln!("{}: the page was not written", path.display());
+                failed += 1;
+            }
+        }
+    }
+    match model_compiler::report::write_index(output) {
+        Ok(p) => println!(
+            "{}  ({:.1} s in all)",
+            p.display(),
+            started.elapsed().as_secs_f64()
+        ),
+        Err(e) => {
+            eprintln!("error: {e}");
+            failed += 1;
+        }
+    }
+    if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 fn check(models: &[PathBuf]) -> ExitCode {
     let mut failed = 0;
     for path in models {
@@ -211,6 +286,11 @@ fn check(models: &[PathBuf]) -> ExitCode {
         };
         match model_compiler::check(&source) {
             Ok((_, l)) => {
+                if let Err(errors) = model_compiler::report::check_csv(&source, &l) {
+                    report(&source, &errors);
+                    failed += 1;
+                    continue;
+                }
                 for w in &l.warnings {
                     eprintln!("{}\n", source.render(w));
                 }

@@ -38,6 +38,10 @@ enum K {
     QOrDef(&'static str),
     /// An array of 3-vectors.
     V3s,
+    /// A table of FMI names → quantities (`[report] parameters`).
+    QMap,
+    /// A table of FMI names → a schedule `[[t, value], ...]` or a definition (`[report] inputs`).
+    TableOrDefMap(&'static str),
 }
 
 /// One key: name, kind, required, description.
@@ -306,6 +310,36 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("parameters", K::Defs("parameter"), false, "FMI parameters bound to parameter slots."),
         ("outputs", K::Defs("output"), false, "FMI outputs bound to computed quantities."),
     ]),
+    ("report", "The standard manoeuvre and plots of `hydromech report` (documentation only).", &[
+        ("stop_time", K::Q, false, "End of the run [s]; default [experiment] stop_time."),
+        ("step", K::Q, false, "Communication step of the run [s]; default [experiment] step_size."),
+        ("view", K::Name, false, "Drawing plane: world axes horizontal then vertical, e.g. \"xy\" (default: the axis along gravity is vertical)."),
+        ("inputs", K::TableOrDefMap("report_csv_input"), false, "FMI input name → schedule [[t, value], ...] (piecewise linear, a repeated time is a step) or a CSV column."),
+        ("parameters", K::QMap, false, "FMI parameter name → value set before initialization."),
+        ("plots", K::Defs("report_plot"), false, "Plots of the run; default: the outputs grouped by unit."),
+    ]),
+    ("report_csv_input", "An input read from a CSV column.", &[
+        ("csv", K::Name, true, "CSV file (header row), relative to the description file."),
+        ("time", K::Name, false, "Time column [s]; default the first column."),
+        ("column", K::Name, true, "Value column."),
+        ("scale", K::Q, false, "Factor applied to the column (default 1)."),
+        ("unit", K::Name, false, "Unit of the scaled column; default the input's SI unit."),
+    ]),
+    ("report_plot", "One plot: signals sharing a y axis, optional reference curves.", &[
+        ("title", K::Text, false, "Title; default the signal names."),
+        ("signals", K::Names, true, "FMI variables plotted."),
+        ("unit", K::Name, false, "Display unit of the y axis (\"deg\", \"bar\", \"mm\", \"L/min\"); default SI."),
+        ("references", K::Defs("report_reference"), false, "Reference curves from CSV columns, compared with the signals (RMS, max difference)."),
+    ]),
+    ("report_reference", "A reference curve from a CSV column.", &[
+        ("csv", K::Name, true, "CSV file (header row), relative to the description file."),
+        ("time", K::Name, false, "Time column [s]; default the first column."),
+        ("column", K::Name, true, "Value column."),
+        ("label", K::Text, false, "Legend text; default the column name."),
+        ("signal", K::Name, false, "The plotted signal it is compared with; default the plot's only signal."),
+        ("scale", K::Q, false, "Factor applied to the column (default 1)."),
+        ("unit", K::Name, false, "Unit of the scaled column; default the plot's unit."),
+    ]),
     ("input", "An FMI input bound to a parameter slot (e.g. valve.command).", &[
         ("name", K::Name, true, "FMI name (structured, e.g. boom.valve.command)."),
         ("target", K::Name, true, "Parameter slot."),
@@ -344,6 +378,7 @@ const ROOT: &[F] = &[
     ("point_forces", K::Defs("point_force"), false, "External forces."),
     ("hydraulics", K::Def("hydraulics"), false, "The hydraulic circuit."),
     ("interface", K::Def("interface"), false, "The FMI interface."),
+    ("report", K::Def("report"), false, "Standard manoeuvre and plots of `hydromech report`."),
 ];
 
 fn kind(k: K, doc: &str) -> Value {
@@ -365,6 +400,12 @@ fn kind(k: K, doc: &str) -> Value {
         K::QOrQs => json!({ "anyOf": [quantity, { "type": "array", "items": quantity }] }),
         K::QOrDef(d) => json!({ "anyOf": [quantity, { "$ref": format!("#/$defs/{d}") }] }),
         K::V3s => json!({ "type": "array", "items": { "$ref": "#/$defs/vec3" } }),
+        K::QMap => json!({ "type": "object", "additionalProperties": quantity }),
+        K::TableOrDefMap(d) => json!({ "type": "object", "additionalProperties": { "anyOf": [
+            { "type": "array", "items": {
+                "type": "array", "items": quantity, "minItems": 2, "maxItems": 2 } },
+            { "$ref": format!("#/$defs/{d}") },
+        ] } }),
     };
     if let Value::Object(m) = &mut v {
         m.insert("description".into(), doc.into());
@@ -472,7 +513,8 @@ mod tests {
         match value {
             Value::Object(m) => {
                 for (k, v) in m {
-                    match schema["properties"].get(k) {
+                    let open = schema.get("additionalProperties").filter(|a| a.is_object());
+                    match schema["properties"].get(k).or(open) {
                         Some(s) => unknown_keys(root, s, v, &format!("{path}.{k}"), out),
                         None => out.push(format!("{path}.{k}")),
                     }
@@ -543,6 +585,7 @@ mod tests {
             include_str!("description/mechanism.rs"),
             include_str!("description/hydraulics.rs"),
             include_str!("description/quantity.rs"),
+            include_str!("description/report.rs"),
         ];
         let mut in_code = std::collections::BTreeSet::new();
         for src in sources {

@@ -22,6 +22,8 @@ pub struct Options {
     /// Communication step; default: the FMU's default experiment step size.
     pub step: Option<f64>,
     pub inputs: Option<PathBuf>,
+    /// Further input series (each on its own time grid), e.g. from `hydromech report`.
+    pub input_series: Vec<InputSeries>,
     /// `name=value` pairs applied before initialization.
     pub set: Vec<String>,
     pub output: PathBuf,
@@ -222,27 +224,31 @@ pub fn run(fmu_path: &Path, o: &Options) -> Result<Results, (Results, String)> {
         set_values.push(value);
     }
 
-    let inputs = match &o.inputs {
-        None => None,
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| fail(format!("{}: cannot read the inputs: {e}", p.display())))?;
-            let series = parse_inputs(&text).map_err(|e| fail(format!("{}: {e}", p.display())))?;
-            let mut vr = Vec::new();
-            for n in &series.names {
-                let v = real_variable(&fmu, n, &p.display().to_string()).map_err(fail)?;
-                if v.causality != "input" {
-                    return Err(fail(format!(
-                        "{}: column '{n}' is a {} variable, not an input",
-                        p.display(),
-                        v.causality
-                    )));
-                }
-                vr.push(v.value_reference);
+    let mut all_series = Vec::new();
+    if let Some(p) = &o.inputs {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| fail(format!("{}: cannot read the inputs: {e}", p.display())))?;
+        let series = parse_inputs(&text).map_err(|e| fail(format!("{}: {e}", p.display())))?;
+        all_series.push((p.display().to_string(), series));
+    }
+    for series in &o.input_series {
+        all_series.push(("inputs".to_string(), series.clone()));
+    }
+    let mut inputs = Vec::new();
+    for (what, series) in all_series {
+        let mut vr = Vec::new();
+        for n in &series.names {
+            let v = real_variable(&fmu, n, &what).map_err(fail)?;
+            if v.causality != "input" {
+                return Err(fail(format!(
+                    "{what}: column '{n}' is a {} variable, not an input",
+                    v.causality
+                )));
             }
-            Some((series, vr))
+            vr.push(v.value_reference);
         }
-    };
+        inputs.push((series, vr));
+    }
 
     let mut results = Results::default();
     let recorded: Vec<&ScalarVariable> = if o.vars.is_empty() {
@@ -264,7 +270,7 @@ pub fn run(fmu_path: &Path, o: &Options) -> Result<Results, (Results, String)> {
         check("fmi2SetReal (--set)", inst.set_real(&set_vr, &set_values)).map_err(fail)?;
     }
     let apply_inputs = |t: f64| -> Result<(), String> {
-        if let Some((series, vr)) = &inputs {
+        for (series, vr) in &inputs {
             check("fmi2SetReal (inputs)", inst.set_real(vr, &series.at(t)))?;
         }
         Ok(())

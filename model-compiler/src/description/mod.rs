@@ -9,10 +9,12 @@
 mod hydraulics;
 mod mechanism;
 mod quantity;
+mod report;
 
 pub use hydraulics::*;
 pub use mechanism::*;
 pub use quantity::*;
+pub use report::*;
 
 use crate::diagnostic::{Diagnostic, from_toml_error};
 use serde::Deserialize;
@@ -38,6 +40,8 @@ pub struct Description {
     pub point_forces: Vec<PointForceDesc>,
     pub hydraulics: Option<HydraulicsDesc>,
     pub interface: Option<InterfaceDesc>,
+    /// `hydromech report`: standard manoeuvre and plots (documentation only).
+    pub report: Option<ReportDesc>,
 }
 
 impl Description {

@@ -10,9 +10,11 @@ mod circuit;
 mod interface;
 pub mod mass;
 mod mechanism;
+pub mod report;
 mod visual;
 
 pub use analysis::Analysis;
+pub use report::ReportSpec;
 pub use visual::{Visual, VisualGeometry};
 
 use crate::description::{Description, Name, QValue, Quantity, Vec3};
@@ -91,6 +93,8 @@ pub struct Lowered {
     pub warnings: Vec<Diagnostic>,
     /// Visual geometry of the bodies (documentation only).
     pub visuals: Vec<Visual>,
+    /// `[report]`, or its defaults (`hydromech report`).
+    pub report: ReportSpec,
 }
 
 /// Compile-time facts about a body of the lowered mechanism (parallel to its bodies).
@@ -536,6 +540,7 @@ pub fn lower(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
     model.params = std::mem::take(&mut cx.params);
 
     let visuals = visual::lower_visuals(&mut cx, d);
+    let report = report::lower_report(&mut cx, d, &model);
 
     if cx.errors.is_empty()
         && let Err(e) = model.validate()
@@ -561,6 +566,7 @@ pub fn lower(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
         analysis,
         warnings: cx.warnings,
         visuals,
+        report,
     })
 }
 
