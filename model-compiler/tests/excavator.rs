@@ -734,3 +734,45 @@ fn excavator_constraints_hold_over_a_manoeuvre() {
     assert!(dphi <= 1e-4, "|Φ̇| {dphi}");
     assert!(balance < 0.01 * work, "{balance} J of {work} J");
 }
+
+#[test]
+#[ignore = "cost probe, run by hand"]
+fn probe_excavator_step_cost() {
+    // The bench's generic manoeuvre: every command steps from 0 to +0.5 at 5 s.
+    let mut m = Machine::load("excavator.toml");
+    m.inst.initialize(0.0).unwrap();
+    let mut steps = vec![];
+    for k in 0..10000 {
+        let t = k as f64 * 0.001;
+        let u = if t >= 5.0 { 0.5 } else { 0.0 };
+        let only = std::env::var("PROBE_FUNCTION").ok();
+        for f in ["swing", "boom", "stick", "bucket"] {
+            let on = only.as_deref().is_none_or(|o| o == f);
+            m.set(&format!("{f}.command"), if on { u } else { 0.0 });
+        }
+        let before = m.inst.evaluations();
+        let t0 = std::time::Instant::now();
+        m.inst.advance(t + 0.001).unwrap();
+        let us = t0.elapsed().as_secs_f64() * 1e6;
+        steps.push((
+            m.inst.evaluations() - before,
+            us,
+            t + 0.001,
+            m.get("solver.iterations"),
+        ));
+    }
+    let total: u64 = steps.iter().map(|s| s.0).sum();
+    println!("full evaluations per step {:.2}", total as f64 / 1e4);
+    let mut hist = std::collections::BTreeMap::new();
+    for s in &steps {
+        *hist.entry(s.0).or_insert(0) += 1;
+    }
+    println!("histogram {hist:?}");
+    steps.sort_by(|a, b| b.1.total_cmp(&a.1));
+    for s in steps.iter().take(10) {
+        println!(
+            "  {:.1} µs: {} evaluations at t = {:.3} s, {} iterations",
+            s.1, s.0, s.2, s.3
+        );
+    }
+}
