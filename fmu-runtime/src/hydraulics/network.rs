@@ -107,40 +107,63 @@ pub fn pressure_rates(
     pressure: &[f64],
     inflow: &[f64],
     cylinders: &[CylinderState],
+    scratch: &mut VolumeScratch,
     rates: &mut [f64],
 ) {
+    // Chamber volumes, volume rates and wall compliances Σ V_k/β_k per node, one pass over
+    // the cylinders (O(volumes + cylinders), not their product).
+    let VolumeScratch {
+        chamber,
+        rate,
+        wall,
+    } = scratch;
+    chamber.fill(0.0);
+    rate.fill(0.0);
+    wall.fill(0.0);
+    for (c, s) in circuit.cylinders.iter().zip(cylinders) {
+        chamber[c.cap_node] += s.cap_volume;
+        rate[c.cap_node] += params[c.cap_area.index()] * s.speed;
+        chamber[c.rod_node] += s.rod_volume;
+        rate[c.rod_node] -= params[c.rod_area.index()] * s.speed;
+        if let Some(b) = c.wall_bulk_modulus {
+            let b = params[b.index()];
+            wall[c.cap_node] += s.cap_volume.max(0.0) / b;
+            wall[c.rod_node] += s.rod_volume.max(0.0) / b;
+        }
+    }
     let mut k = 0;
     for (n, node) in circuit.nodes.iter().enumerate() {
         let Node::Volume(cv) = node else { continue };
         let hose = params[cv.hose_volume.index()];
-        let mut volume = hose;
-        let mut volume_rate = 0.0;
-        for (c, s) in circuit.cylinders.iter().zip(cylinders) {
-            if c.cap_node == n {
-                volume += s.cap_volume;
-                volume_rate += params[c.cap_area.index()] * s.speed;
-            }
-            if c.rod_node == n {
-                volume += s.rod_volume;
-                volume_rate -= params[c.rod_area.index()] * s.speed;
-            }
-        }
-        let volume = volume.max(MIN_VOLUME);
+        let volume = (hose + chamber[n]).max(MIN_VOLUME);
         let beta_oil = oil_bulk_modulus(&circuit.oil.bulk_modulus, params, pressure[n]);
-        let hose_wall = cv.hose_bulk_modulus.map(|b| (hose, params[b.index()]));
-        let chamber_walls = circuit.cylinders.iter().zip(cylinders).flat_map(|(c, s)| {
-            let wall = c.wall_bulk_modulus.map(|b| params[b.index()]);
-            let cap = (c.cap_node == n).then_some(s.cap_volume);
-            let rod = (c.rod_node == n).then_some(s.rod_volume);
-            [cap, rod]
-                .into_iter()
-                .flatten()
-                .filter_map(move |v| wall.map(|b| (v.max(0.0), b)))
-        });
-        let beta =
-            effective_bulk_modulus(beta_oil, volume, hose_wall.into_iter().chain(chamber_walls));
-        rates[k] = beta / volume * (inflow[n] - volume_rate);
+        let mut walls = wall[n];
+        if let Some(b) = cv.hose_bulk_modulus {
+            walls += hose / params[b.index()];
+        }
+        // Seed 001 eq 2.35: 1/β_e = 1/β_oil + Σ (V_k/V)/β_k.
+        let beta = effective_bulk_modulus(beta_oil, volume, std::iter::once((walls, 1.0)));
+        rates[k] = beta / volume * (inflow[n] - rate[n]);
         k += 1;
+    }
+}
+
+/// Per-node accumulators of [`pressure_rates`], allocated once.
+#[derive(Clone, Debug)]
+pub struct VolumeScratch {
+    chamber: Vec<f64>,
+    rate: Vec<f64>,
+    wall: Vec<f64>,
+}
+
+impl VolumeScratch {
+    pub fn new(circuit: &Circuit) -> VolumeScratch {
+        let n = circuit.nodes.len();
+        VolumeScratch {
+            chamber: vec![0.0; n],
+            rate: vec![0.0; n],
+            wall: vec![0.0; n],
+        }
     }
 }
 

@@ -45,6 +45,7 @@ pub struct Evaluation {
     /// Pressure of every node [Pa].
     pub pressure: Vec<f64>,
     inflow: Vec<f64>,
+    volumes: network::VolumeScratch,
     /// Flow of every element [m³/s].
     pub flow: Vec<f64>,
     /// ṗ of every control volume [Pa/s].
@@ -79,6 +80,7 @@ impl Evaluation {
             motors: vec![MotorState::default(); m.circuit.motors.len()],
             pressure: vec![0.0; m.circuit.nodes.len()],
             inflow: vec![0.0; m.circuit.nodes.len()],
+            volumes: network::VolumeScratch::new(&m.circuit),
             flow: vec![0.0; m.circuit.elements.len()],
             rates: vec![0.0; l.n_pressures],
             r_mech: vec![0.0; l.nz],
@@ -381,6 +383,7 @@ impl Evaluation {
             &self.pressure,
             &self.inflow,
             &self.cylinders,
+            &mut self.volumes,
             &mut self.rates,
         );
         for k in 0..l.n_pressures {

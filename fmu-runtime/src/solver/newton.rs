@@ -53,12 +53,19 @@ fn residual(
     let s = 0.25 * h * h;
     let out = if into_f { &mut ws.f } else { &mut ws.f_pert };
     let e = &ws.eval;
-    for i in 0..l.nz {
-        let mut v = e.r_mech[i];
-        for r in 0..l.nc {
-            v += e.phi_z[r * l.nz + i] * (alpha * e.phi[r] + ws.lambda[r]);
+    // h²/4 (M z̈ − Q + Φ_zᵀ(αΦ + λ)), Φ_z walked row by row (contiguous).
+    out[..l.nz].copy_from_slice(&e.r_mech);
+    for r in 0..l.nc {
+        let c = alpha * e.phi[r] + ws.lambda[r];
+        if c != 0.0 {
+            let row = &e.phi_z[r * l.nz..(r + 1) * l.nz];
+            for (o, a) in out[..l.nz].iter_mut().zip(row) {
+                *o += a * c;
+            }
         }
-        out[i] = s * v;
+    }
+    for o in &mut out[..l.nz] {
+        *o *= s;
     }
     for i in 0..l.nw {
         out[l.nz + i] = s * e.r_first[i];
@@ -273,12 +280,12 @@ pub fn step(
             for r in 0..nc {
                 ws.lambda[r] += alpha * ws.eval.phi[r];
             }
-            for i in 0..nz {
-                let mut v = 0.0;
-                for r in 0..nc {
-                    v += ws.eval.phi_z[r * nz + i] * alpha * ws.eval.phi[r];
+            for r in 0..nc {
+                let c = s * alpha * ws.eval.phi[r];
+                let row = &ws.eval.phi_z[r * nz..(r + 1) * nz];
+                for (f, a) in ws.f[..nz].iter_mut().zip(row) {
+                    *f += a * c;
                 }
-                ws.f[i] += s * v;
             }
         }
         if refresh {
