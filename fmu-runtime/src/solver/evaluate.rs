@@ -141,20 +141,7 @@ impl Evaluation {
                 Vec3::zeros()
             };
             *s = cylinder::kinematics(c, p, length, e.dot(&(vb - va)));
-            let ns = c.friction.states();
-            let (y, yd) = (&w[fy..fy + ns], &wd[fy..fy + ns]);
-            let f_mu = friction::force(&c.friction, p, s.speed, y, yd);
-            friction::state_residuals(
-                &c.friction,
-                p,
-                s.speed,
-                y,
-                yd,
-                &mut self.r_first[fy..fy + ns],
-            );
-            fy += ns;
-            let (p_cap, p_rod) = (self.pressure[c.cap_node], self.pressure[c.rod_node]);
-            cylinder::forces(c, p, s, p_cap, p_rod, f_mu);
+            fy = cylinder_forces(c, p, s, &self.pressure, w, wd, fy, &mut self.r_first);
             add_point_force(&mut self.applied, c.rod_point.body, &xb, &(e * s.force));
             add_point_force(&mut self.applied, c.cap_point.body, &xa, &(-e * s.force));
             self.power += s.force * s.speed;
@@ -315,20 +302,7 @@ impl Evaluation {
             .zip(self.cylinders.iter_mut())
             .enumerate()
         {
-            let ns = c.friction.states();
-            let (y, yd) = (&w[fy..fy + ns], &wd[fy..fy + ns]);
-            let f_mu = friction::force(&c.friction, p, s.speed, y, yd);
-            friction::state_residuals(
-                &c.friction,
-                p,
-                s.speed,
-                y,
-                yd,
-                &mut self.r_first[fy..fy + ns],
-            );
-            fy += ns;
-            let (p_cap, p_rod) = (self.pressure[c.cap_node], self.pressure[c.rod_node]);
-            cylinder::forces(c, p, s, p_cap, p_rod, f_mu);
+            fy = cylinder_forces(c, p, s, &self.pressure, w, wd, fy, &mut self.r_first);
             let df = s.force - base.cylinder_force[i];
             if df != 0.0 {
                 let g = &base.cylinder_jacobian[i * l.nz..(i + 1) * l.nz];
@@ -407,4 +381,25 @@ impl Evaluation {
         let pe = dynamics::potential_energy(&self.kin, &vec3(m.gravity)) + self.spring_energy;
         (ke, pe)
     }
+}
+
+/// Seal friction (and its internal-state residuals at `fy`) and the net force of one
+/// cylinder at its current length and speed; returns the index of the next friction state.
+#[allow(clippy::too_many_arguments)]
+fn cylinder_forces(
+    c: &crate::model::Cylinder,
+    p: &[f64],
+    s: &mut CylinderState,
+    pressure: &[f64],
+    w: &[f64],
+    wd: &[f64],
+    fy: usize,
+    r_first: &mut [f64],
+) -> usize {
+    let ns = c.friction.states();
+    let (y, yd) = (&w[fy..fy + ns], &wd[fy..fy + ns]);
+    let f_mu = friction::force(&c.friction, p, s.speed, y, yd);
+    friction::state_residuals(&c.friction, p, s.speed, y, yd, &mut r_first[fy..fy + ns]);
+    cylinder::forces(c, p, s, pressure[c.cap_node], pressure[c.rod_node], f_mu);
+    fy + ns
 }

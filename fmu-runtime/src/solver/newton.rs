@@ -181,16 +181,7 @@ pub fn tangent_pair(
     let (nz, nw) = (l.nz, l.nw);
     let n = nz + nw;
     let alpha = penalty(m, p, st.mass_scale, h);
-    for i in 0..nz {
-        ws.zd_hat[i] = -(2.0 / h * st.z[i] + st.zd[i]);
-        ws.zdd_hat[i] = -(4.0 / (h * h) * st.z[i] + 4.0 / h * st.zd[i] + st.zdd[i]);
-        ws.x[i] = st.z[i] + h * st.zd[i];
-    }
-    for i in 0..nw {
-        ws.wd_hat[i] = -(2.0 / h * st.w[i] + st.wd[i]);
-        ws.x[nz + i] = st.w[i];
-    }
-    ws.lambda.copy_from_slice(&st.lambda);
+    predict(l, st, ws, h);
     let saved = st.tangent.clone();
     residual(m, l, p, ws, h, alpha, true);
     fill_tangent(m, l, p, st, ws, h, alpha)?;
@@ -208,6 +199,22 @@ pub fn tangent_pair(
     }
     st.tangent.copy_from_slice(&saved);
     Ok((solver, full))
+}
+
+/// Trapezoidal history ("hat") vectors of the step from `st` by `h`, the predictor
+/// `z + h ż`, `w`, and the multipliers carried over.
+fn predict(l: &Layout, st: &State, ws: &mut Workspace, h: f64) {
+    let nz = l.nz;
+    for i in 0..nz {
+        ws.zd_hat[i] = -(2.0 / h * st.z[i] + st.zd[i]);
+        ws.zdd_hat[i] = -(4.0 / (h * h) * st.z[i] + 4.0 / h * st.zd[i] + st.zdd[i]);
+        ws.x[i] = st.z[i] + h * st.zd[i];
+    }
+    for i in 0..l.nw {
+        ws.wd_hat[i] = -(2.0 / h * st.w[i] + st.wd[i]);
+        ws.x[nz + i] = st.w[i];
+    }
+    ws.lambda.copy_from_slice(&st.lambda);
 }
 
 /// `dx = −J⁻¹ F` with the factored tangent of the state.
@@ -239,16 +246,7 @@ pub fn step(
     let tol = &m.solver;
 
     // History ("hat") vectors and predictor.
-    for i in 0..nz {
-        ws.zd_hat[i] = -(2.0 / h * st.z[i] + st.zd[i]);
-        ws.zdd_hat[i] = -(4.0 / (h * h) * st.z[i] + 4.0 / h * st.zd[i] + st.zdd[i]);
-        ws.x[i] = st.z[i] + h * st.zd[i];
-    }
-    for i in 0..nw {
-        ws.wd_hat[i] = -(2.0 / h * st.w[i] + st.wd[i]);
-        ws.x[nz + i] = st.w[i];
-    }
-    ws.lambda.copy_from_slice(&st.lambda);
+    predict(l, st, ws, h);
 
     let mut converged = false;
     let mut iterations = 0;

@@ -800,13 +800,7 @@ fn resolve_quantity(
         };
     }
     if let Some(&i) = cx.markers.get(head) {
-        let (kind, axis) = tail.split_once('.').unwrap_or((tail, ""));
-        let axis = match axis {
-            "x" => Some(Axis::X),
-            "y" => Some(Axis::Y),
-            "z" => Some(Axis::Z),
-            _ => None,
-        };
+        let (kind, axis) = split_axis(tail);
         return match (kind, axis) {
             ("position", Some(a)) => Some(real(
                 Probe::MarkerPosition(i, a),
@@ -839,13 +833,7 @@ fn resolve_quantity(
         };
     }
     if let Some(&body) = cx.bodies.get(head) {
-        let (kind, axis) = tail.split_once('.').unwrap_or((tail, ""));
-        let axis = match axis {
-            "x" => Some(Axis::X),
-            "y" => Some(Axis::Y),
-            "z" => Some(Axis::Z),
-            _ => None,
-        };
+        let (kind, axis) = split_axis(tail);
         let a = &tail[tail.len() - 1..];
         return match (kind, axis) {
             ("angle", Some(ax)) => Some(real(
@@ -949,4 +937,16 @@ pub(super) fn solve_for_targets(
         }
     }
     out
+}
+
+/// `position.x` → (`position`, Some(X)); no or another suffix → None.
+fn split_axis(tail: &str) -> (&str, Option<Axis>) {
+    let (kind, axis) = tail.split_once('.').unwrap_or((tail, ""));
+    let axis = match axis {
+        "x" => Some(Axis::X),
+        "y" => Some(Axis::Y),
+        "z" => Some(Axis::Z),
+        _ => None,
+    };
+    (kind, axis)
 }

@@ -11,6 +11,7 @@ use crate::description::Description;
 use crate::diagnostic::{Diagnostic, Source};
 use crate::lower::Lowered;
 use crate::lower::report::{CsvColumn, InputSource, ReportSpec, is_automatic, variable_dim};
+use crate::simulate::unquote;
 use crate::simulate::{self, InputSeries};
 use fmu_runtime::model::{Causality, VarType, Variability, Variable};
 use plot::Series;
@@ -25,15 +26,6 @@ use std::time::Instant;
 pub struct Csv {
     pub names: Vec<String>,
     pub columns: Vec<Vec<f64>>,
-}
-
-fn unquote(s: &str) -> String {
-    let s = s.trim();
-    if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
-        s[1..s.len() - 1].replace("\"\"", "\"")
-    } else {
-        s.to_string()
-    }
 }
 
 /// Parses a CSV file with a header row (comment lines `#` and blank lines are skipped).
