@@ -177,14 +177,18 @@ fn default_models() -> Result<Vec<PathBuf>, ()> {
     Ok(found)
 }
 
-fn build(models: Vec<PathBuf>, output: &Path) -> ExitCode {
-    let models = if models.is_empty() {
-        match default_models() {
-            Ok(m) => m,
-            Err(()) => return ExitCode::from(1),
-        }
+/// The given descriptions, or every `models/*.toml` when none are given.
+fn models_or_default(models: Vec<PathBuf>) -> Result<Vec<PathBuf>, ()> {
+    if models.is_empty() {
+        default_models()
     } else {
-        models
+        Ok(models)
+    }
+}
+
+fn build(models: Vec<PathBuf>, output: &Path) -> ExitCode {
+    let Ok(models) = models_or_default(models) else {
+        return ExitCode::from(1);
     };
     let workspace = model_compiler::binary::workspace_root();
     let mut failed = 0;
@@ -214,13 +218,8 @@ fn build(models: Vec<PathBuf>, output: &Path) -> ExitCode {
 }
 
 fn report_pages(models: Vec<PathBuf>, output: &Path) -> ExitCode {
-    let models = if models.is_empty() {
-        match default_models() {
-            Ok(m) => m,
-            Err(()) => return ExitCode::from(1),
-        }
-    } else {
-        models
+    let Ok(models) = models_or_default(models) else {
+        return ExitCode::from(1);
     };
     if let Err(e) = std::fs::create_dir_all(output) {
         eprintln!("error: {}: {e}", output.display());
