@@ -177,6 +177,15 @@ fn default_models() -> Result<Vec<PathBuf>, ()> {
     Ok(found)
 }
 
+/// 1 if any model failed, else success.
+fn exit_code(failed: usize) -> ExitCode {
+    if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 /// The given descriptions, or every `models/*.toml` when none are given.
 fn models_or_default(models: Vec<PathBuf>) -> Result<Vec<PathBuf>, ()> {
     if models.is_empty() {
@@ -210,11 +219,7 @@ fn build(models: Vec<PathBuf>, output: &Path) -> ExitCode {
             }
         }
     }
-    if failed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    exit_code(failed)
 }
 
 fn report_pages(models: Vec<PathBuf>, output: &Path) -> ExitCode {
@@ -269,11 +274,7 @@ fn report_pages(models: Vec<PathBuf>, output: &Path) -> ExitCode {
             failed += 1;
         }
     }
-    if failed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    exit_code(failed)
 }
 
 fn check(models: &[PathBuf]) -> ExitCode {
@@ -306,11 +307,7 @@ fn check(models: &[PathBuf]) -> ExitCode {
             }
         }
     }
-    if failed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    exit_code(failed)
 }
 
 fn inspect(fmus: &[PathBuf]) -> ExitCode {

@@ -444,17 +444,9 @@ pub fn step(
             &ds.scale[..2 * n],
             &mut ds.dx[..n],
         );
-        let mut size = 0.0f64;
-        for i in 0..n {
-            ds.x[i] += ds.dx[i];
-            size = size.max(ds.dx[i].abs() / tolerance(ds, i, nf));
-        }
-        if !size.is_finite() {
-            return Err(format!(
-                "Newton update is not finite at t = {} s",
-                st.time + h
-            ));
-        }
+        let (tol, nz) = (&ds.tol, ds.order.len());
+        let tol_of = |i: usize| if i < nf { tol[0] } else { tol[nz + i - nf] };
+        let size = super::apply_update(&mut ds.x[..n], &ds.dx[..n], tol_of, st.time + h)?;
         if size <= 1.0 {
             converged = true;
             break;
@@ -484,17 +476,8 @@ pub fn step(
     Ok(())
 }
 
-/// Unknown `i` of `x = [z_i; w]`: its tolerance and finite-difference scale, taken from
-/// the workspace entries of the full layout.
-fn tolerance(ds: &DoubleStepWork, i: usize, nf: usize) -> f64 {
-    let nz = ds.order.len();
-    if i < nf {
-        ds.tol[0]
-    } else {
-        ds.tol[nz + i - nf]
-    }
-}
-
+/// Unknown `i` of `x = [z_i; w]`: its finite-difference scale, taken from the workspace
+/// entries of the full layout (its tolerance likewise, at the Newton update).
 fn fd_scale(ds: &DoubleStepWork, i: usize, nf: usize) -> f64 {
     let nz = ds.order.len();
     if i < nf {

@@ -12,7 +12,7 @@ use crate::mechanics::Kinematics;
 use crate::mechanics::constraints::{self, ConstraintEval, PrismaticReference};
 use crate::mechanics::dynamics::{self, add_point_force};
 use crate::mechanics::spatial::{Vec3, Vec6, ang, lin, vec3};
-use crate::model::{CompiledModel, ForceElement, Node};
+use crate::model::{CompiledModel, ForceElement, Node, PointRef};
 
 /// What the first-order columns of the tangent linearise about: the last full evaluation's
 /// inverse-dynamics residual, actuator forces, and the generalised force of a unit force
@@ -32,6 +32,37 @@ impl FirstOrderBase {
             cylinder_force: vec![0.0; nc],
             motor_torque: vec![0.0; m.circuit.motors.len()],
             cylinder_jacobian: vec![0.0; nc * l.nz],
+        }
+    }
+}
+
+/// The line between two body points (a cylinder's or a spring's pins): ends, length, unit
+/// vector from `a` to `b` (zero when the pins coincide) and extension rate.
+struct PinLine {
+    a: Vec3,
+    b: Vec3,
+    length: f64,
+    unit: Vec3,
+    rate: f64,
+}
+
+impl PinLine {
+    fn between(kin: &Kinematics, a: &PointRef, b: &PointRef) -> PinLine {
+        let (xa, va) = kin.point(a);
+        let (xb, vb) = kin.point(b);
+        let d = xb - xa;
+        let length = d.norm();
+        let unit = if length > 1e-12 {
+            d / length
+        } else {
+            Vec3::zeros()
+        };
+        PinLine {
+            a: xa,
+            b: xb,
+            length,
+            unit,
+            rate: unit.dot(&(vb - va)),
         }
     }
 }
@@ -131,16 +162,9 @@ impl Evaluation {
         // the spools in w.
         let mut fy = l.n_pressures + l.n_spools;
         for (c, s) in m.circuit.cylinders.iter().zip(self.cylinders.iter_mut()) {
-            let (xa, va) = self.kin.point(&c.cap_point);
-            let (xb, vb) = self.kin.point(&c.rod_point);
-            let d = xb - xa;
-            let length = d.norm();
-            let e = if length > 1e-12 {
-                d / length
-            } else {
-                Vec3::zeros()
-            };
-            *s = cylinder::kinematics(c, p, length, e.dot(&(vb - va)));
+            let line = PinLine::between(&self.kin, &c.cap_point, &c.rod_point);
+            let (xa, xb, e) = (line.a, line.b, line.unit);
+            *s = cylinder::kinematics(c, p, line.length, line.rate);
             fy = cylinder_forces(c, p, s, &self.pressure, w, wd, fy, &mut self.r_first);
             add_point_force(&mut self.applied, c.rod_point.body, &xb, &(e * s.force));
             add_point_force(&mut self.applied, c.cap_point.body, &xa, &(-e * s.force));
@@ -171,17 +195,9 @@ impl Evaluation {
         for f in &mech.forces {
             match f {
                 ForceElement::SpringDamper(sd) => {
-                    let (xa, va) = self.kin.point(&sd.a);
-                    let (xb, vb) = self.kin.point(&sd.b);
-                    let d = xb - xa;
-                    let length = d.norm();
-                    let e = if length > 1e-12 {
-                        d / length
-                    } else {
-                        Vec3::zeros()
-                    };
-                    let rate = e.dot(&(vb - va));
-                    let stretch = length - p[sd.free_length.index()];
+                    let line = PinLine::between(&self.kin, &sd.a, &sd.b);
+                    let (xa, xb, e, rate) = (line.a, line.b, line.unit, line.rate);
+                    let stretch = line.length - p[sd.free_length.index()];
                     let k_s = p[sd.stiffness.index()];
                     let c_d = p[sd.damping.index()];
                     // Tension positive: pulls the points together.
@@ -252,15 +268,12 @@ impl Evaluation {
         base.cylinder_jacobian.fill(0.0);
         for (i, c) in m.circuit.cylinders.iter().enumerate() {
             let row = &mut base.cylinder_jacobian[i * l.nz..(i + 1) * l.nz];
-            let (xa, _) = self.kin.point(&c.cap_point);
-            let (xb, _) = self.kin.point(&c.rod_point);
-            let d = xb - xa;
-            let length = d.norm();
-            if length <= 1e-12 {
-                continue;
-            }
-            let e = d / length;
-            for (x, body, sign) in [(xb, c.rod_point.body, 1.0), (xa, c.cap_point.body, -1.0)] {
+            let line = PinLine::between(&self.kin, &c.cap_point, &c.rod_point);
+            let e = line.unit;
+            for (x, body, sign) in [
+                (line.b, c.rod_point.body, 1.0),
+                (line.a, c.cap_point.body, -1.0),
+            ] {
                 self.kin.path(&m.mechanism, body, |k, bk| {
                     let v = lin(&bk.b) + ang(&bk.b).cross(&x);
                     row[k] += sign * e.dot(&v);

@@ -177,6 +177,26 @@ pub fn cut_references(m: &CompiledModel, l: &Layout, p: &[f64], ws: &mut Workspa
     );
 }
 
+/// Newton update `x += dx`; returns its size in tolerances, `max |dx_i| / tol(i)`, or an
+/// error at time `t` when it is not finite.
+pub(crate) fn apply_update(
+    x: &mut [f64],
+    dx: &[f64],
+    tol: impl Fn(usize) -> f64,
+    t: f64,
+) -> Result<f64, String> {
+    let mut size = 0.0f64;
+    for (i, (xi, di)) in x.iter_mut().zip(dx).enumerate() {
+        *xi += di;
+        size = size.max(di.abs() / tol(i));
+    }
+    if size.is_finite() {
+        Ok(size)
+    } else {
+        Err(format!("Newton update is not finite at t = {t} s"))
+    }
+}
+
 /// Assembles the loops and solves the static equilibrium (see [`equilibrium`]).
 pub fn initialize(
     m: &CompiledModel,

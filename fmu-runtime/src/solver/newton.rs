@@ -289,17 +289,8 @@ pub fn step(
             refresh = false;
         }
         newton_direction(st, ws, n);
-        let mut size = 0.0f64;
-        for i in 0..n {
-            ws.x[i] += ws.dx[i];
-            size = size.max(ws.dx[i].abs() / ws.tol[i]);
-        }
-        if !size.is_finite() {
-            return Err(format!(
-                "Newton update is not finite at t = {} s",
-                st.time + h
-            ));
-        }
+        let tol = &ws.tol;
+        let size = super::apply_update(&mut ws.x[..n], &ws.dx[..n], |i| tol[i], st.time + h)?;
         if size <= 1.0 {
             converged = true;
             break;
