@@ -61,6 +61,9 @@ pub struct State {
     pub projection_scale: Vec<f64>,
     pub projection_pivots: Vec<usize>,
     pub tangent_step: f64,
+    /// The factors above are the sparse path's (values of the plan's filled pattern at the
+    /// start of `tangent` and `projection`); false: dense LU.
+    pub tangent_sparse: bool,
     /// Newton iterations of the last internal step; internal steps so far.
     pub iterations: u32,
     pub steps: u64,
@@ -93,6 +96,7 @@ impl State {
             projection_scale: vec![0.0; 2 * layout.nz],
             projection_pivots: vec![0; layout.nz],
             tangent_step: 0.0,
+            tangent_sparse: false,
             iterations: 0,
             steps: 0,
         }
@@ -121,6 +125,7 @@ impl State {
         self.projection_pivots
             .copy_from_slice(&other.projection_pivots);
         self.tangent_step = other.tangent_step;
+        self.tangent_sparse = other.tangent_sparse;
         self.iterations = other.iterations;
         self.steps = other.steps;
     }
@@ -136,7 +141,7 @@ pub struct Snapshot {
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
-const SNAPSHOT_VERSION: u32 = 3;
+const SNAPSHOT_VERSION: u32 = 4;
 
 impl Snapshot {
     /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
@@ -152,6 +157,7 @@ impl Snapshot {
             out.extend_from_slice(&(n as u32).to_le_bytes());
         }
         out.push(self.initialized as u8);
+        out.push(s.tangent_sparse as u8);
         out.extend_from_slice(&s.iterations.to_le_bytes());
         out.extend_from_slice(&s.steps.to_le_bytes());
         out.extend_from_slice(&s.rank.to_le_bytes());
@@ -204,7 +210,7 @@ impl Snapshot {
             + s.projection.len()
             + s.projection_scale.len();
         let words = s.partition.len() + s.tangent_pivots.len() + s.projection_pivots.len();
-        8 + 4 + 4 + guid.len() + 16 + 1 + 4 + 8 + 4 + 4 * words + 8 * floats + 8
+        8 + 4 + 4 + guid.len() + 16 + 2 + 4 + 8 + 4 + 4 * words + 8 * floats + 8
     }
 
     /// Decodes and checks bytes produced by [`Snapshot::encode`] for `model`.
@@ -245,6 +251,11 @@ impl Snapshot {
             _ => return Err("the FMU state is corrupted (flag)".into()),
         };
         let mut state = State::new(&layout);
+        state.tangent_sparse = match r.take(1)?[0] {
+            0 => false,
+            1 => true,
+            _ => return Err("the FMU state is corrupted (flag)".into()),
+        };
         state.iterations = r.u32()?;
         state.steps = r.u64()?;
         state.rank = r.u32()?;
@@ -445,7 +456,11 @@ impl Instance {
         self.work.partition_reselections()
     }
 
-    /// Model evaluations performed by this instance so far (a cost measure).
+    /// How the Newton tangent is formed and factored: pattern, column groups, solver path.
+    pub fn tangent_plan(&self) -> &solver::plan::TangentPlan {
+        self.work.plan()
+    }
+
     /// Test hook: the Newton tangent of the next step as the solver forms it and by full
     /// forward differences (see [`crate::solver::newton::tangent_pair`]).
     #[doc(hidden)]
@@ -460,6 +475,7 @@ impl Instance {
         )
     }
 
+    /// Model evaluations performed by this instance so far (a cost measure).
     pub fn evaluations(&self) -> u64 {
         self.work.eval.count
     }
@@ -592,6 +608,11 @@ impl Instance {
             || snap.state.lambda.len() != self.layout.nc
         {
             return Err("the FMU state does not belong to this model".into());
+        }
+        if snap.state.tangent_sparse && self.work.plan.sparse.is_none() {
+            return Err(
+                "the FMU state holds sparse factors but this model has no sparse path".into(),
+            );
         }
         self.state.copy_from(&snap.state);
         self.params.copy_from_slice(&snap.params);

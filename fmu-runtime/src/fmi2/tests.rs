@@ -111,6 +111,7 @@ fn test_model(guid: &str) -> CompiledModel {
             max_iterations: 10,
             max_step_halvings: 3,
             reuse_tangent: true,
+            linear_solver: LinearSolver::Auto,
         },
         init: InitSettings {
             static_equilibrium: false,

@@ -21,7 +21,7 @@ pub use mechanism::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the serialized [`CompiledModel`] layout; bump on any change of these types.
-pub const MODEL_FORMAT_VERSION: u32 = 3;
+pub const MODEL_FORMAT_VERSION: u32 = 4;
 
 /// Index into the instance parameter vector (see module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -52,6 +52,18 @@ pub enum Formulation {
     DoubleStep,
 }
 
+/// Linear solver of the Newton tangent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LinearSolver {
+    /// Sparse when its factorisation is predicted cheaper (see `solver::plan`).
+    #[default]
+    Auto,
+    /// Dense LU with partial pivoting.
+    Dense,
+    /// Sparse LU on the structural pattern, fill-reducing order, diagonal pivots.
+    Sparse,
+}
+
 /// Solver settings; the step is a parameter so that users can trade accuracy for speed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SolverSettings {
@@ -75,6 +87,7 @@ pub struct SolverSettings {
     /// (modified Newton: fewer evaluations per step, sometimes one or two more iterations).
     /// Off: a fresh tangent every step, as in seeds 001 and 002.
     pub reuse_tangent: bool,
+    pub linear_solver: LinearSolver,
 }
 
 /// Initial-state settings used by the static-equilibrium solve.

@@ -8,6 +8,9 @@ pub mod evaluate;
 pub mod linalg;
 pub mod newton;
 mod outputs;
+pub mod plan;
+pub mod sparse_lu;
+pub mod sparsity;
 
 pub use equilibrium::solve_equilibrium_parameters;
 pub use outputs::Outputs;
@@ -73,6 +76,11 @@ pub struct Workspace {
     pub(crate) first_order: evaluate::FirstOrderBase,
     /// Buffers of the double-step formulation, when the model uses it.
     pub(crate) double_step: Option<double_step::DoubleStepWork>,
+    /// Pattern, column groups and solver path of the tangent (fixed per instance).
+    pub(crate) plan: std::sync::Arc<plan::TangentPlan>,
+    /// Scratch of the sparse factorisation and solve.
+    pub(crate) lu_at: Vec<usize>,
+    pub(crate) lu_work: Vec<f64>,
 }
 
 impl Workspace {
@@ -93,6 +101,9 @@ impl Workspace {
             .then(|| double_step::DoubleStepWork::new(l, &tol, &scale));
         Workspace {
             double_step,
+            plan: std::sync::Arc::new(plan::TangentPlan::new(m, l)),
+            lu_at: vec![0; n],
+            lu_work: vec![0.0; n],
             eval: Evaluation::new(m, l),
             x: vec![0.0; n],
             dx: vec![0.0; n],
@@ -112,6 +123,11 @@ impl Workspace {
             outputs: Outputs::new(m),
             first_order: evaluate::FirstOrderBase::new(m, l),
         }
+    }
+
+    /// The tangent's plan: pattern, column groups, solver path.
+    pub fn plan(&self) -> &plan::TangentPlan {
+        &self.plan
     }
 
     /// How often the double-step formulation re-chose its independent coordinates.

@@ -8,6 +8,7 @@
 //! `ż = 2/h z + ż̂`, `z̈ = 4/h² z + z̈̂`, `ẇ = 2/h w + ẇ̂`.
 
 use super::linalg::{lu_factor, lu_solve};
+use super::plan::SolverPath;
 use super::{Layout, Workspace};
 use crate::instance::State;
 use crate::model::CompiledModel;
@@ -75,7 +76,8 @@ fn residual(
 
 /// Forward-difference tangent `J = ∂F/∂x` (seed 001 eqs 2.61–2.62, with the increment
 /// scaled to each unknown's kind), factored into the state together with its zz block,
-/// the projection matrix `W + h²/4 αΦ_zᵀΦ_z`.
+/// the projection matrix `W + h²/4 αΦ_zᵀΦ_z`, on the plan's solver path. A sparse
+/// factorisation that meets a small diagonal pivot is redone dense (partial pivoting).
 fn tangent(
     m: &CompiledModel,
     l: &Layout,
@@ -85,14 +87,23 @@ fn tangent(
     h: f64,
     alpha: f64,
 ) -> Result<(), String> {
-    fill_tangent(m, l, p, st, ws, h, alpha)?;
+    st.tangent_step = 0.0;
+    if ws.plan.path == SolverPath::Sparse {
+        fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Sparse)?;
+        if factor_sparse(l, st, ws).is_ok() {
+            st.tangent_sparse = true;
+            st.tangent_step = h;
+            return Ok(());
+        }
+    }
+    fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Dense)?;
     let n = l.nz + l.nw;
     for i in 0..l.nz {
         for j in 0..l.nz {
             st.projection[i * l.nz + j] = st.tangent[i * n + j];
         }
     }
-    st.tangent_step = 0.0;
+    st.tangent_sparse = false;
     lu_factor(
         &mut st.tangent,
         n,
@@ -111,8 +122,41 @@ fn tangent(
     Ok(())
 }
 
-/// The tangent's columns into `st.tangent` (unfactored), about `ws.x` where `ws.f` and
-/// `ws.eval` hold the residual.
+/// Factors the sparse tangent and projection values that [`fill_tangent`] stored.
+fn factor_sparse(l: &Layout, st: &mut State, ws: &mut Workspace) -> Result<(), String> {
+    let plan = ws.plan.sparse.as_ref().ok_or("no sparse plan")?;
+    plan.tangent
+        .factor(&mut st.tangent, &mut st.tangent_scale, &mut ws.lu_at)?;
+    if let Some(pr) = &plan.projection {
+        pr.factor(
+            &mut st.projection,
+            &mut st.projection_scale,
+            &mut ws.lu_at[..l.nz],
+        )?;
+    }
+    Ok(())
+}
+
+/// One tangent entry into the buffers of `path` (dense: row-major n × n; sparse: the
+/// plan's value positions `(row, tangent, projection)`).
+#[inline]
+fn store(st: &mut State, n: usize, k: usize, entry: (usize, usize, usize), sparse: bool, v: f64) {
+    let (i, t, pr) = entry;
+    if sparse {
+        st.tangent[t] = v;
+        if pr != usize::MAX {
+            st.projection[pr] = v;
+        }
+    } else {
+        st.tangent[i * n + k] = v;
+    }
+}
+
+/// The tangent's columns into the state's buffers for `path` (unfactored), about `ws.x`
+/// where `ws.f` and `ws.eval` hold the residual. Columns whose rows are structurally
+/// disjoint share one perturbed evaluation (the plan's groups); entries outside the
+/// pattern are zero.
+#[allow(clippy::too_many_arguments)]
 fn fill_tangent(
     m: &CompiledModel,
     l: &Layout,
@@ -121,49 +165,116 @@ fn fill_tangent(
     ws: &mut Workspace,
     h: f64,
     alpha: f64,
+    path: SolverPath,
 ) -> Result<(), String> {
     let n = l.nz + l.nw;
+    let sparse = path == SolverPath::Sparse;
+    let plan = std::sync::Arc::clone(&ws.plan);
+    // Row lists per column: the sparse plan's value positions, or the pattern's rows.
+    let entries = |k: usize| -> &[(usize, usize, usize)] {
+        match (&plan.sparse, sparse) {
+            (Some(s), true) => &s.entries[k],
+            _ => &[],
+        }
+    };
+    if sparse {
+        let s = plan.sparse.as_ref().ok_or("no sparse plan")?;
+        st.tangent[..s.tangent.nonzeros()].fill(0.0);
+        if let Some(pr) = &s.projection {
+            st.projection[..pr.nonzeros()].fill(0.0);
+        }
+    } else {
+        st.tangent[..n * n].fill(0.0);
+    }
     // First-order columns (pressures, spools, friction states) about the evaluation at x
     // that `ws.eval` holds (the residual was just evaluated there): they move no joint
     // coordinate, so kinematics, inverse dynamics and constraints are not re-run.
     ws.eval.capture_first_order_base(m, l, &mut ws.first_order);
     let s = 0.25 * h * h;
-    for k in l.nz..n {
-        let x0 = ws.x[k];
-        let eps = 1.5e-8 * x0.abs().max(ws.scale[k]);
-        ws.x[k] = x0 + eps;
+    for g in 0..plan.w_groups.len() {
+        let group = &plan.w_groups[g];
+        for &k in group {
+            perturb(ws, k);
+        }
         derived(ws, l, h);
         let w = &ws.x[l.nz..];
         ws.eval
             .run_first_order(m, l, p, &ws.zd, w, &ws.wd, &ws.first_order);
-        ws.x[k] = x0;
-        let e = &ws.eval;
-        for i in 0..l.nz {
-            st.tangent[i * n + k] = s * (e.r_mech[i] - ws.first_order.r_mech[i]) / eps;
-        }
-        for i in 0..l.nw {
-            let v = s * e.r_first[i];
-            if !v.is_finite() {
-                return Err("non-finite residual while forming the tangent".into());
+        for &k in group {
+            let eps = unperturb(ws, k);
+            let mut put = |i: usize, entry: (usize, usize, usize)| -> Result<(), String> {
+                let v = if i < l.nz {
+                    s * (ws.eval.r_mech[i] - ws.first_order.r_mech[i]) / eps
+                } else {
+                    let v = s * ws.eval.r_first[i - l.nz];
+                    if !v.is_finite() {
+                        return Err("non-finite residual while forming the tangent".into());
+                    }
+                    (v - ws.f[i]) / eps
+                };
+                store(st, n, k, entry, sparse, v);
+                Ok(())
+            };
+            if sparse {
+                for &e in entries(k) {
+                    put(e.0, e)?;
+                }
+            } else {
+                for &i in &plan.pattern.columns[k] {
+                    put(i, (i, 0, 0))?;
+                }
             }
-            st.tangent[(l.nz + i) * n + k] = (v - ws.f[l.nz + i]) / eps;
         }
     }
     // Joint-coordinate columns: full evaluations.
-    for k in 0..l.nz {
-        let x0 = ws.x[k];
-        let eps = 1.5e-8 * x0.abs().max(ws.scale[k]);
-        ws.x[k] = x0 + eps;
+    for g in 0..plan.z_groups.len() {
+        let group = &plan.z_groups[g];
+        for &k in group {
+            perturb(ws, k);
+        }
         let ok = residual(m, l, p, ws, h, alpha, false);
-        ws.x[k] = x0;
+        for &k in group {
+            ws.dx[k] = unperturb(ws, k);
+        }
         if !ok {
             return Err("non-finite residual while forming the tangent".into());
         }
-        for i in 0..n {
-            st.tangent[i * n + k] = (ws.f_pert[i] - ws.f[i]) / eps;
+        for &k in group {
+            let eps = ws.dx[k];
+            if sparse {
+                for &e in entries(k) {
+                    store(st, n, k, e, true, (ws.f_pert[e.0] - ws.f[e.0]) / eps);
+                }
+            } else {
+                for &i in &plan.pattern.columns[k] {
+                    store(st, n, k, (i, 0, 0), false, (ws.f_pert[i] - ws.f[i]) / eps);
+                }
+            }
         }
     }
     Ok(())
+}
+
+/// Forward-difference increment of unknown `k` at `x0`.
+#[inline]
+fn increment(ws: &Workspace, k: usize, x0: f64) -> f64 {
+    1.5e-8 * x0.abs().max(ws.scale[k])
+}
+
+/// Moves unknown `k` by its increment, keeping its value in `ws.dx[k]`.
+#[inline]
+fn perturb(ws: &mut Workspace, k: usize) {
+    let x0 = ws.x[k];
+    ws.dx[k] = x0;
+    ws.x[k] = x0 + increment(ws, k, x0);
+}
+
+/// Restores unknown `k` exactly and returns its increment.
+#[inline]
+fn unperturb(ws: &mut Workspace, k: usize) -> f64 {
+    let x0 = ws.dx[k];
+    ws.x[k] = x0;
+    increment(ws, k, x0)
 }
 
 /// Test hook: the tangent at the predictor of the next step of size `h`, as the solver forms
@@ -184,15 +295,13 @@ pub fn tangent_pair(
     predict(l, st, ws, h);
     let saved = st.tangent.clone();
     residual(m, l, p, ws, h, alpha, true);
-    fill_tangent(m, l, p, st, ws, h, alpha)?;
+    fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Dense)?;
     let solver = st.tangent[..n * n].to_vec();
     let mut full = vec![0.0; n * n];
     for k in 0..n {
-        let x0 = ws.x[k];
-        let eps = 1.5e-8 * x0.abs().max(ws.scale[k]);
-        ws.x[k] = x0 + eps;
+        perturb(ws, k);
         residual(m, l, p, ws, h, alpha, false);
-        ws.x[k] = x0;
+        let eps = unperturb(ws, k);
         for i in 0..n {
             full[i * n + k] = (ws.f_pert[i] - ws.f[i]) / eps;
         }
@@ -222,13 +331,21 @@ fn newton_direction(st: &State, ws: &mut Workspace, n: usize) {
     for i in 0..n {
         ws.dx[i] = -ws.f[i];
     }
-    lu_solve(
-        &st.tangent,
-        n,
-        &st.tangent_pivots,
-        &st.tangent_scale,
-        &mut ws.dx,
-    );
+    match (&ws.plan.sparse, st.tangent_sparse) {
+        (Some(s), true) => s.tangent.solve(
+            &st.tangent,
+            &st.tangent_scale,
+            &mut ws.dx[..n],
+            &mut ws.lu_work,
+        ),
+        _ => lu_solve(
+            &st.tangent,
+            n,
+            &st.tangent_pivots,
+            &st.tangent_scale,
+            &mut ws.dx,
+        ),
+    }
 }
 
 /// Advances `st` by `h`. On error `st` may hold a partial result; the caller restores it.
@@ -393,11 +510,22 @@ fn correct(
                 .map(|r| ws.eval.phi_z[r * nz + i] * ws.viol[r])
                 .sum::<f64>();
     }
-    lu_solve(
-        &st.projection,
-        nz,
-        &st.projection_pivots,
-        &st.projection_scale,
-        &mut ws.dz,
-    );
+    match (
+        ws.plan.sparse.as_ref().and_then(|s| s.projection.as_ref()),
+        st.tangent_sparse,
+    ) {
+        (Some(pr), true) => pr.solve(
+            &st.projection,
+            &st.projection_scale,
+            &mut ws.dz,
+            &mut ws.lu_work[..nz],
+        ),
+        _ => lu_solve(
+            &st.projection,
+            nz,
+            &st.projection_pivots,
+            &st.projection_scale,
+            &mut ws.dz,
+        ),
+    }
 }

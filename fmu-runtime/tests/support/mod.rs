@@ -110,6 +110,7 @@ pub fn model(
             max_iterations: 25,
             max_step_halvings: 4,
             reuse_tangent: true,
+            linear_solver: LinearSolver::Auto,
         },
         init: InitSettings {
             static_equilibrium: true,

@@ -24,6 +24,12 @@
 //! DOF: 3N bodies, 3N tree revolutes, N cut joints, N DOF. The coupler translates, so the
 //! next stage sees the same geometry as this one.
 
+//!
+//! [`Family::Branches`]: N single-link booms side by side, each pivoted on the ground
+//! (a wide tree: N bodies, N joints, no loop, N DOF). The stages do not share a path to the
+//! root, so the tangent is block diagonal: where a sparse factorisation and grouped
+//! finite-difference columns pay most.
+
 use std::fmt::Write;
 
 /// Which generated family.
@@ -33,15 +39,18 @@ pub enum Family {
     Chain,
     /// N parallelogram four-bars in series (one loop per stage).
     Loops,
+    /// N single-link booms on one base (a wide tree).
+    Branches,
 }
 
 impl Family {
-    pub const ALL: [Family; 2] = [Family::Chain, Family::Loops];
+    pub const ALL: [Family; 3] = [Family::Chain, Family::Loops, Family::Branches];
 
     pub fn label(self) -> &'static str {
         match self {
             Family::Chain => "chain",
             Family::Loops => "loops",
+            Family::Branches => "branches",
         }
     }
 
@@ -58,7 +67,7 @@ impl Family {
     /// Expected number of kinematic loops (cut joints).
     pub fn expected_loops(self, n: usize) -> usize {
         match self {
-            Family::Chain => 0,
+            Family::Chain | Family::Branches => 0,
             Family::Loops => n,
         }
     }
@@ -76,6 +85,8 @@ const COUPLER_MASS: f64 = 2.0;
 const PARALLEL_OFFSET: f64 = 0.15;
 /// Next stage's pivots are this far ahead of the coupler joints (along world x).
 const STAGE_GAP: f64 = 0.05;
+/// Distance between the pivots of neighbouring booms of [`Family::Branches`].
+const BRANCH_SPACING: f64 = 1.0;
 /// Cylinder pins: `CAP_BACK` behind the pivot on the parent, `ROD_AHEAD` along the link,
 /// both `PIN_OFFSET` to the side (the moment arm).
 const CAP_BACK: f64 = 0.2;
@@ -145,6 +156,7 @@ pub fn description(family: Family, n: usize) -> String {
     let what = match family {
         Family::Chain => format!("{n}-link planar hydraulic boom chain"),
         Family::Loops => format!("{n} parallelogram four-bars in series"),
+        Family::Branches => format!("{n} single-link booms side by side on one base"),
     };
     let _ = writeln!(
         s,
@@ -187,7 +199,7 @@ pub fn description(family: Family, n: usize) -> String {
             l = num(LINK_LENGTH),
         );
         // The cylinder: cap on the parent behind the pivot, rod eye on the link.
-        let parent_dir = if i == 1 {
+        let parent_dir = if parent.name == "ground" {
             angle
         } else {
             parent_dir_of(&parent, angle)
@@ -263,6 +275,7 @@ pub fn description(family: Family, n: usize) -> String {
                 };
                 pivot = add(tip, [STAGE_GAP, 0.0]);
             }
+            Family::Branches => pivot = [i as f64 * BRANCH_SPACING, 0.0],
         }
     }
     s.push_str(&bodies);
@@ -341,7 +354,7 @@ mod tests {
                 };
                 let m = &l.model;
                 let bodies = match f {
-                    Family::Chain => n,
+                    Family::Chain | Family::Branches => n,
                     Family::Loops => 3 * n,
                 };
                 assert_eq!(m.mechanism.bodies.len(), bodies, "{}", f.model_name(n));
@@ -360,7 +373,7 @@ mod tests {
     }
 
     #[test]
-    fn both_families_have_one_dof_per_stage_and_close_their_loops() {
+    fn every_family_has_one_dof_per_stage_and_close_their_loops() {
         // The compiler's own mobility analysis (rank of Φ_z at the initial configuration).
         for f in Family::ALL {
             for n in [1, 2, 8] {

@@ -250,7 +250,7 @@ pub fn main(args: BenchArgs) -> ExitCode {
         print!("{}", report::scaling_table(&rows));
         if let Some(svg_path) = &args.svg {
             let mut title = format!(
-                "hydromech scaling study, dense path ({}",
+                "hydromech scaling study, dense and sparse paths ({}",
                 env.date.get(..10).unwrap_or(&env.date)
             );
             if !env.commit.is_empty() {

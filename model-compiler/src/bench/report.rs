@@ -202,20 +202,21 @@ pub fn notes(results: &[ModelResult]) -> String {
     s
 }
 
-/// The scaling table.
+/// The scaling table (`*` marks the path the automatic rule picks).
 pub fn scaling_table(rows: &[ScalingRow]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<6} {:>3} {:>6} {:>6} {:>5} {:>7} {:>4} {:>8} {:>9} {:>9} {:>9} {:>8}",
+        "{:<8} {:>3} {:>6} {:>5} {:>7} {:>4} {:>8} {:>10} {:>7} {:>9} {:>9} {:>9} {:>8}",
         "family",
         "N",
         "bodies",
-        "joints",
         "loops",
         "volumes",
         "DOF",
         "unknowns",
+        "path",
+        "refresh",
         "median µs",
         "p99 µs",
         "max µs",
@@ -224,15 +225,16 @@ pub fn scaling_table(rows: &[ScalingRow]) -> String {
     for r in rows {
         let _ = writeln!(
             s,
-            "{:<6} {:>3} {:>6} {:>6} {:>5} {:>7} {:>4} {:>8} {:>9} {:>9} {:>9} {:>8}",
+            "{:<8} {:>3} {:>6} {:>5} {:>7} {:>4} {:>8} {:>10} {:>7} {:>9} {:>9} {:>9} {:>8}",
             r.family,
             r.stages,
             r.bodies,
-            r.joints,
             r.loops,
             r.volumes,
             r.dof,
             r.unknowns,
+            format!("{}{}", r.solver_path, if r.automatic { "*" } else { "" }),
+            format!("{}+{}", r.refresh_full, r.refresh_partial),
             g(us(r.step.median)),
             g(us(r.step.p99)),
             g(us(r.step.max)),
@@ -526,6 +528,15 @@ fn jscaling(r: &ScalingRow) -> J {
         ("nc", J::Num(r.nc as f64)),
         ("unknowns", J::Num(r.unknowns as f64)),
         ("solver_path", J::Str(r.solver_path.into())),
+        ("automatic", J::Bool(r.automatic)),
+        ("refresh_full_evaluations", J::Num(r.refresh_full as f64)),
+        (
+            "refresh_partial_evaluations",
+            J::Num(r.refresh_partial as f64),
+        ),
+        ("pattern_nonzeros", J::Num(r.pattern_nonzeros as f64)),
+        ("lu_nonzeros", J::Num(r.lu_nonzeros as f64)),
+        ("lu_flops", J::Num(r.lu_flops)),
         ("step_s", J::Num(r.step_size)),
         ("steps", J::Num(r.steps as f64)),
         ("step", jstats_us(&r.step)),
@@ -552,7 +563,7 @@ pub fn json(env: &Environment, results: &[ModelResult], scaling: &[ScalingRow]) 
                     .filter(|_| !scaling.is_empty())
                     .map(|(f, a, b)| {
                         J::Obj(vec![
-                            ("family", J::Str(f.into())),
+                            ("family", J::Str(f)),
                             ("median_vs_stages", jopt(a)),
                             ("median_vs_unknowns", jopt(b)),
                         ])

@@ -1,17 +1,19 @@
 //! The scaling study: generated families ([`super::family`]) compiled in-process and
 //! stepped through [`fmu_runtime::Instance::advance`] directly (no FMU, no C ABI).
 //!
-//! The runtime factorises the Newton tangent densely; each row records the unknown count
-//! (`nz + nw`) so that the crossover to a sparse path (faer) can be read off the data when
-//! there is one. `solver_path` names the path that was measured.
+//! Every member is measured on both linear-solver paths (dense LU with partial pivoting and
+//! the sparse LU on the structural pattern); `automatic` marks the path the runtime picks
+//! for it by itself (`linear_solver = "auto"`), so the data show whether the rule picks the
+//! faster one.
 
 use super::family::{self, Family};
 use super::schedule;
 use super::stats::{Stats, log_log_slope, stats};
 use super::xml::{ScalarVariable, VarType};
 use crate::diagnostic::Source;
-use fmu_runtime::model::{Binding, Causality, CompiledModel, ParamId};
+use fmu_runtime::model::{Binding, Causality, CompiledModel, LinearSolver, ParamId};
 use fmu_runtime::solver::Layout;
+use fmu_runtime::solver::plan::SolverPath;
 use fmu_runtime::{Instance, StepError};
 use std::sync::Arc;
 use std::time::Instant;
@@ -37,6 +39,17 @@ pub struct ScalingRow {
     /// Newton unknowns `nz + nw` (the dense tangent is unknowns²).
     pub unknowns: usize,
     pub solver_path: &'static str,
+    /// The path `linear_solver = "auto"` chooses for this member.
+    pub automatic: bool,
+    /// Evaluations per tangent refresh: full (grouped joint-coordinate columns) and
+    /// partial (grouped first-order columns).
+    pub refresh_full: usize,
+    pub refresh_partial: usize,
+    /// Entries of the structural pattern; of the sparse L + U; multiply–subtracts of one
+    /// sparse factorisation.
+    pub pattern_nonzeros: usize,
+    pub lu_nonzeros: usize,
+    pub lu_flops: f64,
     pub step_size: f64,
     pub steps: usize,
     /// Wall time of one internal step (`advance` by one step) [s].
@@ -122,8 +135,8 @@ fn drive(
     Ok((times, iters))
 }
 
-/// Compiles and measures one family member.
-pub fn measure(f: Family, n: usize, settings: &ScalingSettings) -> ScalingRow {
+/// Compiles and measures one family member on both solver paths.
+pub fn measure(f: Family, n: usize, settings: &ScalingSettings) -> Vec<ScalingRow> {
     let name = f.model_name(n);
     let started = Instant::now();
     let compiled = crate::compile(&Source::new(
@@ -145,7 +158,13 @@ pub fn measure(f: Family, n: usize, settings: &ScalingSettings) -> ScalingRow {
         nw: 0,
         nc: 0,
         unknowns: 0,
-        solver_path: "dense LU",
+        solver_path: SolverPath::Dense.name(),
+        automatic: false,
+        refresh_full: 0,
+        refresh_partial: 0,
+        pattern_nonzeros: 0,
+        lu_nonzeros: 0,
+        lu_flops: 0.0,
         step_size: f64::NAN,
         steps: 0,
         step: stats(&[]),
@@ -163,7 +182,7 @@ pub fn measure(f: Family, n: usize, settings: &ScalingSettings) -> ScalingRow {
                     .collect::<Vec<_>>()
                     .join("; "),
             );
-            return row;
+            return vec![row];
         }
     };
     let m = &l.model;
@@ -179,22 +198,46 @@ pub fn measure(f: Family, n: usize, settings: &ScalingSettings) -> ScalingRow {
     row.nc = layout.nc;
     row.unknowns = layout.nz + layout.nw;
     row.step_size = m.default_param(m.solver.step);
-    let model = Arc::new(l.model);
-    if settings.warmup > 0
-        && let Err(e) = drive(&model, settings.warmup.min(settings.steps), false)
-    {
-        row.failure = Some(format!("warm-up: {e}"));
-        return row;
-    }
-    match drive(&model, settings.steps, true) {
-        Ok((times, iters)) => {
-            row.steps = times.len();
-            row.step = stats(&times);
-            row.iterations = stats(&iters);
-        }
-        Err(e) => row.failure = Some(e),
-    }
-    row
+    let auto = Instance::new(Arc::new(l.model.clone())).tangent_plan().path;
+    [SolverPath::Dense, SolverPath::Sparse]
+        .into_iter()
+        .map(|path| {
+            let mut row = row.clone();
+            let mut model = l.model.clone();
+            model.solver.linear_solver = match path {
+                SolverPath::Dense => LinearSolver::Dense,
+                SolverPath::Sparse => LinearSolver::Sparse,
+            };
+            let model = Arc::new(model);
+            {
+                let inst = Instance::new(Arc::clone(&model));
+                let plan = inst.tangent_plan();
+                row.solver_path = plan.path.name();
+                row.automatic = plan.path == auto;
+                (row.refresh_full, row.refresh_partial) = plan.refresh_evaluations();
+                row.pattern_nonzeros = plan.pattern.nonzeros();
+                if let Some(sp) = &plan.sparse {
+                    row.lu_nonzeros = sp.tangent.nonzeros();
+                    row.lu_flops = sp.tangent.flops();
+                }
+            }
+            if settings.warmup > 0
+                && let Err(e) = drive(&model, settings.warmup.min(settings.steps), false)
+            {
+                row.failure = Some(format!("warm-up: {e}"));
+                return row;
+            }
+            match drive(&model, settings.steps, true) {
+                Ok((times, iters)) => {
+                    row.steps = times.len();
+                    row.step = stats(&times);
+                    row.iterations = stats(&iters);
+                }
+                Err(e) => row.failure = Some(e),
+            }
+            row
+        })
+        .collect()
 }
 
 /// The whole study; `progress` is called after each member.
@@ -202,31 +245,41 @@ pub fn run(settings: &ScalingSettings, mut progress: impl FnMut(&ScalingRow)) ->
     let mut rows = Vec::new();
     for f in Family::ALL {
         for &n in &settings.stages {
-            let row = measure(f, n, settings);
-            progress(&row);
-            rows.push(row);
+            for row in measure(f, n, settings) {
+                progress(&row);
+                rows.push(row);
+            }
         }
     }
     rows
 }
 
-/// Exponent k of (median step time) ∝ x^k per family, fitted over members with
-/// `stages ≥ 4` (where fixed costs stop dominating), against stages and against unknowns.
-pub fn exponents(rows: &[ScalingRow]) -> Vec<(&'static str, Option<f64>, Option<f64>)> {
-    Family::ALL
-        .iter()
-        .map(|f| {
+/// Exponent k of (median step time) ∝ x^k per family and solver path, fitted over members
+/// with `stages ≥ 4` (where fixed costs stop dominating), against stages and against
+/// unknowns.
+pub fn exponents(rows: &[ScalingRow]) -> Vec<(String, Option<f64>, Option<f64>)> {
+    let mut out = Vec::new();
+    for f in Family::ALL {
+        for path in [SolverPath::Dense, SolverPath::Sparse] {
             let pick = |x: fn(&ScalingRow) -> f64| -> Vec<(f64, f64)> {
                 rows.iter()
-                    .filter(|r| r.family == f.label() && r.stages >= 4 && r.failure.is_none())
+                    .filter(|r| {
+                        r.family == f.label()
+                            && r.solver_path == path.name()
+                            && r.stages >= 4
+                            && r.failure.is_none()
+                    })
                     .map(|r| (x(r), r.step.median))
                     .collect()
             };
-            (
-                f.label(),
+            let (a, b) = (
                 log_log_slope(&pick(|r| r.stages as f64)),
                 log_log_slope(&pick(|r| r.unknowns as f64)),
-            )
-        })
-        .collect()
+            );
+            if a.is_some() || b.is_some() {
+                out.push((format!("{} ({})", f.label(), path.name()), a, b));
+            }
+        }
+    }
+    out
 }

@@ -57,7 +57,7 @@ pub fn scaling_plot(rows: &[ScalingRow], title: &str) -> String {
         .iter()
         .map(|r| us(r.step.median))
         .fold(f64::INFINITY, f64::min);
-    let ymax_raw = ok.iter().map(|r| us(r.step.p99)).fold(0.0, f64::max);
+    let ymax_raw = ok.iter().map(|r| us(r.step.median)).fold(0.0, f64::max);
     let ymin = 10f64.powf(ymin_raw.max(1e-3).log10().floor());
     let ymax = 10f64.powf(ymax_raw.max(ymin * 10.0).log10().ceil());
     let (x0, x1) = (LEFT, W - RIGHT);
@@ -100,7 +100,7 @@ pub fn scaling_plot(rows: &[ScalingRow], title: &str) -> String {
     }
     let _ = writeln!(
         s,
-        r#"<text x="{}" y="{}" text-anchor="middle">stages N (bodies = N chain, 3N loops; volumes = 2N)</text>"#,
+        r#"<text x="{}" y="{}" text-anchor="middle">stages N (bodies = N chain and branches, 3N loops; volumes = 2N)</text>"#,
         (x0 + x1) / 2.0,
         H - 18.0
     );
@@ -115,55 +115,71 @@ pub fn scaling_plot(rows: &[ScalingRow], title: &str) -> String {
         f.dedup();
         f
     };
+    let paths: Vec<&str> = {
+        let mut p: Vec<&str> = ok.iter().map(|r| r.solver_path).collect();
+        p.sort_unstable();
+        p.dedup();
+        p
+    };
     let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"];
     let mut legend_y = TOP + 10.0;
+    // Median per family (colour) and solver path (solid: dense, dashed: sparse); a filled
+    // marker is the path the automatic rule picks.
     for (k, fam) in families.iter().enumerate() {
         let c = colours[k % colours.len()];
-        let pts: Vec<&&ScalingRow> = ok.iter().filter(|r| r.family == *fam).collect();
-        for (dash, pick, what) in [
-            (
-                "",
-                (|r: &ScalingRow| r.step.median) as fn(&ScalingRow) -> f64,
-                "median",
-            ),
-            ("6,4", |r: &ScalingRow| r.step.p99, "p99"),
-        ] {
-            let path: Vec<String> = pts
+        for (j, path) in paths.iter().enumerate() {
+            let dash = if j == 0 { "" } else { "6,4" };
+            let pts: Vec<&&ScalingRow> = ok
                 .iter()
-                .map(|r| format!("{:.1},{:.1}", px(r.stages as f64), py(us(pick(r)))))
+                .filter(|r| r.family == *fam && r.solver_path == *path)
+                .collect();
+            if pts.is_empty() {
+                continue;
+            }
+            let line: Vec<String> = pts
+                .iter()
+                .map(|r| format!("{:.1},{:.1}", px(r.stages as f64), py(us(r.step.median))))
                 .collect();
             let _ = writeln!(
                 s,
                 r#"<polyline points="{}" fill="none" stroke="{c}" stroke-width="2" stroke-dasharray="{dash}"/>"#,
-                path.join(" ")
+                line.join(" ")
             );
-            if dash.is_empty() {
-                for r in &pts {
-                    let _ = writeln!(
-                        s,
-                        r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{c}"><title>{} N={}: median {:.2} µs, p99 {:.2} µs, {} unknowns</title></circle>"#,
-                        px(r.stages as f64),
-                        py(us(r.step.median)),
-                        fam,
-                        r.stages,
-                        us(r.step.median),
-                        us(r.step.p99),
-                        r.unknowns
-                    );
-                }
+            for r in &pts {
+                let fill = if r.automatic { c } else { "white" };
+                let _ = writeln!(
+                    s,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{fill}" stroke="{c}"><title>{} N={} ({}): median {:.2} µs, p99 {:.2} µs, {} unknowns</title></circle>"#,
+                    px(r.stages as f64),
+                    py(us(r.step.median)),
+                    fam,
+                    r.stages,
+                    path,
+                    us(r.step.median),
+                    us(r.step.p99),
+                    r.unknowns
+                );
             }
             let _ = writeln!(
                 s,
-                r#"<line x1="{}" y1="{legend_y}" x2="{}" y2="{legend_y}" stroke="{c}" stroke-width="2" stroke-dasharray="{dash}"/><text x="{}" y="{}">{} {what}</text>"#,
+                r#"<line x1="{}" y1="{legend_y}" x2="{}" y2="{legend_y}" stroke="{c}" stroke-width="2" stroke-dasharray="{dash}"/><text x="{}" y="{}">{} {}</text>"#,
                 x1 + 12.0,
                 x1 + 40.0,
                 x1 + 46.0,
                 legend_y + 4.0,
-                esc(fam)
+                esc(fam),
+                esc(path)
             );
             legend_y += 18.0;
         }
     }
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="{}">filled: automatic choice</text>"#,
+        x1 + 12.0,
+        legend_y + 4.0
+    );
+    legend_y += 18.0;
     // Reference slopes N, N², N³ through the first family's middle member, clipped to
     // the plot.
     let first: Vec<&&ScalingRow> = ok.iter().filter(|r| r.family == families[0]).collect();

@@ -84,6 +84,16 @@ pub enum FormulationDesc {
     DoubleStep,
 }
 
+#[derive(Clone, Copy, Debug, Deserialize)]
+pub enum LinearSolverDesc {
+    #[serde(rename = "auto")]
+    Auto,
+    #[serde(rename = "dense")]
+    Dense,
+    #[serde(rename = "sparse")]
+    Sparse,
+}
+
 /// `[solver]`: the fixed-step monolithic integrator.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -91,6 +101,8 @@ pub struct SolverSection {
     pub formulation: Option<FormulationDesc>,
     /// Keep the Newton tangent across steps (default true; false = a fresh one per step).
     pub reuse_tangent: Option<bool>,
+    /// Linear solver of the Newton tangent (default auto).
+    pub linear_solver: Option<LinearSolverDesc>,
     /// Internal fixed step (FMI parameter `solver.step`).
     pub step: Option<Quantity>,
     /// Absolute penalty factor α; without it `penalty_ratio` scales α with the step.

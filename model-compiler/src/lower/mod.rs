@@ -17,13 +17,13 @@ pub use analysis::Analysis;
 pub use report::ReportSpec;
 pub use visual::{Visual, VisualGeometry};
 
-use crate::description::{Description, Name, QValue, Quantity, Vec3};
+use crate::description::{Description, LinearSolverDesc, Name, QValue, Quantity, Vec3};
 use crate::diagnostic::Diagnostic;
 use crate::names;
 use crate::units::{self, Dim};
 use fmu_runtime::model::{
-    CompiledModel, DefaultExperiment, Formulation, InitSettings, MODEL_FORMAT_VERSION, Metadata,
-    ParamId, ParamSlot, SolverSettings,
+    CompiledModel, DefaultExperiment, Formulation, InitSettings, LinearSolver,
+    MODEL_FORMAT_VERSION, Metadata, ParamId, ParamSlot, SolverSettings,
 };
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -721,6 +721,11 @@ fn solver_settings(cx: &mut Ctx, d: &Description) -> SolverSettings {
         max_iterations,
         max_step_halvings,
         reuse_tangent: s.and_then(|s| s.reuse_tangent).unwrap_or(true),
+        linear_solver: match s.and_then(|s| s.linear_solver) {
+            Some(LinearSolverDesc::Dense) => LinearSolver::Dense,
+            Some(LinearSolverDesc::Sparse) => LinearSolver::Sparse,
+            Some(LinearSolverDesc::Auto) | None => LinearSolver::Auto,
+        },
     }
 }
 

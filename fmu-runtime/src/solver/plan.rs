@@ -1,0 +1,128 @@
+//! How the Newton tangent of one model is formed and factored, decided once per instance:
+//! its structural pattern, the finite-difference column groups, and the linear solver
+//! path (dense LU with partial pivoting, or the sparse LU of [`super::sparse_lu`]).
+
+use super::Layout;
+use super::sparse_lu::SparseLu;
+use super::sparsity::TangentPattern;
+use crate::model::{CompiledModel, Formulation, LinearSolver};
+
+/// Which factorisation the step loop uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolverPath {
+    Dense,
+    Sparse,
+}
+
+impl SolverPath {
+    pub fn name(self) -> &'static str {
+        match self {
+            SolverPath::Dense => "dense LU",
+            SolverPath::Sparse => "sparse LU",
+        }
+    }
+}
+
+/// The sparse factorisations and where each tangent entry goes in their value buffers.
+#[derive(Clone, Debug)]
+pub struct SparsePlan {
+    pub tangent: SparseLu,
+    /// The projection matrix (the tangent's joint-coordinate block), when there are loops.
+    pub projection: Option<SparseLu>,
+    /// Per column: `(row, position in the tangent values, position in the projection
+    /// values or usize::MAX)` for every row of the column's pattern.
+    pub entries: Vec<Vec<(usize, usize, usize)>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct TangentPlan {
+    pub pattern: TangentPattern,
+    /// Joint-coordinate columns (full evaluations) and first-order columns (partial
+    /// evaluations), in groups that share one evaluation.
+    pub z_groups: Vec<Vec<usize>>,
+    pub w_groups: Vec<Vec<usize>>,
+    pub path: SolverPath,
+    /// Present whenever the pattern admits it (the bench compares both paths), used by the
+    /// step loop when `path` is sparse.
+    pub sparse: Option<SparsePlan>,
+}
+
+/// The sparse path is chosen when its factorisation needs fewer than this fraction of the
+/// dense one's operations and its solve fewer than this fraction of the dense solve's:
+/// indirect addressing costs about three dense operations per sparse one (measured with
+/// `hydromech bench --scaling`, docs/performance.md).
+const SPARSE_ADVANTAGE: f64 = 1.0 / 3.0;
+
+impl TangentPlan {
+    pub fn new(m: &CompiledModel, l: &Layout) -> TangentPlan {
+        let n = l.nz + l.nw;
+        let pattern = if m.solver.formulation == Formulation::AugmentedLagrangian {
+            TangentPattern::of(m, l)
+        } else {
+            TangentPattern::dense(n)
+        };
+        let z_groups = pattern.column_groups(0..l.nz);
+        let w_groups = pattern.column_groups(l.nz..n);
+        let sparse = (n > 0 && m.solver.formulation == Formulation::AugmentedLagrangian)
+            .then(|| SparsePlan::new(&pattern, l.nz, l.nc > 0))
+            .and_then(Result::ok);
+        let predicted = sparse.as_ref().is_some_and(|s| {
+            let nf = n as f64;
+            s.tangent.flops() < SPARSE_ADVANTAGE * nf * nf * nf / 3.0
+                && (s.tangent.nonzeros() as f64) < SPARSE_ADVANTAGE * nf * nf
+        });
+        let path = match (m.solver.linear_solver, &sparse) {
+            (_, None) | (LinearSolver::Dense, _) => SolverPath::Dense,
+            (LinearSolver::Sparse, Some(_)) => SolverPath::Sparse,
+            (LinearSolver::Auto, Some(_)) if predicted => SolverPath::Sparse,
+            (LinearSolver::Auto, Some(_)) => SolverPath::Dense,
+        };
+        TangentPlan {
+            pattern,
+            z_groups,
+            w_groups,
+            path,
+            sparse,
+        }
+    }
+
+    /// Evaluations a tangent refresh costs: full (joint coordinates) and partial
+    /// (first-order states).
+    pub fn refresh_evaluations(&self) -> (usize, usize) {
+        (self.z_groups.len(), self.w_groups.len())
+    }
+}
+
+impl SparsePlan {
+    fn new(pattern: &TangentPattern, nz: usize, loops: bool) -> Result<SparsePlan, String> {
+        let tangent = SparseLu::new(&pattern.columns)?;
+        let projection = if loops {
+            let block: Vec<Vec<usize>> = pattern.columns[..nz]
+                .iter()
+                .map(|c| c.iter().copied().filter(|&r| r < nz).collect())
+                .collect();
+            Some(SparseLu::new(&block)?)
+        } else {
+            None
+        };
+        let missing = || "a pattern entry is missing from the sparse fill".to_string();
+        let mut entries = Vec::with_capacity(pattern.n);
+        for (k, rows) in pattern.columns.iter().enumerate() {
+            let mut column = Vec::with_capacity(rows.len());
+            for &i in rows {
+                let t = tangent.position(i, k).ok_or_else(missing)?;
+                let p = match &projection {
+                    Some(p) if i < nz && k < nz => p.position(i, k).ok_or_else(missing)?,
+                    _ => usize::MAX,
+                };
+                column.push((i, t, p));
+            }
+            entries.push(column);
+        }
+        Ok(SparsePlan {
+            tangent,
+            projection,
+            entries,
+        })
+    }
+}
