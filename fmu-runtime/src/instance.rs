@@ -55,6 +55,9 @@ pub struct State {
     /// `tangent_step` is the step they were formed for (0 = none). They are part of the
     /// state so that a restored snapshot continues bit for bit.
     pub tangent: Vec<f64>,
+    /// The tangent as last formed, unfactored (same layout as `tangent`): the
+    /// joint-coordinate columns a first-order refresh keeps.
+    pub tangent_raw: Vec<f64>,
     pub tangent_scale: Vec<f64>,
     pub tangent_pivots: Vec<usize>,
     pub projection: Vec<f64>,
@@ -90,6 +93,7 @@ impl State {
             partition: vec![0; layout.nz + layout.nc],
             rank: 0,
             tangent: vec![0.0; (layout.nz + layout.nw).pow(2)],
+            tangent_raw: vec![0.0; (layout.nz + layout.nw).pow(2)],
             tangent_scale: vec![0.0; 2 * (layout.nz + layout.nw)],
             tangent_pivots: vec![0; layout.nz + layout.nw],
             projection: vec![0.0; layout.nz * layout.nz],
@@ -117,6 +121,7 @@ impl State {
         self.partition.copy_from_slice(&other.partition);
         self.rank = other.rank;
         self.tangent.copy_from_slice(&other.tangent);
+        self.tangent_raw.copy_from_slice(&other.tangent_raw);
         self.tangent_scale.copy_from_slice(&other.tangent_scale);
         self.tangent_pivots.copy_from_slice(&other.tangent_pivots);
         self.projection.copy_from_slice(&other.projection);
@@ -175,7 +180,7 @@ impl Snapshot {
             s.mass_scale,
             s.tangent_step,
         ];
-        let vectors: [&[f64]; 12] = [
+        let vectors: [&[f64]; 13] = [
             &scalars,
             &s.z,
             &s.zd,
@@ -185,6 +190,7 @@ impl Snapshot {
             &s.lambda,
             &self.params,
             &s.tangent,
+            &s.tangent_raw,
             &s.tangent_scale,
             &s.projection,
             &s.projection_scale,
@@ -206,6 +212,7 @@ impl Snapshot {
             + s.lambda.len()
             + self.params.len()
             + s.tangent.len()
+            + s.tangent_raw.len()
             + s.tangent_scale.len()
             + s.projection.len()
             + s.projection_scale.len();
@@ -300,6 +307,7 @@ impl Snapshot {
         r.fill(&mut params)?;
         for v in [
             &mut state.tangent,
+            &mut state.tangent_raw,
             &mut state.tangent_scale,
             &mut state.projection,
             &mut state.projection_scale,

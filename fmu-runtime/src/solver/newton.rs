@@ -74,10 +74,23 @@ fn residual(
     out.iter().all(|v| v.is_finite())
 }
 
+/// Which columns a tangent refresh re-forms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Refresh {
+    /// Every column (full evaluations for the joint coordinates).
+    All,
+    /// Only the first-order columns (pressures, spools, friction states; partial
+    /// evaluations), the joint-coordinate columns taken from the last full formation.
+    FirstOrder,
+}
+
 /// Forward-difference tangent `J = ∂F/∂x` (seed 001 eqs 2.61–2.62, with the increment
 /// scaled to each unknown's kind), factored into the state together with its zz block,
 /// the projection matrix `W + h²/4 αΦ_zᵀΦ_z`, on the plan's solver path. A sparse
 /// factorisation that meets a small diagonal pivot is redone dense (partial pivoting).
+/// The unfactored tangent is kept in `st.tangent_raw` for [`Refresh::FirstOrder`], which
+/// leaves the projection matrix (joint-coordinate columns only) as it is.
+#[allow(clippy::too_many_arguments)]
 fn tangent(
     m: &CompiledModel,
     l: &Layout,
@@ -86,21 +99,41 @@ fn tangent(
     ws: &mut Workspace,
     h: f64,
     alpha: f64,
+    columns: Refresh,
 ) -> Result<(), String> {
+    let n = l.nz + l.nw;
+    // A first-order refresh updates the factors the state holds, on their path.
+    let first_order = columns == Refresh::FirstOrder && st.tangent_step > 0.0;
     st.tangent_step = 0.0;
-    if ws.plan.path == SolverPath::Sparse {
-        fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Sparse)?;
-        if factor_sparse(l, st, ws).is_ok() {
+    let path = match (first_order, st.tangent_sparse) {
+        (true, true) => SolverPath::Sparse,
+        (true, false) => SolverPath::Dense,
+        (false, _) => ws.plan.path,
+    };
+    if path == SolverPath::Sparse {
+        let len = ws.plan.sparse.as_ref().map_or(0, |s| s.tangent.nonzeros());
+        if first_order {
+            st.tangent[..len].copy_from_slice(&st.tangent_raw[..len]);
+        }
+        fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Sparse, first_order)?;
+        st.tangent_raw[..len].copy_from_slice(&st.tangent[..len]);
+        if factor_sparse(l, st, ws, !first_order).is_ok() {
             st.tangent_sparse = true;
             st.tangent_step = h;
             return Ok(());
         }
     }
-    fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Dense)?;
-    let n = l.nz + l.nw;
-    for i in 0..l.nz {
-        for j in 0..l.nz {
-            st.projection[i * l.nz + j] = st.tangent[i * n + j];
+    let first_order = first_order && !st.tangent_sparse;
+    if first_order {
+        st.tangent[..n * n].copy_from_slice(&st.tangent_raw[..n * n]);
+    }
+    fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Dense, first_order)?;
+    st.tangent_raw[..n * n].copy_from_slice(&st.tangent[..n * n]);
+    if !first_order {
+        for i in 0..l.nz {
+            for j in 0..l.nz {
+                st.projection[i * l.nz + j] = st.tangent[i * n + j];
+            }
         }
     }
     st.tangent_sparse = false;
@@ -110,7 +143,7 @@ fn tangent(
         &mut st.tangent_pivots,
         &mut st.tangent_scale,
     )?;
-    if l.nc > 0 {
+    if l.nc > 0 && !first_order {
         lu_factor(
             &mut st.projection,
             l.nz,
@@ -123,11 +156,16 @@ fn tangent(
 }
 
 /// Factors the sparse tangent and projection values that [`fill_tangent`] stored.
-fn factor_sparse(l: &Layout, st: &mut State, ws: &mut Workspace) -> Result<(), String> {
+fn factor_sparse(
+    l: &Layout,
+    st: &mut State,
+    ws: &mut Workspace,
+    projection: bool,
+) -> Result<(), String> {
     let plan = ws.plan.sparse.as_ref().ok_or("no sparse plan")?;
     plan.tangent
         .factor(&mut st.tangent, &mut st.tangent_scale, &mut ws.lu_at)?;
-    if let Some(pr) = &plan.projection {
+    if let Some(pr) = plan.projection.as_ref().filter(|_| projection) {
         pr.factor(
             &mut st.projection,
             &mut st.projection_scale,
@@ -166,6 +204,7 @@ fn fill_tangent(
     h: f64,
     alpha: f64,
     path: SolverPath,
+    first_order_only: bool,
 ) -> Result<(), String> {
     let n = l.nz + l.nw;
     let sparse = path == SolverPath::Sparse;
@@ -177,7 +216,10 @@ fn fill_tangent(
             _ => &[],
         }
     };
-    if sparse {
+    if first_order_only {
+        // The buffers hold the last full formation; its first-order columns are
+        // overwritten below (same pattern).
+    } else if sparse {
         let s = plan.sparse.as_ref().ok_or("no sparse plan")?;
         st.tangent[..s.tangent.nonzeros()].fill(0.0);
         if let Some(pr) = &s.projection {
@@ -225,6 +267,9 @@ fn fill_tangent(
                 }
             }
         }
+    }
+    if first_order_only {
+        return Ok(());
     }
     // Joint-coordinate columns: full evaluations.
     for g in 0..plan.z_groups.len() {
@@ -295,7 +340,7 @@ pub fn tangent_pair(
     predict(l, st, ws, h);
     let saved = st.tangent.clone();
     residual(m, l, p, ws, h, alpha, true);
-    fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Dense)?;
+    fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Dense, false)?;
     let solver = st.tangent[..n * n].to_vec();
     let mut full = vec![0.0; n * n];
     for k in 0..n {
@@ -374,7 +419,8 @@ pub fn step(
     // relative is as good as one of this step.
     let same_step = (st.tangent_step - h).abs() <= 1e-9 * h;
     let reuse = m.solver.reuse_tangent;
-    let mut refresh = !(reuse && same_step);
+    let mut refresh = (!(reuse && same_step)).then_some(Refresh::All);
+    let mut last_refresh = None;
     // With a fresh tangent per step (the seeds' scheme) an update larger than 1e3
     // tolerances calls for the tangent of the current iterate (full Newton far from the
     // solution). A kept tangent is judged by contraction alone: a large first update then
@@ -401,9 +447,9 @@ pub fn step(
                 }
             }
         }
-        if refresh {
-            tangent(m, l, p, st, ws, h, alpha)?;
-            refresh = false;
+        if let Some(columns) = refresh.take() {
+            tangent(m, l, p, st, ws, h, alpha, columns)?;
+            last_refresh = Some(columns);
         }
         newton_direction(st, ws, n);
         let tol = &ws.tol;
@@ -417,9 +463,18 @@ pub fn step(
         // tangent formed in this step through slow iterations cut the excavator's worst step
         // by a fifth but raised the spatial RSSR linkage's energy drift from 1.3e-3 to
         // 1.0e-2 J and its gap to the double-step solution from 8e-5 to 2.3e-4 rad,
-        // tests/formulations.rs; not kept.)
+        // tests/formulations.rs; not kept.) With a kept tangent, slow contraction is first
+        // answered by re-forming only the first-order columns: what changes abruptly within
+        // a step is the hydraulics (a relief or check valve opening, a spool crossing its
+        // overlap), whose columns cost partial evaluations; if the next iteration still
+        // contracts slowly, every column is re-formed.
         if size > 0.1 * previous || size > far {
-            refresh = true;
+            let cheap = reuse && l.nw > 0 && last_refresh != Some(Refresh::FirstOrder);
+            refresh = Some(if cheap {
+                Refresh::FirstOrder
+            } else {
+                Refresh::All
+            });
         }
         previous = size;
     }

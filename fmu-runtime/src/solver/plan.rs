@@ -47,11 +47,14 @@ pub struct TangentPlan {
     pub sparse: Option<SparsePlan>,
 }
 
-/// The sparse path is chosen when its factorisation needs fewer than this fraction of the
-/// dense one's operations and its solve fewer than this fraction of the dense solve's:
-/// indirect addressing costs about three dense operations per sparse one (measured with
-/// `hydromech bench --scaling`, docs/performance.md).
-const SPARSE_ADVANTAGE: f64 = 1.0 / 3.0;
+/// The sparse path is chosen when its factorisation needs less than half of the dense
+/// one's operations and its factors fill less than this fraction of the dense matrix.
+/// From the scaling study (docs/performance.md): the sparse path was faster for every
+/// member with L + U below about 0.6 n² (chain, loops and branches, 8 to 192 unknowns) and
+/// level with the dense one around 0.6–0.9 n² (4–6 unknowns), where indirect addressing
+/// eats the saving.
+const SPARSE_FILL: f64 = 0.6;
+const SPARSE_FLOPS: f64 = 0.5;
 
 impl TangentPlan {
     pub fn new(m: &CompiledModel, l: &Layout) -> TangentPlan {
@@ -68,8 +71,8 @@ impl TangentPlan {
             .and_then(Result::ok);
         let predicted = sparse.as_ref().is_some_and(|s| {
             let nf = n as f64;
-            s.tangent.flops() < SPARSE_ADVANTAGE * nf * nf * nf / 3.0
-                && (s.tangent.nonzeros() as f64) < SPARSE_ADVANTAGE * nf * nf
+            s.tangent.flops() < SPARSE_FLOPS * nf * nf * nf / 3.0
+                && (s.tangent.nonzeros() as f64) < SPARSE_FILL * nf * nf
         });
         let path = match (m.solver.linear_solver, &sparse) {
             (_, None) | (LinearSolver::Dense, _) => SolverPath::Dense,
