@@ -488,6 +488,12 @@ impl Instance {
         self.work.eval.count
     }
 
+    /// Partial (first-order-only) evaluations performed so far, each about a third of a
+    /// full one (they skip kinematics, inverse dynamics and constraints).
+    pub fn partial_evaluations(&self) -> u64 {
+        self.work.eval.partial_count
+    }
+
     pub fn is_initialized(&self) -> bool {
         self.initialized
     }

@@ -1,6 +1,7 @@
 //! The step loop allocates nothing: a counting global allocator sees zero allocations
 //! while instances of the seed 002 rod and the seed 001 four-bar (closed loop, projections;
-//! and with the double-step formulation) advance, including output reads and the spool commands changing.
+//! with the double-step formulation; on the sparse solver path) advance, including output
+//! reads, snapshots and the spool commands changing.
 
 mod support;
 
@@ -73,8 +74,28 @@ fn stepping_does_not_allocate() {
             "valve.command",
             [10.0, -10.0],
         ),
+        (
+            // The sparse path: fixed-pattern factorisation of tangent and projection.
+            {
+                let mut m = support::jaiswal_fourbar(0.001);
+                m.solver.linear_solver = fmu_runtime::model::LinearSolver::Sparse;
+                m
+            },
+            "valve.command",
+            [10.0, -10.0],
+        ),
+        (
+            {
+                let mut m = support::naya_rod(0.4646082, 0.01);
+                m.solver.linear_solver = fmu_runtime::model::LinearSolver::Sparse;
+                m
+            },
+            "valve.command",
+            [0.4546082, 0.4746082],
+        ),
     ] {
         let cmd = ParamId(model.params.iter().position(|p| p.name == command).unwrap() as u32);
+        let sparse = model.solver.linear_solver == fmu_runtime::model::LinearSolver::Sparse;
         let mut inst = Instance::new(Arc::new(model));
         inst.initialize(0.0).unwrap();
         let mut snap = inst.snapshot();
@@ -95,6 +116,11 @@ fn stepping_does_not_allocate() {
             }
         });
         assert!(sink.is_finite());
+        assert_eq!(
+            inst.state().tangent_sparse,
+            sparse,
+            "the path under test was used"
+        );
         assert_eq!(
             n,
             0,

@@ -96,6 +96,8 @@ pub struct Evaluation {
     pub spring_energy: f64,
     /// Number of evaluations so far (for profiling the step's cost).
     pub count: u64,
+    /// Number of partial (first-order) evaluations so far.
+    pub partial_count: u64,
     /// Reference vectors of prismatic cuts (see [`solver::cut_references`](super::cut_references)).
     pub prismatic: Vec<PrismaticReference>,
 }
@@ -122,6 +124,7 @@ impl Evaluation {
             power: 0.0,
             spring_energy: 0.0,
             count: 0,
+            partial_count: 0,
             prismatic: vec![PrismaticReference::default(); m.mechanism.cut_joints.len()],
         }
     }
@@ -299,6 +302,7 @@ impl Evaluation {
         wd: &[f64],
         base: &FirstOrderBase,
     ) {
+        self.partial_count += 1;
         let mut k = 0;
         for (n, node) in m.circuit.nodes.iter().enumerate() {
             if let Node::Volume(_) = node {
