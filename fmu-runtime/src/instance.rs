@@ -64,6 +64,11 @@ pub struct State {
     pub projection_scale: Vec<f64>,
     pub projection_pivots: Vec<usize>,
     pub tangent_step: f64,
+    /// Entries of `tangent`/`tangent_raw` and of `projection` in use (the sparse path's
+    /// value buffers are shorter than n²); every entry beyond is zero, so copies of the
+    /// state (once per internal step, for the rollback) move only the used part.
+    pub tangent_used: usize,
+    pub projection_used: usize,
     /// The factors above are the sparse path's (values of the plan's filled pattern at the
     /// start of `tangent` and `projection`); false: dense LU.
     pub tangent_sparse: bool,
@@ -100,6 +105,8 @@ impl State {
             projection_scale: vec![0.0; 2 * layout.nz],
             projection_pivots: vec![0; layout.nz],
             tangent_step: 0.0,
+            tangent_used: 0,
+            projection_used: 0,
             tangent_sparse: false,
             iterations: 0,
             steps: 0,
@@ -120,11 +127,28 @@ impl State {
         self.mass_scale = other.mass_scale;
         self.partition.copy_from_slice(&other.partition);
         self.rank = other.rank;
-        self.tangent.copy_from_slice(&other.tangent);
-        self.tangent_raw.copy_from_slice(&other.tangent_raw);
+        copy_used(
+            &mut self.tangent,
+            self.tangent_used,
+            &other.tangent,
+            other.tangent_used,
+        );
+        copy_used(
+            &mut self.tangent_raw,
+            self.tangent_used,
+            &other.tangent_raw,
+            other.tangent_used,
+        );
+        self.tangent_used = other.tangent_used;
         self.tangent_scale.copy_from_slice(&other.tangent_scale);
         self.tangent_pivots.copy_from_slice(&other.tangent_pivots);
-        self.projection.copy_from_slice(&other.projection);
+        copy_used(
+            &mut self.projection,
+            self.projection_used,
+            &other.projection,
+            other.projection_used,
+        );
+        self.projection_used = other.projection_used;
         self.projection_scale
             .copy_from_slice(&other.projection_scale);
         self.projection_pivots
@@ -133,6 +157,15 @@ impl State {
         self.tangent_sparse = other.tangent_sparse;
         self.iterations = other.iterations;
         self.steps = other.steps;
+    }
+}
+
+/// Copies the used prefix of `src` into `dst` and zeroes what `dst` used beyond it (both
+/// keep zero tails).
+fn copy_used(dst: &mut [f64], dst_used: usize, src: &[f64], src_used: usize) {
+    dst[..src_used].copy_from_slice(&src[..src_used]);
+    if dst_used > src_used {
+        dst[src_used..dst_used].fill(0.0);
     }
 }
 
@@ -317,6 +350,10 @@ impl Snapshot {
         if r.pos != body.len() {
             return Err("the FMU state has trailing bytes".into());
         }
+        // Which prefix the factors use is not stored; the whole buffers are (their tails
+        // are zero when encoded).
+        state.tangent_used = state.tangent.len();
+        state.projection_used = state.projection.len();
         Ok(Snapshot {
             state,
             params,

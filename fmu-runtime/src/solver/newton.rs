@@ -115,6 +115,14 @@ fn tangent(
         if first_order {
             st.tangent[..len].copy_from_slice(&st.tangent_raw[..len]);
         }
+        if !first_order {
+            let len_p = ws
+                .plan
+                .sparse
+                .as_ref()
+                .map_or(0, |s| s.projection.as_ref().map_or(0, |p| p.nonzeros()));
+            use_prefix(st, len, len_p);
+        }
         fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Sparse, first_order)?;
         st.tangent_raw[..len].copy_from_slice(&st.tangent[..len]);
         if factor_sparse(l, st, ws, !first_order).is_ok() {
@@ -126,6 +134,8 @@ fn tangent(
     let first_order = first_order && !st.tangent_sparse;
     if first_order {
         st.tangent[..n * n].copy_from_slice(&st.tangent_raw[..n * n]);
+    } else {
+        use_prefix(st, n * n, l.nz * l.nz);
     }
     fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Dense, first_order)?;
     st.tangent_raw[..n * n].copy_from_slice(&st.tangent[..n * n]);
@@ -153,6 +163,20 @@ fn tangent(
     }
     st.tangent_step = h;
     Ok(())
+}
+
+/// Sets the used lengths of the tangent buffers and the projection, zeroing what was used
+/// beyond them (the state's zero-tail invariant, see `State::tangent_used`).
+fn use_prefix(st: &mut State, tangent: usize, projection: usize) {
+    if st.tangent_used > tangent {
+        st.tangent[tangent..st.tangent_used].fill(0.0);
+        st.tangent_raw[tangent..st.tangent_used].fill(0.0);
+    }
+    if st.projection_used > projection {
+        st.projection[projection..st.projection_used].fill(0.0);
+    }
+    st.tangent_used = tangent;
+    st.projection_used = projection;
 }
 
 /// Factors the sparse tangent and projection values that [`fill_tangent`] stored.
