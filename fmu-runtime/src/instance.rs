@@ -520,6 +520,20 @@ impl Instance {
         )
     }
 
+    /// Test hook: the Newton tangent of the next step by central differences in the joint
+    /// coordinates (see [`crate::solver::newton::tangent_central`]).
+    #[doc(hidden)]
+    pub fn tangent_central(&mut self, h: f64) -> Vec<f64> {
+        crate::solver::newton::tangent_central(
+            &self.model,
+            &self.layout,
+            &self.params,
+            &mut self.state,
+            &mut self.work,
+            h,
+        )
+    }
+
     /// Model evaluations performed by this instance so far (a cost measure).
     pub fn evaluations(&self) -> u64 {
         self.work.eval.count

@@ -68,6 +68,7 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("formulation", K::Enum(&["augmented-lagrangian", "double-step"]), false, "Index-3 formulation."),
         ("reuse_tangent", K::Bool, false, "Keep the Newton tangent across steps (default true)."),
         ("linear_solver", K::Enum(&["auto", "dense", "sparse"]), false, "Linear solver of the Newton tangent (default auto: sparse where it is predicted cheaper)."),
+        ("tangent", K::Enum(&["assembled", "finite-difference"]), false, "How the Newton tangent's joint-coordinate columns are formed (default assembled: mass matrix, penalty, actuator and spring stiffness and damping; finite-difference: one residual evaluation per column group)."),
         ("step", K::Q, false, "Internal fixed step (FMI parameter solver.step), e.g. \"1 ms\"."),
         ("penalty", K::Q, false, "Absolute penalty factor α; without it penalty_ratio scales α with the step."),
         ("penalty_ratio", K::Q, false, "Penalty relative to the mass matrix and step."),

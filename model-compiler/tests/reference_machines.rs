@@ -5,7 +5,7 @@
 mod common;
 
 use common::{Machine, compile};
-use fmu_runtime::model::CompiledModel;
+use fmu_runtime::model::{CompiledModel, TangentMethod};
 
 fn with_step(file: &str, step: f64) -> CompiledModel {
     let mut m = compile(file);
@@ -151,10 +151,11 @@ fn naya_rod_equilibrium_matches_closed_form() {
 
 #[test]
 fn naya_rod_manoeuvre_at_the_papers_step() {
-    // Newton as in the paper: a fresh tangent every step.
+    // Newton as in the paper: a fresh tangent every step, exact (forward differences).
     let mut paper = with_step("naya-rod.toml", 0.01);
     paper.solver.reuse_tangent = false;
-    let r = naya_run_with(paper);
+    paper.solver.tangent = TangentMethod::FiniteDifference;
+    let r = naya_run_with(paper.clone());
     // Static equilibrium holds over the first 2 s.
     let drift = r.length[..=200]
         .iter()
@@ -179,6 +180,30 @@ fn naya_rod_manoeuvre_at_the_papers_step() {
     assert!(max_it <= 3.0 && steady <= 1.0);
     assert!(energy <= 2.0);
     assert!(phi < 1e-7);
+    // The assembled tangent is the paper's own approximate one (seed 002 eq 26: M, the
+    // penalty term, C and K of the actuator; no geometric terms): one iteration in steady
+    // phases as the paper reports, at most one more than the exact tangent at the spool
+    // steps (our per-unknown tolerances are tighter than the paper's ‖Δx‖₂ < 1e-5), and the
+    // same motion to within the tolerances.
+    paper.solver.tangent = TangentMethod::Assembled;
+    let assembled = naya_run_with(paper);
+    let max_assembled = assembled.iterations.iter().cloned().fold(0.0, f64::max);
+    let steady_assembled = assembled.iterations[100..200]
+        .iter()
+        .cloned()
+        .fold(0.0, f64::max);
+    let diff = assembled
+        .length
+        .iter()
+        .zip(&r.length)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    println!(
+        "naya-rod 10 ms, fresh assembled tangent: iterations steady {steady_assembled} max \
+         {max_assembled}, max |Δ length| vs the exact tangent {diff:.2e} m"
+    );
+    assert!(max_assembled <= max_it + 1.0 && steady_assembled <= 1.0);
+    assert!(diff < 1e-7);
     // The shipped default keeps the tangent across steps: same motion, a few more (cheap)
     // iterations at the spool steps.
     let fast = naya_run(0.01);

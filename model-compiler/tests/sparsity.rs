@@ -5,38 +5,17 @@
 //!   the pattern, on every shipped machine and on members of the scaling families, in
 //!   motion: the grouped columns (several unknowns perturbed in one evaluation) and the
 //!   sparse factorisation both rely on it.
-//! - The tangent the solver forms with grouped columns equals the full differences.
+//! - The tangent the solver forms with grouped columns equals the full differences (the
+//!   finite-difference tangent; the assembled one is compared in `tests/tangent.rs`).
 //! - The sparse and the dense path integrate the same motion (they differ by the Newton
 //!   tolerance, not more).
 
 mod common;
 
 use common::Machine;
-use fmu_runtime::model::{Causality, CompiledModel, LinearSolver};
+use fmu_runtime::model::{CompiledModel, LinearSolver, TangentMethod};
 use fmu_runtime::solver::plan::SolverPath;
 use model_compiler::bench::family::{self, Family};
-use model_compiler::bench::schedule::generic_target;
-
-/// Every input stepped halfway to the farther bound of its range, then `t_end` s at `h`.
-fn drive(m: &mut Machine, t_end: f64, h: f64) {
-    let inputs: Vec<_> = m
-        .inst
-        .model()
-        .variables
-        .iter()
-        .filter(|v| v.causality == Causality::Input)
-        .cloned()
-        .collect();
-    m.inst.initialize(0.0).unwrap();
-    for v in inputs {
-        let target = generic_target(v.start.unwrap_or(0.0), v.min, v.max);
-        m.set(&v.name, target);
-    }
-    let steps = (t_end / h).round() as usize;
-    for k in 1..=steps {
-        m.inst.advance(k as f64 * h).unwrap();
-    }
-}
 
 /// Checks pattern ⊇ nonzeros of the full tangent and grouped = full; returns
 /// (unknowns, pattern entries, full-evaluation groups).
@@ -83,8 +62,10 @@ fn the_pattern_covers_the_full_tangent_of_every_shipped_machine() {
         "patu-pvg32.toml",
         "excavator.toml",
     ] {
-        let mut m = Machine::load(file);
-        drive(&mut m, 0.3, 1e-3);
+        let mut model = common::compile(file);
+        model.solver.tangent = TangentMethod::FiniteDifference;
+        let mut m = Machine::from_model(model);
+        m.drive(0.3, 1e-3);
         check(file, &mut m, 1e-3);
     }
 }
@@ -99,8 +80,10 @@ fn family_model(f: Family, n: usize, solver: LinearSolver) -> CompiledModel {
 fn the_pattern_covers_the_scaling_families_and_groups_their_columns() {
     for f in Family::ALL {
         for n in [1, 3, 6] {
-            let mut m = Machine::from_model(family_model(f, n, LinearSolver::Auto));
-            drive(&mut m, 0.05, 1e-3);
+            let mut model = family_model(f, n, LinearSolver::Auto);
+            model.solver.tangent = TangentMethod::FiniteDifference;
+            let mut m = Machine::from_model(model);
+            m.drive(0.05, 1e-3);
             let (unknowns, entries, groups) = check(&f.model_name(n), &mut m, 1e-3);
             assert!(entries < unknowns * unknowns || n == 1);
             if f == Family::Branches {
@@ -127,7 +110,7 @@ fn sparse_and_dense_paths_integrate_the_same_motion() {
                 _ => SolverPath::Dense,
             };
             assert_eq!(m.inst.tangent_plan().path, expected);
-            drive(&mut m, 0.5, 1e-3);
+            m.drive(0.5, 1e-3);
             runs.push((m.inst.state().z.clone(), m.inst.state().w.clone()));
             assert!(m.inst.state().tangent_sparse == (solver == LinearSolver::Sparse));
         }

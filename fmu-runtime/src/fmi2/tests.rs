@@ -112,6 +112,7 @@ fn test_model(guid: &str) -> CompiledModel {
             max_step_halvings: 3,
             reuse_tangent: true,
             linear_solver: LinearSolver::Auto,
+            tangent: TangentMethod::Assembled,
         },
         init: InitSettings {
             static_equilibrium: false,

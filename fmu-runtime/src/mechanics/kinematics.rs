@@ -19,6 +19,8 @@ pub struct BodyKinematics {
     pub mass: f64,
     /// Twist column of the body's joint: `Z_body = Z_parent + b ż`.
     pub b: Vec6,
+    /// Its time derivative (the joint axis moves with the parent).
+    pub b_dot: Vec6,
     /// Z twist `[ṡ; ω]`.
     pub twist: Vec6,
     /// Time derivative of the twist with all joint accelerations set to zero.
@@ -37,6 +39,7 @@ impl BodyKinematics {
         inertia: Mat3::new(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
         mass: 0.0,
         b: Vec6::new(0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+        b_dot: Vec6::new(0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
         twist: Vec6::new(0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
         bias: Vec6::new(0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
         accel: Vec6::new(0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
@@ -170,6 +173,7 @@ impl Kinematics {
             k.mass = mass(body);
             k.b = b;
             k.twist = parent.twist + b * qd;
+            k.b_dot = b_dot;
             k.bias = parent.bias + b_dot * qd;
             k.accel = parent.accel + b * qdd + b_dot * qd;
         }

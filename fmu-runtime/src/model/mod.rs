@@ -21,7 +21,7 @@ pub use mechanism::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the serialized [`CompiledModel`] layout; bump on any change of these types.
-pub const MODEL_FORMAT_VERSION: u32 = 4;
+pub const MODEL_FORMAT_VERSION: u32 = 5;
 
 /// Index into the instance parameter vector (see module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -64,6 +64,20 @@ pub enum LinearSolver {
     Sparse,
 }
 
+/// How the Newton tangent's joint-coordinate columns are formed (the first-order columns
+/// are always forward differences of partial evaluations).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TangentMethod {
+    /// From the model's structure (`solver::assembled`): mass matrix, penalty term and the
+    /// stiffness and damping of every actuator and spring through its line of action; the
+    /// gyroscopic and geometric-stiffness terms are left out. One mass-matrix pass and a
+    /// few partial evaluations instead of one full evaluation per column group.
+    #[default]
+    Assembled,
+    /// Forward differences of the whole residual (seed 001 eqs 2.61–2.62).
+    FiniteDifference,
+}
+
 /// Solver settings; the step is a parameter so that users can trade accuracy for speed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SolverSettings {
@@ -88,6 +102,7 @@ pub struct SolverSettings {
     /// Off: a fresh tangent every step, as in seeds 001 and 002.
     pub reuse_tangent: bool,
     pub linear_solver: LinearSolver,
+    pub tangent: TangentMethod,
 }
 
 /// Initial-state settings used by the static-equilibrium solve.

@@ -3,6 +3,7 @@
 //! hydraulic rates. All buffers are allocated once in [`Evaluation::new`].
 
 use super::Layout;
+use super::assembled::line_jacobian;
 use crate::hydraulics::cylinder::{self, CylinderState};
 use crate::hydraulics::friction;
 use crate::hydraulics::motor::{self, MotorState};
@@ -11,7 +12,7 @@ use crate::hydraulics::valve::dead_band;
 use crate::mechanics::Kinematics;
 use crate::mechanics::constraints::{self, ConstraintEval, PrismaticReference};
 use crate::mechanics::dynamics::{self, add_point_force};
-use crate::mechanics::spatial::{Vec3, Vec6, ang, lin, vec3};
+use crate::mechanics::spatial::{Vec3, Vec6, vec3};
 use crate::model::{CompiledModel, ForceElement, Node, PointRef};
 
 /// What the first-order columns of the tangent linearise about: the last full evaluation's
@@ -19,9 +20,9 @@ use crate::model::{CompiledModel, ForceElement, Node, PointRef};
 /// of each cylinder (`∂L/∂z`, row-major cylinders × nz).
 pub struct FirstOrderBase {
     pub(crate) r_mech: Vec<f64>,
-    cylinder_force: Vec<f64>,
-    motor_torque: Vec<f64>,
-    cylinder_jacobian: Vec<f64>,
+    pub(crate) cylinder_force: Vec<f64>,
+    pub(crate) motor_torque: Vec<f64>,
+    pub(crate) cylinder_jacobian: Vec<f64>,
 }
 
 impl FirstOrderBase {
@@ -266,22 +267,17 @@ impl Evaluation {
         for (t, s) in base.motor_torque.iter_mut().zip(&self.motors) {
             *t = s.torque;
         }
-        // ∂L/∂z_k = e·(∂x_rod/∂z_k − ∂x_cap/∂z_k), ∂x/∂z_k = b_lin + b_ang × x for the joints
-        // on the point's path to the root.
-        base.cylinder_jacobian.fill(0.0);
+        // ∂L/∂z of each cylinder's pin distance.
         for (i, c) in m.circuit.cylinders.iter().enumerate() {
             let row = &mut base.cylinder_jacobian[i * l.nz..(i + 1) * l.nz];
-            let line = PinLine::between(&self.kin, &c.cap_point, &c.rod_point);
-            let e = line.unit;
-            for (x, body, sign) in [
-                (line.b, c.rod_point.body, 1.0),
-                (line.a, c.cap_point.body, -1.0),
-            ] {
-                self.kin.path(&m.mechanism, body, |k, bk| {
-                    let v = lin(&bk.b) + ang(&bk.b).cross(&x);
-                    row[k] += sign * e.dot(&v);
-                });
-            }
+            line_jacobian(
+                &m.mechanism,
+                &self.kin,
+                &c.cap_point,
+                &c.rod_point,
+                row,
+                None,
+            );
         }
     }
 

@@ -2,6 +2,7 @@
 //! coordinates, pressures, spool states) in one Newton loop, closed loops by the
 //! index-3 augmented Lagrangian; static-equilibrium initialisation; output probes.
 
+pub mod assembled;
 pub mod double_step;
 pub mod equilibrium;
 pub mod evaluate;
@@ -74,6 +75,8 @@ pub struct Workspace {
     pub(crate) outputs: Outputs,
     /// Linearisation point of the tangent's first-order columns.
     pub(crate) first_order: evaluate::FirstOrderBase,
+    /// Buffers of the assembled joint-coordinate columns, when the model uses them.
+    pub(crate) assembly: Option<assembled::AssemblyWork>,
     /// Buffers of the double-step formulation, when the model uses it.
     pub(crate) double_step: Option<double_step::DoubleStepWork>,
     /// Pattern, column groups and solver path of the tangent (fixed per instance).
@@ -99,9 +102,11 @@ impl Workspace {
         }
         let double_step = (m.solver.formulation == Formulation::DoubleStep)
             .then(|| double_step::DoubleStepWork::new(l, &tol, &scale));
+        let plan = plan::TangentPlan::new(m, l);
         Workspace {
             double_step,
-            plan: std::sync::Arc::new(plan::TangentPlan::new(m, l)),
+            assembly: plan.assembled.then(|| assembled::AssemblyWork::new(m, l)),
+            plan: std::sync::Arc::new(plan),
             lu_at: vec![0; n],
             lu_work: vec![0.0; n],
             eval: Evaluation::new(m, l),

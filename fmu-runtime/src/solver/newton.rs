@@ -295,6 +295,56 @@ fn fill_tangent(
     if first_order_only {
         return Ok(());
     }
+    if plan.assembled {
+        // Joint-coordinate columns from the structure, about the unperturbed point.
+        derived(ws, l, h);
+        let Workspace {
+            assembly: Some(work),
+            eval,
+            first_order,
+            x,
+            zd,
+            wd,
+            f,
+            scale,
+            ..
+        } = ws
+        else {
+            return Err("no assembly buffers".into());
+        };
+        let increment = |k: usize| increment_of(x[k], scale[k]);
+        super::assembled::joint_columns(
+            m,
+            l,
+            &plan.ports,
+            eval,
+            first_order,
+            work,
+            super::assembled::AssemblyInput {
+                p,
+                zd,
+                w: &x[l.nz..],
+                wd,
+                f,
+                alpha,
+                h,
+                increment: &increment,
+            },
+        )?;
+        for k in 0..l.nz {
+            let column = &work.columns[k * n..(k + 1) * n];
+            if sparse {
+                for &e in entries(k) {
+                    store(st, n, k, e, true, column[e.0]);
+                }
+            } else {
+                for &i in &plan.pattern.columns[k] {
+                    store(st, n, k, (i, 0, 0), false, column[i]);
+                }
+            }
+        }
+        return Ok(());
+    }
     // Joint-coordinate columns: full evaluations.
     for g in 0..plan.z_groups.len() {
         let group = &plan.z_groups[g];
@@ -327,7 +377,13 @@ fn fill_tangent(
 /// Forward-difference increment of unknown `k` at `x0`.
 #[inline]
 fn increment(ws: &Workspace, k: usize, x0: f64) -> f64 {
-    1.5e-8 * x0.abs().max(ws.scale[k])
+    increment_of(x0, ws.scale[k])
+}
+
+/// Forward-difference increment of an unknown of value `x0` and typical size `scale`.
+#[inline]
+fn increment_of(x0: f64, scale: f64) -> f64 {
+    1.5e-8 * x0.abs().max(scale)
 }
 
 /// Moves unknown `k` by its increment, keeping its value in `ws.dx[k]`.
@@ -377,6 +433,52 @@ pub fn tangent_pair(
     }
     st.tangent.copy_from_slice(&saved);
     Ok((solver, full))
+}
+
+/// Test hook: the tangent at the predictor of the next step of size `h` by differences
+/// accurate enough to judge the assembled joint-coordinate columns: central differences
+/// with an increment of 1e-6 · max(|z|, 1) for the joint coordinates (the forward
+/// increment of the solver, 1.5e-8 · max(|z|, 0.01), meets the round-off of the penalty
+/// term `h²/4 αΦ` on a large machine), forward differences for the first-order states.
+/// Row-major n × n.
+#[doc(hidden)]
+pub fn tangent_central(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+    h: f64,
+) -> Vec<f64> {
+    let n = l.nz + l.nw;
+    let alpha = penalty(m, p, st.mass_scale, h);
+    predict(l, st, ws, h);
+    residual(m, l, p, ws, h, alpha, true);
+    let mut out = vec![0.0; n * n];
+    for k in 0..n {
+        let x0 = ws.x[k];
+        let central = k < l.nz;
+        let eps = if central {
+            1e-6 * x0.abs().max(1.0)
+        } else {
+            increment(ws, k, x0)
+        };
+        ws.x[k] = x0 + eps;
+        residual(m, l, p, ws, h, alpha, false);
+        let plus = ws.f_pert.clone();
+        let (minus, width) = if central {
+            ws.x[k] = x0 - eps;
+            residual(m, l, p, ws, h, alpha, false);
+            (ws.f_pert.clone(), 2.0 * eps)
+        } else {
+            (ws.f.clone(), eps)
+        };
+        ws.x[k] = x0;
+        for i in 0..n {
+            out[i * n + k] = (plus[i] - minus[i]) / width;
+        }
+    }
+    out
 }
 
 /// Trapezoidal history ("hat") vectors of the step from `st` by `h`, the predictor
@@ -507,6 +609,7 @@ pub fn step(
         if size > 0.1 * previous || size > far {
             let cheap = reuse
                 && l.nw > 0
+                && !ws.plan.assembled
                 && last_refresh != Some(Refresh::FirstOrder)
                 && (z_size <= 1.0 || z_size <= 0.1 * previous_z || first_order_first);
             refresh = Some(if cheap {

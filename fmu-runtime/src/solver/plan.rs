@@ -3,9 +3,10 @@
 //! path (dense LU with partial pivoting, or the sparse LU of [`super::sparse_lu`]).
 
 use super::Layout;
+use super::assembled::Ports;
 use super::sparse_lu::SparseLu;
 use super::sparsity::TangentPattern;
-use crate::model::{CompiledModel, Formulation, LinearSolver};
+use crate::model::{CompiledModel, Formulation, LinearSolver, TangentMethod};
 
 /// Which factorisation the step loop uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +46,10 @@ pub struct TangentPlan {
     /// Present whenever the pattern admits it (the bench compares both paths), used by the
     /// step loop when `path` is sparse.
     pub sparse: Option<SparsePlan>,
+    /// Joint-coordinate columns assembled from the structure (see [`super::assembled`])
+    /// rather than by full evaluations; then `ports` lists the actuator ports.
+    pub assembled: bool,
+    pub ports: Ports,
 }
 
 /// The sparse path is chosen when its factorisation needs less than half of the dense
@@ -80,19 +85,32 @@ impl TangentPlan {
             (LinearSolver::Auto, Some(_)) if predicted => SolverPath::Sparse,
             (LinearSolver::Auto, Some(_)) => SolverPath::Dense,
         };
+        let assembled = m.solver.formulation == Formulation::AugmentedLagrangian
+            && m.solver.tangent == TangentMethod::Assembled;
+        let ports = if assembled {
+            Ports::of(m, l)
+        } else {
+            Ports::default()
+        };
         TangentPlan {
             pattern,
             z_groups,
             w_groups,
             path,
             sparse,
+            assembled,
+            ports,
         }
     }
 
-    /// Evaluations a tangent refresh costs: full (joint coordinates) and partial
-    /// (first-order states).
+    /// Evaluations a tangent refresh costs: full (joint coordinates; none when they are
+    /// assembled) and partial (first-order states, and the actuator ports of an assembly).
     pub fn refresh_evaluations(&self) -> (usize, usize) {
-        (self.z_groups.len(), self.w_groups.len())
+        if self.assembled {
+            (0, self.w_groups.len() + self.ports.evaluations())
+        } else {
+            (self.z_groups.len(), self.w_groups.len())
+        }
     }
 }
 

@@ -111,6 +111,7 @@ pub fn model(
             max_step_halvings: 4,
             reuse_tangent: true,
             linear_solver: LinearSolver::Auto,
+            tangent: TangentMethod::Assembled,
         },
         init: InitSettings {
             static_equilibrium: true,

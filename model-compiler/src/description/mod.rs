@@ -94,6 +94,14 @@ pub enum LinearSolverDesc {
     Sparse,
 }
 
+#[derive(Clone, Copy, Debug, Deserialize)]
+pub enum TangentDesc {
+    #[serde(rename = "assembled")]
+    Assembled,
+    #[serde(rename = "finite-difference")]
+    FiniteDifference,
+}
+
 /// `[solver]`: the fixed-step monolithic integrator.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -103,6 +111,8 @@ pub struct SolverSection {
     pub reuse_tangent: Option<bool>,
     /// Linear solver of the Newton tangent (default auto).
     pub linear_solver: Option<LinearSolverDesc>,
+    /// How the tangent's joint-coordinate columns are formed (default assembled).
+    pub tangent: Option<TangentDesc>,
     /// Internal fixed step (FMI parameter `solver.step`).
     pub step: Option<Quantity>,
     /// Absolute penalty factor α; without it `penalty_ratio` scales α with the step.

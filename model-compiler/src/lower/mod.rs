@@ -17,13 +17,15 @@ pub use analysis::Analysis;
 pub use report::ReportSpec;
 pub use visual::{Visual, VisualGeometry};
 
-use crate::description::{Description, LinearSolverDesc, Name, QValue, Quantity, Vec3};
+use crate::description::{
+    Description, LinearSolverDesc, Name, QValue, Quantity, TangentDesc, Vec3,
+};
 use crate::diagnostic::Diagnostic;
 use crate::names;
 use crate::units::{self, Dim};
 use fmu_runtime::model::{
     CompiledModel, DefaultExperiment, Formulation, InitSettings, LinearSolver,
-    MODEL_FORMAT_VERSION, Metadata, ParamId, ParamSlot, SolverSettings,
+    MODEL_FORMAT_VERSION, Metadata, ParamId, ParamSlot, SolverSettings, TangentMethod,
 };
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -725,6 +727,10 @@ fn solver_settings(cx: &mut Ctx, d: &Description) -> SolverSettings {
             Some(LinearSolverDesc::Dense) => LinearSolver::Dense,
             Some(LinearSolverDesc::Sparse) => LinearSolver::Sparse,
             Some(LinearSolverDesc::Auto) | None => LinearSolver::Auto,
+        },
+        tangent: match s.and_then(|s| s.tangent) {
+            Some(TangentDesc::FiniteDifference) => TangentMethod::FiniteDifference,
+            Some(TangentDesc::Assembled) | None => TangentMethod::Assembled,
         },
     }
 }

@@ -50,6 +50,32 @@ impl Machine {
     pub fn start(&self, name: &str) -> f64 {
         self.var(name).start.expect("start value")
     }
+
+    /// The bench's generic manoeuvre: initialised, every input stepped halfway to the
+    /// farther bound of its range, then `t_end` s at `h`.
+    pub fn drive(&mut self, t_end: f64, h: f64) {
+        let inputs: Vec<_> = self
+            .inst
+            .model()
+            .variables
+            .iter()
+            .filter(|v| v.causality == fmu_runtime::model::Causality::Input)
+            .cloned()
+            .collect();
+        self.inst.initialize(0.0).unwrap();
+        for v in inputs {
+            let target = model_compiler::bench::schedule::generic_target(
+                v.start.unwrap_or(0.0),
+                v.min,
+                v.max,
+            );
+            self.set(&v.name, target);
+        }
+        let steps = (t_end / h).round() as usize;
+        for k in 1..=steps {
+            self.inst.advance(k as f64 * h).unwrap();
+        }
+    }
 }
 
 /// `models/<file>` compiled; compile errors are rendered and panic.

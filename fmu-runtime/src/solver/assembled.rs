@@ -1,0 +1,478 @@
+//! The Newton tangent's joint-coordinate columns assembled from the model's structure,
+//! instead of one full residual evaluation (kinematics, inverse dynamics, constraints,
+//! hydraulics) per column group.
+//!
+//! With `ż = 2/h z + ż̂` and `z̈ = 4/h² z + z̈̂`, the columns `∂F/∂z` of the residual
+//! `F_z = h²/4 (M z̈ − Q + Φ_zᵀ(αΦ + λ))`, `F_w = h²/4 r_w` are taken as
+//!
+//! ```text
+//! ∂F_z/∂z ≈ M + h²/4 αΦ_zᵀΦ_z + h²/4 Σ_lines J (a Jᵀ + b (2/h Jᵀ + J̇ᵀ))
+//! ∂F_w/∂z ≈ h²/4 Σ_ports (∂r_w/∂ℓ Jᵀ + ∂r_w/∂ℓ̇ (2/h Jᵀ + J̇ᵀ))
+//! ```
+//!
+//! seed 002 eq 26 / seed 001 §2.1.3's `M + h/2 C + h²/4 (K + αΦ_zᵀΦ_z)` with C and K
+//! from the force elements. A *line* is a cylinder or a spring-damper acting along the
+//! distance ℓ between two body points, `J = ∂ℓ/∂z`; along column k, ℓ moves by `J_k` and ℓ̇
+//! by `2/h J_k + J̇_k`. A *port* is where the hydraulics meets the mechanism: a cylinder's ℓ
+//! and ℓ̇, or a motor's joint rate. Two partial evaluations per group of ports (ℓ moved, then
+//! ℓ̇) give every port's force slopes `(a, b)` and the slopes of its chamber pressure rates
+//! and friction-state residuals; ports whose first-order rows are disjoint share them.
+//!
+//! Left out, all of relative size O(h·ω) or O(h² · stiffness/inertia) at the steps these
+//! machines run (`tests/tangent.rs` measures them against central differences): the
+//! gyroscopic and centrifugal terms `h/2 ∂(M z̈ − Q)/∂ż`, the inertial and gravity
+//! stiffness `h²/4 ∂(M z̈ − Q)/∂z`, and the geometric stiffness of actuator, spring, point
+//! and constraint forces (`f ∂J/∂z`, `∂Φ_zᵀ/∂z (αΦ + λ)`). They cost Newton a slightly
+//! slower contraction, never accuracy: the converged solution is that of the residual.
+
+use nalgebra::Matrix6;
+
+use super::Layout;
+use super::evaluate::{Evaluation, FirstOrderBase};
+use crate::hydraulics::cylinder;
+use crate::mechanics::Kinematics;
+use crate::mechanics::dynamics::mass_matrix;
+use crate::mechanics::spatial::{ang, lin};
+use crate::model::{CompiledModel, ForceElement, Mechanism, Node, PointRef};
+
+/// Where a port acts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PortKind {
+    /// Cylinder `i`: its pin distance.
+    Cylinder(usize),
+    /// Motor `i` on joint coordinate `coordinate`.
+    Motor { motor: usize, coordinate: usize },
+}
+
+#[derive(Clone, Debug)]
+struct Port {
+    kind: PortKind,
+    /// First-order rows (indices into `w`) the port's motion changes: the volumes at its
+    /// ports, a cylinder's friction states.
+    rows: Vec<usize>,
+}
+
+/// The ports of a model in groups that share one partial evaluation (fixed per instance).
+#[derive(Clone, Debug, Default)]
+pub struct Ports {
+    groups: Vec<Vec<Port>>,
+}
+
+impl Ports {
+    pub fn of(m: &CompiledModel, l: &Layout) -> Ports {
+        let mut volume = vec![None; m.circuit.nodes.len()];
+        let mut k = 0;
+        for (i, node) in m.circuit.nodes.iter().enumerate() {
+            if let Node::Volume(_) = node {
+                volume[i] = Some(k);
+                k += 1;
+            }
+        }
+        let rows_at = |nodes: &[usize]| -> Vec<usize> {
+            let mut r: Vec<usize> = nodes.iter().filter_map(|&n| volume[n]).collect();
+            r.sort_unstable();
+            r.dedup();
+            r
+        };
+        let mut ports = Vec::new();
+        let mut friction = l.n_pressures + l.n_spools;
+        for (i, c) in m.circuit.cylinders.iter().enumerate() {
+            let mut rows = rows_at(&[c.cap_node, c.rod_node]);
+            let states = c.friction.states();
+            rows.extend(friction..friction + states);
+            friction += states;
+            ports.push(Port {
+                kind: PortKind::Cylinder(i),
+                rows,
+            });
+        }
+        let kin = Kinematics::new(&m.mechanism);
+        for (i, mo) in m.circuit.motors.iter().enumerate() {
+            if let Some(coordinate) = kin.bodies[mo.body].coordinate {
+                ports.push(Port {
+                    kind: PortKind::Motor {
+                        motor: i,
+                        coordinate,
+                    },
+                    rows: rows_at(&[mo.port_a, mo.port_b]),
+                });
+            }
+        }
+        // Greedy grouping: disjoint rows, and no two motors moving the same coordinate.
+        let mut groups: Vec<Vec<Port>> = Vec::new();
+        for port in ports {
+            let fits = |g: &Vec<Port>| {
+                g.iter().all(|q| {
+                    let shared_coordinate = match (q.kind, port.kind) {
+                        (
+                            PortKind::Motor { coordinate: a, .. },
+                            PortKind::Motor { coordinate: b, .. },
+                        ) => a == b,
+                        _ => false,
+                    };
+                    !shared_coordinate && q.rows.iter().all(|r| !port.rows.contains(r))
+                })
+            };
+            match groups.iter_mut().find(|g| fits(g)) {
+                Some(g) => g.push(port),
+                None => groups.push(vec![port]),
+            }
+        }
+        Ports { groups }
+    }
+
+    /// Partial evaluations one assembly costs.
+    pub fn evaluations(&self) -> usize {
+        self.groups.len()
+    }
+}
+
+/// Buffers of the assembly, allocated once per instance.
+pub struct AssemblyWork {
+    composite: Vec<Matrix6<f64>>,
+    /// Mass matrix, row-major nz × nz.
+    mass: Vec<f64>,
+    /// The assembled joint-coordinate columns, column-major: column k at `k·n .. (k+1)·n`.
+    pub(crate) columns: Vec<f64>,
+    /// A line's `J = ∂ℓ/∂z` and `J̇`.
+    line: Vec<f64>,
+    line_rate: Vec<f64>,
+    /// The ports' quantities at the linearisation point.
+    base: PortBase,
+    /// Per port (group order) its force or torque slopes `(∂/∂ℓ, ∂/∂ℓ̇)`, per first-order
+    /// row the scaled residual slopes `(∂F_w/∂ℓ, ∂F_w/∂ℓ̇)` of the port that owns it.
+    port_slope: Vec<(f64, f64)>,
+    row_slope: Vec<(f64, f64)>,
+}
+
+impl AssemblyWork {
+    pub fn new(m: &CompiledModel, l: &Layout) -> AssemblyWork {
+        let n = l.nz + l.nw;
+        AssemblyWork {
+            composite: vec![Matrix6::zeros(); m.mechanism.bodies.len()],
+            mass: vec![0.0; l.nz * l.nz],
+            columns: vec![0.0; n * l.nz],
+            line: vec![0.0; l.nz],
+            line_rate: vec![0.0; l.nz],
+            base: PortBase {
+                line: vec![(0.0, 0.0); m.circuit.cylinders.len()],
+                motor_rate: vec![0.0; m.circuit.motors.len()],
+            },
+            port_slope: vec![(0.0, 0.0); m.circuit.cylinders.len() + m.circuit.motors.len()],
+            row_slope: vec![(0.0, 0.0); l.nw],
+        }
+    }
+}
+
+/// Each cylinder's pin distance and rate, each motor's joint rate.
+struct PortBase {
+    line: Vec<(f64, f64)>,
+    motor_rate: Vec<f64>,
+}
+
+/// Adds `c · a aᵀ` to the columns (both vectors over the joint coordinates, mostly zero).
+fn add_outer(columns: &mut [f64], n: usize, a: &[f64], c: f64) {
+    for (k, &ak) in a.iter().enumerate() {
+        if ak == 0.0 {
+            continue;
+        }
+        let col = &mut columns[k * n..k * n + a.len()];
+        for (x, &ai) in col.iter_mut().zip(a) {
+            *x += c * ai * ak;
+        }
+    }
+}
+
+/// A line element (cylinder or spring) whose force `f(ℓ, ℓ̇)` acts along `J = ∂ℓ/∂z`:
+/// along column k, ℓ moves by `J_k` and ℓ̇ by `2/h J_k + J̇_k`, so the generalised force
+/// `J f` moves by `J (a J_k + b (2/h J_k + J̇_k))` with `(a, b)` the force slopes, and each
+/// first-order row r by `a_r J_k + b_r (2/h J_k + J̇_k)`. `mech_sign` is +1 where the
+/// residual holds `+J f` (a spring's tension), −1 where it holds `−J f` (an actuator's push).
+struct LineSlopes<'a> {
+    j: &'a [f64],
+    j_rate: &'a [f64],
+    force: (f64, f64),
+    mech: f64,
+    rows: &'a [usize],
+    row_slope: &'a [(f64, f64)],
+}
+
+fn add_line(columns: &mut [f64], n: usize, two_over_h: f64, line: LineSlopes<'_>) {
+    let nz = line.j.len();
+    for (k, (&jk, &jdk)) in line.j.iter().zip(line.j_rate).enumerate() {
+        if jk == 0.0 && jdk == 0.0 {
+            continue;
+        }
+        let rate = two_over_h * jk + jdk;
+        let col = &mut columns[k * n..(k + 1) * n];
+        let t = line.mech * (line.force.0 * jk + line.force.1 * rate);
+        if t != 0.0 {
+            for (x, &ji) in col[..nz].iter_mut().zip(line.j) {
+                *x += t * ji;
+            }
+        }
+        for &r in line.rows {
+            let (a, b) = line.row_slope[r];
+            col[nz + r] += a * jk + b * rate;
+        }
+    }
+}
+
+/// `J = ∂ℓ/∂z` of the distance ℓ between two body points, `e·(∂x_b/∂z − ∂x_a/∂z)`, into
+/// `row`, and with `rate` also its time derivative `J̇` (so that `∂ℓ̇/∂z = J̇` at fixed
+/// joint rates).
+pub(crate) fn line_jacobian(
+    mech: &Mechanism,
+    kin: &Kinematics,
+    a: &PointRef,
+    b: &PointRef,
+    row: &mut [f64],
+    mut rate: Option<&mut [f64]>,
+) {
+    row.fill(0.0);
+    if let Some(r) = rate.as_deref_mut() {
+        r.fill(0.0);
+    }
+    let (xa, va) = kin.point(a);
+    let (xb, vb) = kin.point(b);
+    let d = xb - xa;
+    let length = d.norm();
+    if length <= 1e-12 {
+        return;
+    }
+    let e = d / length;
+    let dv = vb - va;
+    let e_dot = (dv - e * e.dot(&dv)) / length;
+    for (x, xv, body, sign) in [(xb, vb, b.body, 1.0), (xa, va, a.body, -1.0)] {
+        kin.path(mech, body, |k, bk| {
+            let v = lin(&bk.b) + ang(&bk.b).cross(&x);
+            row[k] += sign * e.dot(&v);
+            if let Some(r) = rate.as_deref_mut() {
+                let v_dot = lin(&bk.b_dot) + ang(&bk.b_dot).cross(&x) + ang(&bk.b).cross(&xv);
+                r[k] += sign * (e_dot.dot(&v) + e.dot(&v_dot));
+            }
+        });
+    }
+}
+
+/// Everything [`joint_columns`] reads besides the model.
+pub(crate) struct AssemblyInput<'a> {
+    pub p: &'a [f64],
+    /// Joint rates and first-order states and rates at the linearisation point.
+    pub zd: &'a mut [f64],
+    pub w: &'a [f64],
+    pub wd: &'a [f64],
+    /// The scaled residual `F` there (its first-order rows are compared against).
+    pub f: &'a [f64],
+    /// Penalty, step, and each joint coordinate's finite-difference increment.
+    pub alpha: f64,
+    pub h: f64,
+    pub increment: &'a dyn Fn(usize) -> f64,
+}
+
+/// Which port quantity a partial evaluation moves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Move {
+    /// Pin distances (motors: nothing, their torque and flow do not depend on the angle).
+    Length,
+    /// Pin distance rates and motor joint rates.
+    Rate,
+}
+
+/// Assembles the joint-coordinate columns into `work.columns` about the point where `eval`
+/// holds a full evaluation and `base` its first-order linearisation
+/// ([`Evaluation::capture_first_order_base`]). Leaves `eval`'s cylinder kinematics and the
+/// joint rates as they were; errors on a non-finite entry.
+pub(crate) fn joint_columns(
+    m: &CompiledModel,
+    l: &Layout,
+    ports: &Ports,
+    eval: &mut Evaluation,
+    base: &FirstOrderBase,
+    work: &mut AssemblyWork,
+    mut input: AssemblyInput<'_>,
+) -> Result<(), String> {
+    let (nz, n) = (l.nz, l.nz + l.nw);
+    let h = input.h;
+    let s = 0.25 * h * h;
+    let mech = &m.mechanism;
+
+    // Inertia: ∂(h²/4 M z̈)/∂z = M.
+    mass_matrix(mech, &eval.kin, &mut work.composite, &mut work.mass);
+    let columns = &mut work.columns;
+    columns.fill(0.0);
+    for k in 0..nz {
+        for i in 0..nz {
+            columns[k * n + i] = work.mass[i * nz + k];
+        }
+    }
+
+    // Penalty: h²/4 αΦ_zᵀΦ_z, row by row of Φ_z.
+    for r in 0..l.nc {
+        add_outer(
+            columns,
+            n,
+            &eval.phi_z[r * nz..(r + 1) * nz],
+            s * input.alpha,
+        );
+    }
+
+    // Springs and dampers: tension k·stretch + c·rate along the line, +J·tension in F_z.
+    for f in &mech.forces {
+        if let ForceElement::SpringDamper(sd) = f {
+            let (line, line_rate) = (&mut work.line, &mut work.line_rate);
+            line_jacobian(mech, &eval.kin, &sd.a, &sd.b, line, Some(line_rate));
+            let p = input.p;
+            let slopes = (p[sd.stiffness.index()], p[sd.damping.index()]);
+            add_line(
+                columns,
+                n,
+                2.0 / h,
+                LineSlopes {
+                    j: line,
+                    j_rate: line_rate,
+                    force: (s * slopes.0, s * slopes.1),
+                    mech: 1.0,
+                    rows: &[],
+                    row_slope: &[],
+                },
+            );
+        }
+    }
+
+    // Ports: per group two partial evaluations, every port's length moved, then its rate.
+    for (i, cyl) in eval.cylinders.iter().enumerate() {
+        work.base.line[i] = (cyl.length, cyl.speed);
+    }
+    for port in ports.groups.iter().flatten() {
+        if let PortKind::Motor { motor, coordinate } = port.kind {
+            work.base.motor_rate[motor] = input.zd[coordinate];
+        }
+    }
+    let mut first = 0;
+    for group in &ports.groups {
+        for motion in [Move::Length, Move::Rate] {
+            for port in group {
+                move_port(m, port, motion, true, eval, &work.base, &mut input);
+            }
+            eval.run_first_order(m, l, input.p, input.zd, input.w, input.wd, base);
+            for (g, port) in group.iter().enumerate() {
+                let eps = port_step(port, motion, &work.base, &input);
+                let slope = match port.kind {
+                    PortKind::Cylinder(i) => {
+                        (eval.cylinders[i].force - base.cylinder_force[i]) / eps
+                    }
+                    PortKind::Motor { motor, .. } => {
+                        (eval.motors[motor].torque - base.motor_torque[motor]) / eps
+                    }
+                };
+                let rows = port
+                    .rows
+                    .iter()
+                    .map(|&r| (s * eval.r_first[r] - input.f[nz + r]) / eps);
+                let finite = slope.is_finite();
+                let entry = &mut work.port_slope[first + g];
+                match motion {
+                    Move::Length => entry.0 = slope,
+                    Move::Rate => entry.1 = slope,
+                }
+                for (&r, d) in port.rows.iter().zip(rows) {
+                    if !(finite && d.is_finite()) {
+                        return Err("non-finite residual while forming the tangent".into());
+                    }
+                    match motion {
+                        Move::Length => work.row_slope[r].0 = d,
+                        Move::Rate => work.row_slope[r].1 = d,
+                    }
+                }
+                move_port(m, port, motion, false, eval, &work.base, &mut input);
+            }
+        }
+        for (g, port) in group.iter().enumerate() {
+            let (a, b) = work.port_slope[first + g];
+            match port.kind {
+                PortKind::Cylinder(i) => {
+                    let c = &m.circuit.cylinders[i];
+                    let (line, line_rate) = (&mut work.line, &mut work.line_rate);
+                    line_jacobian(
+                        mech,
+                        &eval.kin,
+                        &c.cap_point,
+                        &c.rod_point,
+                        line,
+                        Some(line_rate),
+                    );
+                    add_line(
+                        columns,
+                        n,
+                        2.0 / h,
+                        LineSlopes {
+                            j: line,
+                            j_rate: line_rate,
+                            force: (s * a, s * b),
+                            mech: -1.0,
+                            rows: &port.rows,
+                            row_slope: &work.row_slope,
+                        },
+                    );
+                }
+                PortKind::Motor { coordinate, .. } => {
+                    // q̇ moves by 2/h along its own column only.
+                    let col = &mut columns[coordinate * n..(coordinate + 1) * n];
+                    col[coordinate] -= s * b * 2.0 / h;
+                    for &r in &port.rows {
+                        col[nz + r] += work.row_slope[r].1 * 2.0 / h;
+                    }
+                }
+            }
+        }
+        first += group.len();
+    }
+    Ok(())
+}
+
+/// The increment a partial evaluation gives a port's quantity.
+fn port_step(port: &Port, motion: Move, base: &PortBase, input: &AssemblyInput<'_>) -> f64 {
+    let eps = match port.kind {
+        PortKind::Cylinder(i) => 1.5e-8 * base.line[i].0.abs().max(0.01),
+        PortKind::Motor { coordinate, .. } => (input.increment)(coordinate),
+    };
+    match motion {
+        Move::Length => eps,
+        Move::Rate => 2.0 / input.h * eps,
+    }
+}
+
+/// Moves a port's quantity by its increment (`moved`) or restores it exactly from the
+/// stored base.
+fn move_port(
+    m: &CompiledModel,
+    port: &Port,
+    motion: Move,
+    moved: bool,
+    eval: &mut Evaluation,
+    base: &PortBase,
+    input: &mut AssemblyInput<'_>,
+) {
+    let step = if moved {
+        port_step(port, motion, base, input)
+    } else {
+        0.0
+    };
+    match port.kind {
+        PortKind::Cylinder(i) => {
+            let (mut length, mut speed) = base.line[i];
+            match motion {
+                Move::Length => length += step,
+                Move::Rate => speed += step,
+            }
+            eval.cylinders[i] =
+                cylinder::kinematics(&m.circuit.cylinders[i], input.p, length, speed);
+        }
+        PortKind::Motor { motor, coordinate } => {
+            if motion == Move::Rate {
+                input.zd[coordinate] = base.motor_rate[motor] + step;
+            }
+        }
+    }
+}
