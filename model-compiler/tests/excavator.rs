@@ -739,7 +739,12 @@ fn excavator_constraints_hold_over_a_manoeuvre() {
 #[ignore = "cost probe, run by hand"]
 fn probe_excavator_step_cost() {
     // The bench's generic manoeuvre: every command steps from 0 to +0.5 at 5 s.
-    let mut m = Machine::load("excavator.toml");
+    // PROBE_TANGENT=finite-difference probes the finite-difference tangent.
+    let mut model = common::compile("excavator.toml");
+    if std::env::var("PROBE_TANGENT").is_ok_and(|t| t == "finite-difference") {
+        model.solver.tangent = fmu_runtime::model::TangentMethod::FiniteDifference;
+    }
+    let mut m = Machine::from_model(model);
     m.inst.initialize(0.0).unwrap();
     let mut steps = vec![];
     for k in 0..10000 {
