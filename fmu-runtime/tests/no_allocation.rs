@@ -1,7 +1,8 @@
 //! The step loop allocates nothing: a counting global allocator sees zero allocations
 //! while instances of the seed 002 rod and the seed 001 four-bar (closed loop, projections;
-//! with the double-step formulation; on the sparse solver path) advance, including output
-//! reads, snapshots and the spool commands changing.
+//! with the double-step formulation; on the sparse solver path; with the assembled and the
+//! finite-difference tangent) advance, including output reads, snapshots and the spool
+//! commands changing.
 
 mod support;
 
@@ -69,6 +70,16 @@ fn stepping_does_not_allocate() {
                 // The double-step formulation: partition check, position problem, R_z.
                 let mut m = support::jaiswal_fourbar(0.001);
                 m.solver.formulation = fmu_runtime::model::Formulation::DoubleStep;
+                m
+            },
+            "valve.command",
+            [10.0, -10.0],
+        ),
+        (
+            // The finite-difference tangent (the default assembles its joint columns).
+            {
+                let mut m = support::jaiswal_fourbar(0.001);
+                m.solver.tangent = fmu_runtime::model::TangentMethod::FiniteDifference;
                 m
             },
             "valve.command",

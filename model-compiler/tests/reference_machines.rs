@@ -7,6 +7,14 @@ mod common;
 use common::{Machine, compile};
 use fmu_runtime::model::{CompiledModel, TangentMethod};
 
+/// Largest |a_i − b_i|.
+fn max_difference(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max)
+}
+
 fn with_step(file: &str, step: f64) -> CompiledModel {
     let mut m = compile(file);
     let id = m.solver.step;
@@ -192,12 +200,7 @@ fn naya_rod_manoeuvre_at_the_papers_step() {
         .iter()
         .cloned()
         .fold(0.0, f64::max);
-    let diff = assembled
-        .length
-        .iter()
-        .zip(&r.length)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f64::max);
+    let diff = max_difference(&assembled.length, &r.length);
     println!(
         "naya-rod 10 ms, fresh assembled tangent: iterations steady {steady_assembled} max \
          {max_assembled}, max |Δ length| vs the exact tangent {diff:.2e} m"
@@ -208,12 +211,7 @@ fn naya_rod_manoeuvre_at_the_papers_step() {
     // iterations at the spool steps.
     let fast = naya_run(0.01);
     let max_fast = fast.iterations.iter().cloned().fold(0.0, f64::max);
-    let diff = fast
-        .length
-        .iter()
-        .zip(&r.length)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f64::max);
+    let diff = max_difference(&fast.length, &r.length);
     println!(
         "naya-rod 10 ms, reused tangent: iterations max {max_fast}, max |Δ length| vs fresh tangent {diff:.2e} m"
     );

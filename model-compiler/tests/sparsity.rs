@@ -52,16 +52,7 @@ fn check(name: &str, m: &mut Machine, h: f64) -> (usize, usize, usize) {
 
 #[test]
 fn the_pattern_covers_the_full_tangent_of_every_shipped_machine() {
-    for file in [
-        "naya-rod.toml",
-        "jaiswal-fourbar.toml",
-        "jaiswal-fourbar-friction.toml",
-        "hydraulic-crane.toml",
-        "patu-lift-boom.toml",
-        "patu-crane.toml",
-        "patu-pvg32.toml",
-        "excavator.toml",
-    ] {
+    for file in common::SHIPPED_MODELS {
         let mut model = common::compile(file);
         model.solver.tangent = TangentMethod::FiniteDifference;
         let mut m = Machine::from_model(model);

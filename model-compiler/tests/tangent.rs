@@ -224,16 +224,7 @@ max = 1
 /// (the rod at 10 ms, where the left-out terms are largest), and the scaling families.
 #[test]
 fn tangents_match_full_differences_on_every_machine_in_motion() {
-    for file in [
-        "naya-rod.toml",
-        "jaiswal-fourbar.toml",
-        "jaiswal-fourbar-friction.toml",
-        "hydraulic-crane.toml",
-        "patu-lift-boom.toml",
-        "patu-crane.toml",
-        "patu-pvg32.toml",
-        "excavator.toml",
-    ] {
+    for file in common::SHIPPED_MODELS {
         let model = common::compile(file);
         let h = model.params[model.solver.step.index()].default;
         check_both(file, model, |m| {

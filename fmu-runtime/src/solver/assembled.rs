@@ -183,36 +183,46 @@ fn add_outer(columns: &mut [f64], n: usize, a: &[f64], c: f64) {
     }
 }
 
-/// A line element (cylinder or spring) whose force `f(ℓ, ℓ̇)` acts along `J = ∂ℓ/∂z`:
-/// along column k, ℓ moves by `J_k` and ℓ̇ by `2/h J_k + J̇_k`, so the generalised force
-/// `J f` moves by `J (a J_k + b (2/h J_k + J̇_k))` with `(a, b)` the force slopes, and each
-/// first-order row r by `a_r J_k + b_r (2/h J_k + J̇_k)`. `mech_sign` is +1 where the
-/// residual holds `+J f` (a spring's tension), −1 where it holds `−J f` (an actuator's push).
-struct LineSlopes<'a> {
-    j: &'a [f64],
-    j_rate: &'a [f64],
+/// A line element (cylinder or spring) between points `a` and `b` whose force `f(ℓ, ℓ̇)`
+/// acts along `J = ∂ℓ/∂z`: along column k, ℓ moves by `J_k` and ℓ̇ by `2/h J_k + J̇_k`, so
+/// the generalised force `J f` moves by `J (a J_k + b (2/h J_k + J̇_k))` with `force = (a, b)`
+/// its slopes, and each first-order row r by `a_r J_k + b_r (2/h J_k + J̇_k)` with
+/// `row_slope[r] = (a_r, b_r)`. `mech` is +1 where the residual holds `+J f` (a spring's
+/// tension), −1 where it holds `−J f` (an actuator's push).
+struct LineElement<'a> {
+    a: &'a PointRef,
+    b: &'a PointRef,
     force: (f64, f64),
     mech: f64,
     rows: &'a [usize],
     row_slope: &'a [(f64, f64)],
 }
 
-fn add_line(columns: &mut [f64], n: usize, two_over_h: f64, line: LineSlopes<'_>) {
-    let nz = line.j.len();
-    for (k, (&jk, &jdk)) in line.j.iter().zip(line.j_rate).enumerate() {
+/// Adds a line element's columns; `line` and `line_rate` are scratch for `J` and `J̇`.
+fn add_line(
+    columns: &mut [f64],
+    n: usize,
+    two_over_h: f64,
+    (mech, kin): (&Mechanism, &Kinematics),
+    (line, line_rate): (&mut [f64], &mut [f64]),
+    e: LineElement<'_>,
+) {
+    line_jacobian(mech, kin, e.a, e.b, line, Some(line_rate));
+    let nz = line.len();
+    for (k, (&jk, &jdk)) in line.iter().zip(line_rate.iter()).enumerate() {
         if jk == 0.0 && jdk == 0.0 {
             continue;
         }
         let rate = two_over_h * jk + jdk;
         let col = &mut columns[k * n..(k + 1) * n];
-        let t = line.mech * (line.force.0 * jk + line.force.1 * rate);
+        let t = e.mech * (e.force.0 * jk + e.force.1 * rate);
         if t != 0.0 {
-            for (x, &ji) in col[..nz].iter_mut().zip(line.j) {
+            for (x, &ji) in col[..nz].iter_mut().zip(line.iter()) {
                 *x += t * ji;
             }
         }
-        for &r in line.rows {
-            let (a, b) = line.row_slope[r];
+        for &r in e.rows {
+            let (a, b) = e.row_slope[r];
             col[nz + r] += a * jk + b * rate;
         }
     }
@@ -320,18 +330,17 @@ pub(crate) fn joint_columns(
     // Springs and dampers: tension k·stretch + c·rate along the line, +J·tension in F_z.
     for f in &mech.forces {
         if let ForceElement::SpringDamper(sd) = f {
-            let (line, line_rate) = (&mut work.line, &mut work.line_rate);
-            line_jacobian(mech, &eval.kin, &sd.a, &sd.b, line, Some(line_rate));
             let p = input.p;
-            let slopes = (p[sd.stiffness.index()], p[sd.damping.index()]);
             add_line(
                 columns,
                 n,
                 2.0 / h,
-                LineSlopes {
-                    j: line,
-                    j_rate: line_rate,
-                    force: (s * slopes.0, s * slopes.1),
+                (mech, &eval.kin),
+                (&mut work.line, &mut work.line_rate),
+                LineElement {
+                    a: &sd.a,
+                    b: &sd.b,
+                    force: (s * p[sd.stiffness.index()], s * p[sd.damping.index()]),
                     mech: 1.0,
                     rows: &[],
                     row_slope: &[],
@@ -393,22 +402,15 @@ pub(crate) fn joint_columns(
             match port.kind {
                 PortKind::Cylinder(i) => {
                     let c = &m.circuit.cylinders[i];
-                    let (line, line_rate) = (&mut work.line, &mut work.line_rate);
-                    line_jacobian(
-                        mech,
-                        &eval.kin,
-                        &c.cap_point,
-                        &c.rod_point,
-                        line,
-                        Some(line_rate),
-                    );
                     add_line(
                         columns,
                         n,
                         2.0 / h,
-                        LineSlopes {
-                            j: line,
-                            j_rate: line_rate,
+                        (mech, &eval.kin),
+                        (&mut work.line, &mut work.line_rate),
+                        LineElement {
+                            a: &c.cap_point,
+                            b: &c.rod_point,
                             force: (s * a, s * b),
                             mech: -1.0,
                             rows: &port.rows,

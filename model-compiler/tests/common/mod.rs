@@ -10,6 +10,18 @@ use model_compiler::diagnostic::Source;
 use std::path::Path;
 use std::sync::Arc;
 
+/// Every machine description in `models/`.
+pub const SHIPPED_MODELS: [&str; 8] = [
+    "naya-rod.toml",
+    "jaiswal-fourbar.toml",
+    "jaiswal-fourbar-friction.toml",
+    "hydraulic-crane.toml",
+    "patu-lift-boom.toml",
+    "patu-crane.toml",
+    "patu-pvg32.toml",
+    "excavator.toml",
+];
+
 pub struct Machine {
     pub inst: Instance,
 }
