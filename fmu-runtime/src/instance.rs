@@ -506,25 +506,11 @@ impl Instance {
         self.work.plan()
     }
 
-    /// Test hook: the Newton tangent of the next step as the solver forms it and by full
-    /// forward differences (see [`crate::solver::newton::tangent_pair`]).
+    /// Test hook: the Newton tangent of the next step as the solver forms it, by full
+    /// forward and by central differences (see [`crate::solver::newton::TangentProbe`]).
     #[doc(hidden)]
-    pub fn tangent_pair(&mut self, h: f64) -> Result<(Vec<f64>, Vec<f64>), String> {
-        crate::solver::newton::tangent_pair(
-            &self.model,
-            &self.layout,
-            &self.params,
-            &mut self.state,
-            &mut self.work,
-            h,
-        )
-    }
-
-    /// Test hook: the Newton tangent of the next step by central differences in the joint
-    /// coordinates (see [`crate::solver::newton::tangent_central`]).
-    #[doc(hidden)]
-    pub fn tangent_central(&mut self, h: f64) -> Vec<f64> {
-        crate::solver::newton::tangent_central(
+    pub fn tangent_probe(&mut self, h: f64) -> Result<solver::newton::TangentProbe, String> {
+        solver::newton::tangent_probe(
             &self.model,
             &self.layout,
             &self.params,

@@ -20,7 +20,8 @@ use model_compiler::bench::family::{self, Family};
 /// Checks pattern ⊇ nonzeros of the full tangent and grouped = full; returns
 /// (unknowns, pattern entries, full-evaluation groups).
 fn check(name: &str, m: &mut Machine, h: f64) -> (usize, usize, usize) {
-    let (solver, full) = m.inst.tangent_pair(h).expect("tangent");
+    let probe = m.inst.tangent_probe(h).expect("tangent");
+    let (solver, full) = (probe.solver, probe.forward);
     let plan = m.inst.tangent_plan();
     let n = plan.pattern.n;
     assert_eq!(n * n, full.len());

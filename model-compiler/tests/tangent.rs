@@ -26,7 +26,7 @@ const ASSEMBLED_BOUND: f64 = 1e-3;
 
 /// Largest column-relative differences of the solver's tangent: its first-order columns
 /// against full forward differences (the same increments), its joint-coordinate columns
-/// against those and against central differences (see `Instance::tangent_central`).
+/// against those and against central differences (see `Instance::tangent_probe`).
 struct Differences {
     first_order: f64,
     joint_forward: f64,
@@ -47,8 +47,8 @@ fn worst(a: &[f64], b: &[f64], n: usize, columns: std::ops::Range<usize>) -> f64
 
 fn compare(name: &str, m: &mut Machine, h: f64) -> Differences {
     let nz = m.inst.state().z.len();
-    let (solver, full) = m.inst.tangent_pair(h).expect("tangent");
-    let central = m.inst.tangent_central(h);
+    let probe = m.inst.tangent_probe(h).expect("tangent");
+    let (solver, full, central) = (probe.solver, probe.forward, probe.central);
     let n = (solver.len() as f64).sqrt() as usize;
     assert_eq!(n * n, solver.len());
     let d = Differences {

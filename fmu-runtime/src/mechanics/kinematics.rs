@@ -1,4 +1,5 @@
-//! Forward recursion from the root to the leaves: poses, Z twists and accelerations.
+//! Forward recursion from the root to the leaves: poses, Z twists and accelerations; the
+//! Jacobian of a distance between two body points.
 
 use super::spatial::{
     Mat3, Vec3, Vec6, ang, axis_angle, inertia_matrix, join, lin, quat_matrix, vec3,
@@ -84,17 +85,12 @@ struct JointFrame {
 
 impl Kinematics {
     pub fn new(mech: &Mechanism) -> Kinematics {
-        let mut coordinate = 0;
         let bodies = mech
-            .bodies
-            .iter()
-            .map(|b| {
-                let mut k = BodyKinematics::GROUND;
-                if b.joint.dof() == 1 {
-                    k.coordinate = Some(coordinate);
-                    coordinate += 1;
-                }
-                k
+            .coordinate_indices()
+            .into_iter()
+            .map(|coordinate| BodyKinematics {
+                coordinate,
+                ..BodyKinematics::GROUND
             })
             .collect();
         let frame_rotations = mech
@@ -176,6 +172,39 @@ impl Kinematics {
             k.b_dot = b_dot;
             k.bias = parent.bias + b_dot * qd;
             k.accel = parent.accel + b * qdd + b_dot * qd;
+        }
+    }
+
+    /// `J = ∂ℓ/∂z` of the distance ℓ between two body points, `e·(∂x_b/∂z − ∂x_a/∂z)`, into
+    /// `row`, and its time derivative `J̇` into `rate` (so that `∂ℓ̇/∂z = J̇` at fixed joint
+    /// rates).
+    pub fn line_jacobian(
+        &self,
+        mech: &Mechanism,
+        a: &PointRef,
+        b: &PointRef,
+        row: &mut [f64],
+        rate: &mut [f64],
+    ) {
+        row.fill(0.0);
+        rate.fill(0.0);
+        let (xa, va) = self.point(a);
+        let (xb, vb) = self.point(b);
+        let d = xb - xa;
+        let length = d.norm();
+        if length <= 1e-12 {
+            return;
+        }
+        let e = d / length;
+        let dv = vb - va;
+        let e_dot = (dv - e * e.dot(&dv)) / length;
+        for (x, xv, body, sign) in [(xb, vb, b.body, 1.0), (xa, va, a.body, -1.0)] {
+            self.path(mech, body, |k, bk| {
+                let v = lin(&bk.b) + ang(&bk.b).cross(&x);
+                let v_dot = lin(&bk.b_dot) + ang(&bk.b_dot).cross(&x) + ang(&bk.b).cross(&xv);
+                row[k] += sign * e.dot(&v);
+                rate[k] += sign * (e_dot.dot(&v) + e.dot(&v_dot));
+            });
         }
     }
 

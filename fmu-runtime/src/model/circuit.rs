@@ -414,6 +414,21 @@ impl Circuit {
         self.cylinders.iter().map(|c| c.friction.states()).sum()
     }
 
+    /// Index of each node's pressure among the pressure unknowns (`None` for a node at a
+    /// given pressure).
+    pub fn volume_indices(&self) -> Vec<Option<usize>> {
+        let mut next = 0;
+        self.nodes
+            .iter()
+            .map(|n| {
+                matches!(n, Node::Volume(_)).then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect()
+    }
+
     /// Number of pressure unknowns.
     pub fn volumes(&self) -> usize {
         self.nodes

@@ -148,6 +148,20 @@ impl Mechanism {
         self.bodies.iter().map(|b| b.joint.dof()).sum()
     }
 
+    /// Index of each body's joint coordinate in z (`None` for a fixed joint).
+    pub fn coordinate_indices(&self) -> Vec<Option<usize>> {
+        let mut next = 0;
+        self.bodies
+            .iter()
+            .map(|b| {
+                (b.joint.dof() == 1).then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect()
+    }
+
     /// Number of constraint equations Φ.
     pub fn constraint_equations(&self) -> usize {
         self.cut_joints.iter().map(CutJoint::equations).sum()

@@ -30,10 +30,8 @@ use nalgebra::Matrix6;
 use super::Layout;
 use super::evaluate::{Evaluation, FirstOrderBase};
 use crate::hydraulics::cylinder;
-use crate::mechanics::Kinematics;
 use crate::mechanics::dynamics::mass_matrix;
-use crate::mechanics::spatial::{ang, lin};
-use crate::model::{CompiledModel, ForceElement, Mechanism, Node, PointRef};
+use crate::model::{CompiledModel, ForceElement};
 
 /// Where a port acts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,14 +58,7 @@ pub struct Ports {
 
 impl Ports {
     pub fn of(m: &CompiledModel, l: &Layout) -> Ports {
-        let mut volume = vec![None; m.circuit.nodes.len()];
-        let mut k = 0;
-        for (i, node) in m.circuit.nodes.iter().enumerate() {
-            if let Node::Volume(_) = node {
-                volume[i] = Some(k);
-                k += 1;
-            }
-        }
+        let volume = m.circuit.volume_indices();
         let rows_at = |nodes: &[usize]| -> Vec<usize> {
             let mut r: Vec<usize> = nodes.iter().filter_map(|&n| volume[n]).collect();
             r.sort_unstable();
@@ -86,9 +77,9 @@ impl Ports {
                 rows,
             });
         }
-        let kin = Kinematics::new(&m.mechanism);
+        let coordinates = m.mechanism.coordinate_indices();
         for (i, mo) in m.circuit.motors.iter().enumerate() {
-            if let Some(coordinate) = kin.bodies[mo.body].coordinate {
+            if let Some(coordinate) = coordinates[mo.body] {
                 ports.push(Port {
                     kind: PortKind::Motor {
                         motor: i,
@@ -134,7 +125,7 @@ pub struct AssemblyWork {
     mass: Vec<f64>,
     /// The assembled joint-coordinate columns, column-major: column k at `k·n .. (k+1)·n`.
     pub(crate) columns: Vec<f64>,
-    /// A line's `J = ∂ℓ/∂z` and `J̇`.
+    /// A spring's `J = ∂ℓ/∂z` and `J̇`.
     line: Vec<f64>,
     line_rate: Vec<f64>,
     /// The ports' quantities at the linearisation point.
@@ -183,33 +174,25 @@ fn add_outer(columns: &mut [f64], n: usize, a: &[f64], c: f64) {
     }
 }
 
-/// A line element (cylinder or spring) between points `a` and `b` whose force `f(ℓ, ℓ̇)`
-/// acts along `J = ∂ℓ/∂z`: along column k, ℓ moves by `J_k` and ℓ̇ by `2/h J_k + J̇_k`, so
-/// the generalised force `J f` moves by `J (a J_k + b (2/h J_k + J̇_k))` with `force = (a, b)`
+/// A line element (cylinder or spring) whose force `f(ℓ, ℓ̇)` acts along `j = J = ∂ℓ/∂z`:
+/// along column k, ℓ moves by `J_k` and ℓ̇ by `2/h J_k + J̇_k` (`j_rate = J̇`), so the
+/// generalised force `J f` moves by `J (a J_k + b (2/h J_k + J̇_k))` with `force = (a, b)`
 /// its slopes, and each first-order row r by `a_r J_k + b_r (2/h J_k + J̇_k)` with
 /// `row_slope[r] = (a_r, b_r)`. `mech` is +1 where the residual holds `+J f` (a spring's
 /// tension), −1 where it holds `−J f` (an actuator's push).
 struct LineElement<'a> {
-    a: &'a PointRef,
-    b: &'a PointRef,
+    j: &'a [f64],
+    j_rate: &'a [f64],
     force: (f64, f64),
     mech: f64,
     rows: &'a [usize],
     row_slope: &'a [(f64, f64)],
 }
 
-/// Adds a line element's columns; `line` and `line_rate` are scratch for `J` and `J̇`.
-fn add_line(
-    columns: &mut [f64],
-    n: usize,
-    two_over_h: f64,
-    (mech, kin): (&Mechanism, &Kinematics),
-    (line, line_rate): (&mut [f64], &mut [f64]),
-    e: LineElement<'_>,
-) {
-    line_jacobian(mech, kin, e.a, e.b, line, Some(line_rate));
-    let nz = line.len();
-    for (k, (&jk, &jdk)) in line.iter().zip(line_rate.iter()).enumerate() {
+/// Adds a line element's columns.
+fn add_line(columns: &mut [f64], n: usize, two_over_h: f64, e: LineElement<'_>) {
+    let nz = e.j.len();
+    for (k, (&jk, &jdk)) in e.j.iter().zip(e.j_rate).enumerate() {
         if jk == 0.0 && jdk == 0.0 {
             continue;
         }
@@ -217,7 +200,7 @@ fn add_line(
         let col = &mut columns[k * n..(k + 1) * n];
         let t = e.mech * (e.force.0 * jk + e.force.1 * rate);
         if t != 0.0 {
-            for (x, &ji) in col[..nz].iter_mut().zip(line.iter()) {
+            for (x, &ji) in col[..nz].iter_mut().zip(e.j) {
                 *x += t * ji;
             }
         }
@@ -225,43 +208,6 @@ fn add_line(
             let (a, b) = e.row_slope[r];
             col[nz + r] += a * jk + b * rate;
         }
-    }
-}
-
-/// `J = ∂ℓ/∂z` of the distance ℓ between two body points, `e·(∂x_b/∂z − ∂x_a/∂z)`, into
-/// `row`, and with `rate` also its time derivative `J̇` (so that `∂ℓ̇/∂z = J̇` at fixed
-/// joint rates).
-pub(crate) fn line_jacobian(
-    mech: &Mechanism,
-    kin: &Kinematics,
-    a: &PointRef,
-    b: &PointRef,
-    row: &mut [f64],
-    mut rate: Option<&mut [f64]>,
-) {
-    row.fill(0.0);
-    if let Some(r) = rate.as_deref_mut() {
-        r.fill(0.0);
-    }
-    let (xa, va) = kin.point(a);
-    let (xb, vb) = kin.point(b);
-    let d = xb - xa;
-    let length = d.norm();
-    if length <= 1e-12 {
-        return;
-    }
-    let e = d / length;
-    let dv = vb - va;
-    let e_dot = (dv - e * e.dot(&dv)) / length;
-    for (x, xv, body, sign) in [(xb, vb, b.body, 1.0), (xa, va, a.body, -1.0)] {
-        kin.path(mech, body, |k, bk| {
-            let v = lin(&bk.b) + ang(&bk.b).cross(&x);
-            row[k] += sign * e.dot(&v);
-            if let Some(r) = rate.as_deref_mut() {
-                let v_dot = lin(&bk.b_dot) + ang(&bk.b_dot).cross(&x) + ang(&bk.b).cross(&xv);
-                r[k] += sign * (e_dot.dot(&v) + e.dot(&v_dot));
-            }
-        });
     }
 }
 
@@ -331,16 +277,17 @@ pub(crate) fn joint_columns(
     for f in &mech.forces {
         if let ForceElement::SpringDamper(sd) = f {
             let p = input.p;
+            let (j, j_rate) = (&mut work.line, &mut work.line_rate);
+            eval.kin.line_jacobian(mech, &sd.a, &sd.b, j, j_rate);
+            let force = (s * p[sd.stiffness.index()], s * p[sd.damping.index()]);
             add_line(
                 columns,
                 n,
                 2.0 / h,
-                (mech, &eval.kin),
-                (&mut work.line, &mut work.line_rate),
                 LineElement {
-                    a: &sd.a,
-                    b: &sd.b,
-                    force: (s * p[sd.stiffness.index()], s * p[sd.damping.index()]),
+                    j,
+                    j_rate,
+                    force,
                     mech: 1.0,
                     rows: &[],
                     row_slope: &[],
@@ -401,22 +348,16 @@ pub(crate) fn joint_columns(
             let (a, b) = work.port_slope[first + g];
             match port.kind {
                 PortKind::Cylinder(i) => {
-                    let c = &m.circuit.cylinders[i];
-                    add_line(
-                        columns,
-                        n,
-                        2.0 / h,
-                        (mech, &eval.kin),
-                        (&mut work.line, &mut work.line_rate),
-                        LineElement {
-                            a: &c.cap_point,
-                            b: &c.rod_point,
-                            force: (s * a, s * b),
-                            mech: -1.0,
-                            rows: &port.rows,
-                            row_slope: &work.row_slope,
-                        },
-                    );
+                    let own = i * nz..(i + 1) * nz;
+                    let element = LineElement {
+                        j: &base.cylinder_jacobian[own.clone()],
+                        j_rate: &base.cylinder_jacobian_rate[own],
+                        force: (s * a, s * b),
+                        mech: -1.0,
+                        rows: &port.rows,
+                        row_slope: &work.row_slope,
+                    };
+                    add_line(columns, n, 2.0 / h, element);
                 }
                 PortKind::Motor { coordinate, .. } => {
                     // q̇ moves by 2/h along its own column only.

@@ -3,7 +3,6 @@
 //! hydraulic rates. All buffers are allocated once in [`Evaluation::new`].
 
 use super::Layout;
-use super::assembled::line_jacobian;
 use crate::hydraulics::cylinder::{self, CylinderState};
 use crate::hydraulics::friction;
 use crate::hydraulics::motor::{self, MotorState};
@@ -17,12 +16,14 @@ use crate::model::{CompiledModel, ForceElement, Node, PointRef};
 
 /// What the first-order columns of the tangent linearise about: the last full evaluation's
 /// inverse-dynamics residual, actuator forces, and the generalised force of a unit force
-/// of each cylinder (`∂L/∂z`, row-major cylinders × nz).
+/// of each cylinder (`∂L/∂z`, row-major cylinders × nz) with its time derivative (`J̇`,
+/// read by the assembled tangent columns).
 pub struct FirstOrderBase {
     pub(crate) r_mech: Vec<f64>,
     pub(crate) cylinder_force: Vec<f64>,
     pub(crate) motor_torque: Vec<f64>,
     pub(crate) cylinder_jacobian: Vec<f64>,
+    pub(crate) cylinder_jacobian_rate: Vec<f64>,
 }
 
 impl FirstOrderBase {
@@ -33,6 +34,7 @@ impl FirstOrderBase {
             cylinder_force: vec![0.0; nc],
             motor_torque: vec![0.0; m.circuit.motors.len()],
             cylinder_jacobian: vec![0.0; nc * l.nz],
+            cylinder_jacobian_rate: vec![0.0; nc * l.nz],
         }
     }
 }
@@ -267,16 +269,15 @@ impl Evaluation {
         for (t, s) in base.motor_torque.iter_mut().zip(&self.motors) {
             *t = s.torque;
         }
-        // ∂L/∂z of each cylinder's pin distance.
+        // ∂L/∂z of each cylinder's pin distance and its rate.
         for (i, c) in m.circuit.cylinders.iter().enumerate() {
-            let row = &mut base.cylinder_jacobian[i * l.nz..(i + 1) * l.nz];
-            line_jacobian(
+            let rows = i * l.nz..(i + 1) * l.nz;
+            self.kin.line_jacobian(
                 &m.mechanism,
-                &self.kin,
                 &c.cap_point,
                 &c.rod_point,
-                row,
-                None,
+                &mut base.cylinder_jacobian[rows.clone()],
+                &mut base.cylinder_jacobian_rate[rows],
             );
         }
     }

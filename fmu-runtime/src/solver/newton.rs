@@ -214,6 +214,32 @@ fn store(st: &mut State, n: usize, k: usize, entry: (usize, usize, usize), spars
     }
 }
 
+/// Column `k` of the tangent into the state's buffers: `value(i)` for every row `i` of the
+/// column's pattern.
+fn store_column(
+    st: &mut State,
+    plan: &super::plan::TangentPlan,
+    n: usize,
+    k: usize,
+    sparse: bool,
+    mut value: impl FnMut(usize) -> Result<f64, String>,
+) -> Result<(), String> {
+    match (&plan.sparse, sparse) {
+        (Some(s), true) => {
+            for &e in &s.entries[k] {
+                store(st, n, k, e, true, value(e.0)?);
+            }
+        }
+        (None, true) => return Err("no sparse plan".into()),
+        (_, false) => {
+            for &i in &plan.pattern.columns[k] {
+                store(st, n, k, (i, 0, 0), false, value(i)?);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The tangent's columns into the state's buffers for `path` (unfactored), about `ws.x`
 /// where `ws.f` and `ws.eval` hold the residual. Columns whose rows are structurally
 /// disjoint share one perturbed evaluation (the plan's groups); entries outside the
@@ -233,13 +259,6 @@ fn fill_tangent(
     let n = l.nz + l.nw;
     let sparse = path == SolverPath::Sparse;
     let plan = std::sync::Arc::clone(&ws.plan);
-    // Row lists per column: the sparse plan's value positions, or the pattern's rows.
-    let entries = |k: usize| -> &[(usize, usize, usize)] {
-        match (&plan.sparse, sparse) {
-            (Some(s), true) => &s.entries[k],
-            _ => &[],
-        }
-    };
     if first_order_only {
         // The buffers hold the last full formation; its first-order columns are
         // overwritten below (same pattern).
@@ -268,28 +287,16 @@ fn fill_tangent(
             .run_first_order(m, l, p, &ws.zd, w, &ws.wd, &ws.first_order);
         for &k in group {
             let eps = unperturb(ws, k);
-            let mut put = |i: usize, entry: (usize, usize, usize)| -> Result<(), String> {
-                let v = if i < l.nz {
-                    s * (ws.eval.r_mech[i] - ws.first_order.r_mech[i]) / eps
-                } else {
-                    let v = s * ws.eval.r_first[i - l.nz];
-                    if !v.is_finite() {
-                        return Err("non-finite residual while forming the tangent".into());
-                    }
-                    (v - ws.f[i]) / eps
-                };
-                store(st, n, k, entry, sparse, v);
-                Ok(())
-            };
-            if sparse {
-                for &e in entries(k) {
-                    put(e.0, e)?;
+            store_column(st, &plan, n, k, sparse, |i| {
+                if i < l.nz {
+                    return Ok(s * (ws.eval.r_mech[i] - ws.first_order.r_mech[i]) / eps);
                 }
-            } else {
-                for &i in &plan.pattern.columns[k] {
-                    put(i, (i, 0, 0))?;
+                let v = s * ws.eval.r_first[i - l.nz];
+                if !v.is_finite() {
+                    return Err("non-finite residual while forming the tangent".into());
                 }
-            }
+                Ok((v - ws.f[i]) / eps)
+            })?;
         }
     }
     if first_order_only {
@@ -333,15 +340,7 @@ fn fill_tangent(
         )?;
         for k in 0..l.nz {
             let column = &work.columns[k * n..(k + 1) * n];
-            if sparse {
-                for &e in entries(k) {
-                    store(st, n, k, e, true, column[e.0]);
-                }
-            } else {
-                for &i in &plan.pattern.columns[k] {
-                    store(st, n, k, (i, 0, 0), false, column[i]);
-                }
-            }
+            store_column(st, &plan, n, k, sparse, |i| Ok(column[i]))?;
         }
         return Ok(());
     }
@@ -360,15 +359,9 @@ fn fill_tangent(
         }
         for &k in group {
             let eps = ws.dx[k];
-            if sparse {
-                for &e in entries(k) {
-                    store(st, n, k, e, true, (ws.f_pert[e.0] - ws.f[e.0]) / eps);
-                }
-            } else {
-                for &i in &plan.pattern.columns[k] {
-                    store(st, n, k, (i, 0, 0), false, (ws.f_pert[i] - ws.f[i]) / eps);
-                }
-            }
+            store_column(st, &plan, n, k, sparse, |i| {
+                Ok((ws.f_pert[i] - ws.f[i]) / eps)
+            })?;
         }
     }
     Ok(())
@@ -402,18 +395,31 @@ fn unperturb(ws: &mut Workspace, k: usize) -> f64 {
     increment(ws, k, x0)
 }
 
-/// Test hook: the tangent at the predictor of the next step of size `h`, as the solver forms
-/// it (first-order columns by partial evaluation) and by full forward differences of every
-/// column. Returns `(solver, full)`, row-major n × n.
+/// The tangent at the predictor of the next step three ways (row-major n × n), for tests.
 #[doc(hidden)]
-pub fn tangent_pair(
+pub struct TangentProbe {
+    /// As the solver forms it (first-order columns by partial evaluation, joint-coordinate
+    /// columns assembled or by grouped differences, as the model says).
+    pub solver: Vec<f64>,
+    /// Full forward differences of every column, with the solver's increments.
+    pub forward: Vec<f64>,
+    /// Central differences with an increment of 1e-6 · max(|z|, 1) for the joint
+    /// coordinates (the solver's forward increment, 1.5e-8 · max(|z|, 0.01), meets the
+    /// round-off of the penalty term `h²/4 αΦ` on a large machine), the forward columns for
+    /// the first-order states: accurate enough to judge the assembled columns.
+    pub central: Vec<f64>,
+}
+
+/// Test hook: see [`TangentProbe`].
+#[doc(hidden)]
+pub fn tangent_probe(
     m: &CompiledModel,
     l: &Layout,
     p: &[f64],
     st: &mut State,
     ws: &mut Workspace,
     h: f64,
-) -> Result<(Vec<f64>, Vec<f64>), String> {
+) -> Result<TangentProbe, String> {
     let (nz, nw) = (l.nz, l.nw);
     let n = nz + nw;
     let alpha = penalty(m, p, st.mass_scale, h);
@@ -422,63 +428,35 @@ pub fn tangent_pair(
     residual(m, l, p, ws, h, alpha, true);
     fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Dense, false)?;
     let solver = st.tangent[..n * n].to_vec();
-    let mut full = vec![0.0; n * n];
+    st.tangent.copy_from_slice(&saved);
+    let mut forward = vec![0.0; n * n];
     for k in 0..n {
         perturb(ws, k);
         residual(m, l, p, ws, h, alpha, false);
         let eps = unperturb(ws, k);
         for i in 0..n {
-            full[i * n + k] = (ws.f_pert[i] - ws.f[i]) / eps;
+            forward[i * n + k] = (ws.f_pert[i] - ws.f[i]) / eps;
         }
     }
-    st.tangent.copy_from_slice(&saved);
-    Ok((solver, full))
-}
-
-/// Test hook: the tangent at the predictor of the next step of size `h` by differences
-/// accurate enough to judge the assembled joint-coordinate columns: central differences
-/// with an increment of 1e-6 · max(|z|, 1) for the joint coordinates (the forward
-/// increment of the solver, 1.5e-8 · max(|z|, 0.01), meets the round-off of the penalty
-/// term `h²/4 αΦ` on a large machine), forward differences for the first-order states.
-/// Row-major n × n.
-#[doc(hidden)]
-pub fn tangent_central(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-    h: f64,
-) -> Vec<f64> {
-    let n = l.nz + l.nw;
-    let alpha = penalty(m, p, st.mass_scale, h);
-    predict(l, st, ws, h);
-    residual(m, l, p, ws, h, alpha, true);
-    let mut out = vec![0.0; n * n];
-    for k in 0..n {
+    let mut central = forward.clone();
+    for k in 0..nz {
         let x0 = ws.x[k];
-        let central = k < l.nz;
-        let eps = if central {
-            1e-6 * x0.abs().max(1.0)
-        } else {
-            increment(ws, k, x0)
-        };
+        let eps = 1e-6 * x0.abs().max(1.0);
         ws.x[k] = x0 + eps;
         residual(m, l, p, ws, h, alpha, false);
         let plus = ws.f_pert.clone();
-        let (minus, width) = if central {
-            ws.x[k] = x0 - eps;
-            residual(m, l, p, ws, h, alpha, false);
-            (ws.f_pert.clone(), 2.0 * eps)
-        } else {
-            (ws.f.clone(), eps)
-        };
+        ws.x[k] = x0 - eps;
+        residual(m, l, p, ws, h, alpha, false);
         ws.x[k] = x0;
         for i in 0..n {
-            out[i * n + k] = (plus[i] - minus[i]) / width;
+            central[i * n + k] = (plus[i] - ws.f_pert[i]) / (2.0 * eps);
         }
     }
-    out
+    Ok(TangentProbe {
+        solver,
+        forward,
+        central,
+    })
 }
 
 /// Trapezoidal history ("hat") vectors of the step from `st` by `h`, the predictor
@@ -607,9 +585,11 @@ pub fn step(
         // contracts well, the slow part is the first-order states.
         let z_size = (0..nz).fold(0.0f64, |a, i| a.max(ws.dx[i].abs() / ws.tol[i]));
         if size > 0.1 * previous || size > far {
+            // (Only where a full refresh costs full evaluations: not with assembled
+            // joint-coordinate columns.)
             let cheap = reuse
                 && l.nw > 0
-                && !ws.plan.assembled
+                && full_evaluations > 0
                 && last_refresh != Some(Refresh::FirstOrder)
                 && (z_size <= 1.0 || z_size <= 0.1 * previous_z || first_order_first);
             refresh = Some(if cheap {

@@ -13,7 +13,7 @@
 //! covers it. `tests/sparsity.rs` checks the pattern against full forward differences.
 
 use super::Layout;
-use crate::model::{CompiledModel, Element, ForceElement, Node, PointRef};
+use crate::model::{CompiledModel, Element, ForceElement, PointRef};
 
 /// Row sets of the tangent's columns (the pattern is symmetric: also column sets of rows).
 #[derive(Clone, Debug)]
@@ -62,29 +62,25 @@ impl TangentPattern {
         let mech = &m.mechanism;
         // Joint coordinates on each body's path to the root.
         let mut paths: Vec<BitSet> = Vec::with_capacity(mech.bodies.len());
-        let mut c = 0;
-        for b in &mech.bodies {
+        for (b, coordinate) in mech.bodies.iter().zip(mech.coordinate_indices()) {
             let mut path = match b.parent {
                 Some(p) => paths[p].clone(),
                 None => BitSet::new(n),
             };
-            if b.joint.dof() == 1 {
+            if let Some(c) = coordinate {
                 path.insert(c);
-                c += 1;
             }
             paths.push(path);
         }
         let path_of = |r: &PointRef| r.body.map_or_else(|| BitSet::new(n), |b| paths[b].clone());
         // Unknown of each circuit node (control volumes only) and each cylinder's friction
         // states.
-        let mut volume = vec![None; m.circuit.nodes.len()];
-        let mut k = l.nz;
-        for (i, node) in m.circuit.nodes.iter().enumerate() {
-            if let Node::Volume(_) = node {
-                volume[i] = Some(k);
-                k += 1;
-            }
-        }
+        let volume: Vec<Option<usize>> = m
+            .circuit
+            .volume_indices()
+            .into_iter()
+            .map(|v| v.map(|k| l.nz + k))
+            .collect();
         let with_nodes = |mut s: BitSet, nodes: &[usize]| {
             for &node in nodes {
                 if let Some(v) = volume[node] {
