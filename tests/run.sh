@@ -78,12 +78,19 @@ skip_stage() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# The C API library that bindgen (clang-sys) dlopens: libclang.so, libclang.so.N, libclang-N.so.
+# NOT libclang-cpp.so.N (the C++ library, which fresh images of this machine kind carry alone:
+# matching it made earlier versions of this script report "present" and install nothing).
 have_system_libclang() {
-    local f
-    for f in /usr/lib/llvm-*/lib/libclang.so* /usr/lib/llvm-*/lib/libclang-*.so* \
-        /usr/lib/x86_64-linux-gnu/libclang-[0-9]*.so* /usr/lib/x86_64-linux-gnu/libclang.so* \
-        /usr/lib64/libclang.so* /usr/local/lib/libclang.so*; do
-        [ -e "$f" ] && return 0
+    local f base
+    for f in /usr/lib/llvm-*/lib/libclang* /usr/lib/x86_64-linux-gnu/libclang* \
+        /usr/lib/aarch64-linux-gnu/libclang* /usr/lib64/libclang* /usr/local/lib/libclang*; do
+        [ -e "$f" ] || continue
+        base=${f##*/}
+        case "$base" in
+        libclang-cpp*) ;;
+        libclang.so | libclang.so.* | libclang-[0-9]*.so | libclang-[0-9]*.so.*) return 0 ;;
+        esac
     done
     return 1
 }
