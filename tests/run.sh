@@ -188,7 +188,8 @@ stage_abi_header() {
         python3 - "$ROOT/$fmu" "$dir" <<'PY'
 import sys, zipfile
 with zipfile.ZipFile(sys.argv[1]) as z:
-    z.extractall(sys.argv[2], [n for n in z.namelist() if n.startswith("binaries/linux64/")])
+    z.extractall(sys.argv[2], [n for n in z.namelist()
+                               if n.startswith(("binaries/linux64/", "resources/"))])
 PY
         lib=$(ls "$dir"/binaries/linux64/*.so | head -n 1)
         echo "checking the binary of $fmu: $lib"

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 fn workspace() -> PathBuf {
-    model_compiler::binary::workspace_root()
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// `fmus/<stem>.fmu` for every `models/*.toml`, built when missing.
@@ -38,7 +38,7 @@ fn fmus() -> Vec<PathBuf> {
             if !fmu.exists() {
                 eprintln!("building {}", fmu.display());
                 let source = Source::new(m, std::fs::read_to_string(m).ok()?);
-                if let Err(e) = model_compiler::build(&source, &out, &ws) {
+                if let Err(e) = model_compiler::build(&source, &out) {
                     eprintln!("{}: {}", m.display(), e[0].message);
                     return None;
                 }

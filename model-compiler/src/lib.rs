@@ -7,8 +7,8 @@
 //!    [`fmu_runtime::model::CompiledModel`]; solve `init.solve_for` ([`equilibrium`]) and
 //!    derive the GUID from the content;
 //! 3. [`model_description`], [`documentation`]: the XML and the HTML page;
-//! 4. [`binary`]: a per-model cdylib embedding the model, linked against fmu-runtime;
-//! 5. [`package`]: the `.fmu` zip.
+//! 4. [`package`]: the `.fmu` zip: the generic runtime binary of each platform
+//!    ([`runtime`], compiled when hydromech was) and the model file in `resources/`.
 //!
 //! [`bench`] is the performance harness (`hydromech bench`); [`inspect`], [`schema`],
 //! [`simulate`] and [`report`] are the `hydromech inspect`, `schema`, `simulate` and
@@ -17,7 +17,6 @@
 //! `simulate`.
 
 pub mod bench;
-pub mod binary;
 pub mod description;
 pub mod diagnostic;
 pub mod documentation;
@@ -29,6 +28,7 @@ pub mod model_description;
 pub mod names;
 pub mod package;
 pub mod report;
+pub mod runtime;
 pub mod schema;
 pub mod simulate;
 pub mod summary;
@@ -83,33 +83,42 @@ pub fn compile(source: &Source) -> Result<Lowered, Vec<Diagnostic>> {
     Ok(l)
 }
 
-/// Builds `<out_dir>/<file stem>.fmu`; returns its path.
-pub fn build(
+/// Builds `<out_dir>/<file stem>.fmu` with the runtime of every platform this hydromech
+/// carries; returns its path.
+pub fn build(source: &Source, out_dir: &Path) -> Result<PathBuf, Vec<Diagnostic>> {
+    build_for(source, out_dir, &[])
+}
+
+/// [`build`] for the named FMI platforms (`linux64`, ...; empty = all this hydromech
+/// carries). No compiler runs: the FMU is the generic runtime binary per platform
+/// ([`runtime`]) and the model file ([`fmu_runtime::model::file`]) in `resources/`.
+pub fn build_for(
     source: &Source,
     out_dir: &Path,
-    workspace: &Path,
+    platforms: &[String],
 ) -> Result<PathBuf, Vec<Diagnostic>> {
+    let global = |message: String, help: &str| vec![Diagnostic::global(message, help)];
+    let binaries = runtime::select(platforms).map_err(|e| {
+        global(
+            e,
+            &format!(
+                "list the platforms this hydromech carries with `hydromech --version` ({})",
+                runtime::platforms().join(", ")
+            ),
+        )
+    })?;
     let l = compile(source)?;
     let time = timestamp::build_time();
     let xml = model_description::render(&l.model, &time.to_xml());
     let html = documentation::render_lowered(&l);
-    let global = |message: String, help: &str| vec![Diagnostic::global(message, help)];
-    let library = binary::WrapperBuild::new(workspace).build(&l.model).map_err(|e| {
-        global(
-            e,
-            &format!(
-                "check that fmu-runtime builds in {} (cargo build --release -p fmu-runtime), or point HYDROMECH_WORKSPACE at the hydromech workspace",
-                workspace.display()
-            ),
-        )
-    })?;
     let stem = source
         .path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| l.model.model_identifier.clone());
     let fmu = out_dir.join(format!("{stem}.fmu"));
-    let entries = package::fmu_entries(xml, &l.model.model_identifier, library, html);
+    let model_file = fmu_runtime::model::file::encode(&l.model);
+    let entries = package::fmu_entries(xml, &l.model.model_identifier, &binaries, model_file, html);
     package::write_zip(&fmu, &entries, time)
         .map_err(|e| global(e, "check that the output directory is writable"))?;
     Ok(fmu)

@@ -6,10 +6,18 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+/// `hydromech --version`: the version and the FMU platforms this build carries.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (FMU runtime for: ",
+    env!("HYDROMECH_PLATFORMS"),
+    ")"
+);
+
 #[derive(Parser)]
 #[command(
     name = "hydromech",
-    version,
+    version = VERSION,
     about = "Compiles TOML machine descriptions into FMI 2.0 Co-Simulation FMUs"
 )]
 struct Cli {
@@ -26,6 +34,11 @@ enum Command {
         /// Output directory.
         #[arg(short = 'o', long = "output", default_value = "fmus")]
         output: PathBuf,
+        /// FMI platform of the binaries to include (repeatable, or comma-separated:
+        /// `--platform linux64`); default: every platform this hydromech carries
+        /// (`hydromech --version` lists them).
+        #[arg(long = "platform", value_delimiter = ',')]
+        platforms: Vec<String>,
     },
     /// Parse, validate and lower descriptions without building.
     Check {
@@ -92,7 +105,11 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Build { models, output } => build(models, &output),
+        Command::Build {
+            models,
+            output,
+            platforms,
+        } => build(models, &output, &platforms),
         Command::Check { models } => check(&models),
         Command::Report { models, output } => report_pages(models, &output),
         Command::Bench(args) => model_compiler::bench::main(args),
@@ -195,11 +212,10 @@ fn models_or_default(models: Vec<PathBuf>) -> Result<Vec<PathBuf>, ()> {
     }
 }
 
-fn build(models: Vec<PathBuf>, output: &Path) -> ExitCode {
+fn build(models: Vec<PathBuf>, output: &Path, platforms: &[String]) -> ExitCode {
     let Ok(models) = models_or_default(models) else {
         return ExitCode::from(1);
     };
-    let workspace = model_compiler::binary::workspace_root();
     let mut failed = 0;
     for path in &models {
         let started = Instant::now();
@@ -207,7 +223,7 @@ fn build(models: Vec<PathBuf>, output: &Path) -> ExitCode {
             failed += 1;
             continue;
         };
-        match model_compiler::build(&source, output, &workspace) {
+        match model_compiler::build_for(&source, output, platforms) {
             Ok(fmu) => println!(
                 "{}  ({:.2} s)",
                 fmu.display(),
@@ -230,7 +246,6 @@ fn report_pages(models: Vec<PathBuf>, output: &Path) -> ExitCode {
         eprintln!("error: {}: {e}", output.display());
         return ExitCode::from(1);
     }
-    let workspace = model_compiler::binary::workspace_root();
     let started = Instant::now();
     let mut failed = 0;
     for path in &models {
@@ -243,7 +258,7 @@ fn report_pages(models: Vec<PathBuf>, output: &Path) -> ExitCode {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         let command = format!("cargo run --release -p model-compiler -- report models/{stem}.toml");
-        match model_compiler::report::report(&source, output, &workspace, &command) {
+        match model_compiler::report::report(&source, output, &command) {
             Ok(o) => {
                 println!(
                     "{}  ({} files, {:.1} s)",

@@ -2,6 +2,7 @@
 //! no ZIP64, forward slashes, no leading `./`; written to a temporary file and renamed so
 //! that a reader never sees a half-written FMU.
 
+use crate::runtime::RuntimeBinary;
 use crate::timestamp::Utc;
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -17,30 +18,39 @@ pub struct Entry {
     pub executable: bool,
 }
 
-/// The entries of an FMU in archive order.
+/// The entries of an FMU in archive order: the XML, one runtime binary per platform named
+/// after the model identifier, the model file the runtime reads at `fmi2Instantiate`, and
+/// the documentation page.
 pub fn fmu_entries(
     model_description: String,
     model_identifier: &str,
-    library: Vec<u8>,
+    binaries: &[&RuntimeBinary],
+    model_file: Vec<u8>,
     documentation: String,
 ) -> Vec<Entry> {
-    vec![
-        Entry {
-            name: "modelDescription.xml".into(),
-            data: model_description.into_bytes(),
-            executable: false,
-        },
-        Entry {
-            name: format!("binaries/linux64/{model_identifier}.so"),
-            data: library,
+    let mut entries = vec![Entry {
+        name: "modelDescription.xml".into(),
+        data: model_description.into_bytes(),
+        executable: false,
+    }];
+    for b in binaries {
+        entries.push(Entry {
+            name: format!("binaries/{}/{model_identifier}.{}", b.platform, b.extension),
+            data: b.bytes.to_vec(),
             executable: true,
-        },
-        Entry {
-            name: "documentation/index.html".into(),
-            data: documentation.into_bytes(),
-            executable: false,
-        },
-    ]
+        });
+    }
+    entries.push(Entry {
+        name: format!("resources/{}", fmu_runtime::model::file::FILE_NAME),
+        data: model_file,
+        executable: false,
+    });
+    entries.push(Entry {
+        name: "documentation/index.html".into(),
+        data: documentation.into_bytes(),
+        executable: false,
+    });
+    entries
 }
 
 fn zip_time(t: Utc) -> DateTime {
@@ -117,7 +127,25 @@ mod tests {
     fn archive_is_deflated_without_zip64() {
         let dir = std::env::temp_dir().join(format!("hydromech-zip-{}", std::process::id()));
         let path = dir.join("x.fmu");
-        let entries = fmu_entries("<xml/>".into(), "x", vec![7u8; 5000], "<html/>".into());
+        static BYTES: [u8; 5000] = [7; 5000];
+        let windows = RuntimeBinary {
+            platform: "win64",
+            target: "x86_64-pc-windows-gnu",
+            extension: "dll",
+            bytes: &BYTES,
+        };
+        let linux = RuntimeBinary {
+            platform: "linux64",
+            extension: "so",
+            ..windows
+        };
+        let entries = fmu_entries(
+            "<xml/>".into(),
+            "x",
+            &[&linux, &windows],
+            vec![1, 2, 3],
+            "<html/>".into(),
+        );
         write_zip(&path, &entries, Utc::from_unix(1_700_000_000)).unwrap();
         let mut z = zip::ZipArchive::new(File::open(&path).unwrap()).unwrap();
         let names: Vec<String> = z.file_names().map(str::to_string).collect();
@@ -126,6 +154,8 @@ mod tests {
             [
                 "modelDescription.xml",
                 "binaries/linux64/x.so",
+                "binaries/win64/x.dll",
+                "resources/hydromech-model.bin",
                 "documentation/index.html"
             ]
         );

@@ -502,7 +502,7 @@ pub fn prepare(path: &Path) -> Result<Prepared, String> {
     let dir = std::env::temp_dir().join(format!("hydromech-simulate-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    match crate::build(&source, &dir, &crate::binary::workspace_root()) {
+    match crate::build(&source, &dir) {
         Ok(fmu) => Ok(Prepared {
             fmu,
             temp: Some(dir),

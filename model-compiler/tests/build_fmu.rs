@@ -1,8 +1,7 @@
 //! End-to-end: `hydromech build` of the seed 002 rod into a temporary directory, then the
 //! archive is checked against the FMI 2.0 packaging rules (notes §1.5).
-//!
-//! The first run compiles fmu-runtime in release mode into
-//! `target/hydromech-wrappers/target` (minutes on 2 cores); later runs only link.
+//! The binary is the generic runtime that `build.rs` compiled with hydromech; the model is
+//! the file in `resources/`.
 
 mod common;
 
@@ -51,7 +50,8 @@ fn builds_the_naya_rod_fmu() {
         [
             "binaries/linux64/naya_rod.so",
             "documentation/index.html",
-            "modelDescription.xml"
+            "modelDescription.xml",
+            "resources/hydromech-model.bin"
         ]
     );
     let mut contents = std::collections::HashMap::new();
@@ -99,14 +99,18 @@ fn builds_the_naya_rod_fmu() {
     let kappa0: f64 = start.split('"').next().unwrap().parse().unwrap();
     assert!((kappa0 - 0.4646082).abs() < 1e-6, "κ0 = {kappa0}");
 
-    // The binary is an ELF shared library exporting every FMI function and the model hook.
+    // The binary is the generic runtime (an ELF shared library exporting every FMI
+    // function); the model is the file in resources/, with the XML's GUID.
     let so = &contents["binaries/linux64/naya_rod.so"];
     assert_eq!(&so[..4], b"\x7fELF");
     for f in fmu_runtime::fmi2::EXPORTED_FUNCTIONS {
         assert!(contains(so, f.as_bytes()), "{f} is not in the binary");
     }
-    assert!(contains(so, b"hydromech_embedded_model"));
-    // The embedded model is the one described by the XML (its GUID is inside model.bin).
+    let runtime = model_compiler::runtime::select(&["linux64".into()]).unwrap();
+    assert!(
+        so == runtime[0].bytes,
+        "the binary is not the embedded runtime"
+    );
     let guid = xml
         .split("guid=\"")
         .nth(1)
@@ -114,7 +118,10 @@ fn builds_the_naya_rod_fmu() {
         .split('"')
         .next()
         .unwrap();
-    assert!(contains(so, guid.as_bytes()), "GUID {guid} not embedded");
+    let model_file = &contents["resources/hydromech-model.bin"];
+    let compiled = fmu_runtime::model::file::decode(model_file, guid).unwrap();
+    assert_eq!(compiled.model_identifier, "naya_rod");
+    assert!(fmu_runtime::model::file::decode(model_file, "{x}").is_err());
 
     let html = String::from_utf8(contents["documentation/index.html"].clone()).unwrap();
     assert!(
@@ -190,6 +197,73 @@ fn errors_have_positions_help_and_exit_code_1() {
         .unwrap();
     assert_eq!(run.status.code(), Some(1));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// No compiler at FMU build time: every model of models/ builds with an empty PATH (no
+/// cargo, no cc) from a directory outside the source tree.
+#[test]
+fn builds_every_model_without_cargo_on_path() {
+    let out = temp_dir("no-cargo");
+    let empty = out.join("empty-path");
+    std::fs::create_dir_all(&empty).unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_hydromech"))
+        .arg("build")
+        .arg("-o")
+        .arg(&out)
+        .current_dir(workspace())
+        .env("PATH", &empty)
+        .env_remove("CARGO")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    let models = std::fs::read_dir(workspace().join("models"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "toml")
+        })
+        .count();
+    let fmus = std::fs::read_dir(&out)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "fmu")
+        })
+        .count();
+    assert_eq!(fmus, models);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A platform this hydromech does not carry is an error naming it, never an FMU without it.
+#[test]
+fn a_missing_platform_is_an_error_not_a_silent_linux_only_fmu() {
+    let out = temp_dir("platform");
+    let model = workspace().join("models").join("naya-rod.toml");
+    let run = Command::new(env!("CARGO_BIN_EXE_hydromech"))
+        .args(["build", "--platform", "linux64,win32"])
+        .arg(&model)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("platform 'win32'"), "{stderr}");
+    assert!(!out.join("naya-rod.fmu").exists());
+    let version = Command::new(env!("CARGO_BIN_EXE_hydromech"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    let version = String::from_utf8_lossy(&version.stdout);
+    assert!(version.contains("FMU runtime for: linux64"), "{version}");
+    let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]

@@ -18,7 +18,7 @@ fn inspect_prints_the_interface_of_a_built_fmu() {
     let out = temp_dir("inspect");
     let path = naya();
     let source = Source::new(&path, std::fs::read_to_string(&path).unwrap());
-    let fmu = model_compiler::build(&source, &out, &workspace()).unwrap_or_else(|e| {
+    let fmu = model_compiler::build(&source, &out).unwrap_or_else(|e| {
         panic!(
             "building {} failed:\n{}",
             path.display(),

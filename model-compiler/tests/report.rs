@@ -86,7 +86,7 @@ unit = "bar"
     // The reference: the model's own rod angle (same manoeuvre) shifted by +0.25 deg.
     let fmu_dir = dir.join("fmu");
     std::fs::create_dir_all(&fmu_dir).unwrap();
-    let fmu = model_compiler::build(&source, &fmu_dir, &workspace()).unwrap_or_else(|e| {
+    let fmu = model_compiler::build(&source, &fmu_dir).unwrap_or_else(|e| {
         panic!(
             "{}",
             e.iter()
@@ -122,7 +122,7 @@ unit = "bar"
 
     let out = dir.join("docs");
     std::fs::create_dir_all(&out).unwrap();
-    let o = model_compiler::report::report(&source, &out, &workspace(), "regenerate-me")
+    let o = model_compiler::report::report(&source, &out, "regenerate-me")
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(o.failure.is_none(), "{:?}", o.failure);
     let page = std::fs::read_to_string(out.join("rod.md")).unwrap();

@@ -21,12 +21,12 @@
 #![allow(non_snake_case)]
 
 use super::component::Component;
-use super::embedded;
 use super::fmu_state::FmuState;
 use super::logging::{Category, Logger};
+use super::resources;
 use super::state_machine::{self as sm, FmiFunction, FmiState};
 use super::types::*;
-use crate::model::{CompiledModel, VarType};
+use crate::model::{CompiledModel, VarType, file as model_file};
 use std::ffi::{CStr, c_char};
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -205,10 +205,12 @@ pub unsafe extern "C" fn fmi2SetDebugLogging(
 // Creation and destruction of FMU instances
 // ---------------------------------------------------------------------------------------
 
-/// Creates an instance of the embedded model (Co-Simulation only). Returns NULL, after
-/// logging why through `functions->logger`, if the name is empty, the type is Model Exchange,
-/// the GUID differs from the model's or the model cannot be decoded. `fmuResourceLocation`
-/// may be NULL: hydromech FMUs carry no resources. `visible` is ignored (no GUI).
+/// Creates an instance of the FMU's model (Co-Simulation only), read from
+/// `resources/hydromech-model.bin` ([`model_file`]). The file is looked for at
+/// `fmuResourceLocation` and, for masters that pass NULL or a wrong location, beside the
+/// binary ([`resources`]). Returns NULL, after logging why through `functions->logger`, if
+/// the name is empty, the type is Model Exchange, the model file is missing, corrupted,
+/// from another runtime version or another GUID. `visible` is ignored (no GUI).
 ///
 /// # Safety
 /// FMI 2.0 calling conventions: string arguments are NULL or NUL-terminated, `functions`
@@ -223,7 +225,7 @@ pub unsafe extern "C" fn fmi2Instantiate(
     visible: fmi2Boolean,
     loggingOn: fmi2Boolean,
 ) -> fmi2Component {
-    let _ = (fmuResourceLocation, visible);
+    let _ = visible;
     if functions.is_null() || !functions.is_aligned() {
         return null_mut();
     }
@@ -257,22 +259,34 @@ pub unsafe extern "C" fn fmi2Instantiate(
                 fail(&format!("invalid fmuType {}", fmuType.0))
             };
         }
-        let model = match CompiledModel::from_bytes(embedded::model_bytes()) {
-            Ok(model) => model,
-            Err(e) => return fail(&e.to_string()),
-        };
         if fmuGUID.is_null() {
             return fail("fmuGUID is NULL");
         }
         // SAFETY: non-NULL C string (FMI calling conventions).
         let guid = unsafe { CStr::from_ptr(fmuGUID) };
-        if guid.to_bytes() != model.guid.as_bytes() {
-            return fail(&format!(
-                "fmuGUID \"{}\" does not match the GUID \"{}\" of this FMU (modelDescription.xml and binary differ?)",
-                guid.to_string_lossy(),
-                model.guid
-            ));
-        }
+        // SAFETY: NULL or a C string (FMI calling conventions).
+        let location = (!fmuResourceLocation.is_null())
+            .then(|| unsafe { CStr::from_ptr(fmuResourceLocation) });
+        let (path, how) = match resources::locate(location, model_file::FILE_NAME) {
+            Ok(found) => found,
+            Err(e) => return fail(&e),
+        };
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) => return fail(&format!("cannot read {}: {e}", path.display())),
+        };
+        let model = match model_file::decode(&bytes, &guid.to_string_lossy()) {
+            Ok(model) => model,
+            Err(e) => return fail(&format!("{} ({}): {e}", path.display(), how)),
+        };
+        early.log(
+            fmi2OK,
+            Category::All,
+            &format!(
+                "fmi2Instantiate: model read from {} (found through {how})",
+                path.display()
+            ),
+        );
         instantiate_with_model(Arc::new(model), name, &callbacks, logging_on)
             .cast::<std::ffi::c_void>()
     }));

@@ -3,7 +3,7 @@
 //! Laid out like the Modelica Reference-FMUs, one concern per file:
 //!
 //! - [`types`]: the C types of `fmi2TypesPlatform.h` / `fmi2FunctionTypes.h`;
-//! - [`embedded`]: where the compiled model bytes come from (per-model wrapper crate);
+//! - [`resources`]: where the model file is (`fmuResourceLocation`, or beside the binary);
 //! - [`logging`]: the copied logger callback, log categories, message escaping;
 //! - [`state_machine`]: call-sequence states and the allowed-state mask of each function;
 //! - [`component`]: the instance behind `fmi2Component` and the per-variable set rules;
@@ -11,15 +11,15 @@
 //! - [`exports`]: the 44 `#[no_mangle]` functions.
 //!
 //! Design rules, from the pitfalls collected in `fmi-export-notes.md` §3.10: no global
-//! mutable state (each instance decodes its own model); no panic crosses the ABI
+//! mutable state (each instance reads its own model file); no panic crosses the ABI
 //! (`catch_unwind` → `fmi2Fatal`); every master pointer is NULL-checked; messages go to the
 //! logger as `"%s"` arguments; FMU states are pointer-free when serialized.
 
 pub mod component;
-pub mod embedded;
 pub mod exports;
 pub mod fmu_state;
 pub mod logging;
+pub mod resources;
 pub mod state_machine;
 pub mod types;
 

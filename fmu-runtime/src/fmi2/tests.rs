@@ -1064,7 +1064,7 @@ fn instantiate_checks_its_arguments() {
             .unwrap_or_default()
     };
     unsafe {
-        // This crate is built without a model: instantiation fails cleanly.
+        // No resource location, and this test binary is not inside an FMU: no model file.
         let c = fmi2Instantiate(
             c"a".as_ptr(),
             fmi2Type::fmi2CoSimulation,
@@ -1076,7 +1076,11 @@ fn instantiate_checks_its_arguments() {
         );
         assert!(c.is_null());
         if LOGGER_WORKS {
-            assert!(last().contains("carries no compiled model"), "{}", last());
+            assert!(
+                last().contains("hydromech-model.bin was not found"),
+                "{}",
+                last()
+            );
         }
         let c = fmi2Instantiate(
             c"a".as_ptr(),
@@ -1306,4 +1310,90 @@ fn exported_symbol_list_is_complete() {
     sorted.sort();
     sorted.dedup();
     assert_eq!(sorted.len(), 44);
+}
+
+/// `fmi2Instantiate` reading the model file from `resources/`: every URI form masters send,
+/// and every way the file can be bad gives NULL with a logged reason.
+#[test]
+fn instantiate_reads_and_checks_the_model_file() {
+    use crate::model::file;
+    let log: Box<Log> = Box::default();
+    let cb = callbacks(&log);
+    let last = || {
+        log.lock()
+            .unwrap()
+            .last()
+            .map(|r| r.message.clone())
+            .unwrap_or_default()
+    };
+    let root = std::env::temp_dir().join(format!("hydromech model {}", std::process::id()));
+    let resources = root.join("resources");
+    std::fs::create_dir_all(&resources).unwrap();
+    let good = file::encode(&test_model(GUID));
+    let write = |bytes: &[u8]| std::fs::write(resources.join(file::FILE_NAME), bytes).unwrap();
+    let escaped = resources.to_string_lossy().replace(' ', "%20");
+    let instantiate = |location: &str, guid: &str| {
+        let location = CString::new(location).unwrap();
+        let guid = CString::new(guid).unwrap();
+        // SAFETY: valid C strings and callbacks.
+        unsafe {
+            fmi2Instantiate(
+                c"m".as_ptr(),
+                fmi2Type::fmi2CoSimulation,
+                guid.as_ptr(),
+                location.as_ptr(),
+                &cb,
+                0,
+                1,
+            )
+        }
+    };
+    write(&good);
+    let root_uri = format!("file://{}", root.to_string_lossy().replace(' ', "%20"));
+    for location in [
+        format!("file://{escaped}"),
+        format!("file:{escaped}"),
+        format!("file://localhost{escaped}"),
+        resources.to_string_lossy().into_owned(),
+        root_uri.clone(),
+    ] {
+        let c = instantiate(&location, GUID);
+        assert!(!c.is_null(), "{location}: {}", last());
+        let found = log
+            .lock()
+            .unwrap()
+            .drain(..)
+            .any(|r| r.message.contains("model read from"));
+        assert!(found, "which model file was used is not logged");
+        // SAFETY: a live component.
+        unsafe { fmi2FreeInstance(c) };
+    }
+    let rejects = |bytes: &[u8], guid: &str, why: &str| {
+        write(bytes);
+        let c = instantiate(&root_uri, guid);
+        assert!(c.is_null(), "accepted although {why}");
+        assert!(last().contains(why), "expected '{why}' in: {}", last());
+    };
+    rejects(&good, "{another}", "belongs to the model with GUID");
+    let mut corrupted = good.clone();
+    let n = corrupted.len();
+    corrupted[n - 3] ^= 0x40;
+    rejects(&corrupted, GUID, "is corrupted");
+    rejects(&good[..n - 1], GUID, "truncated");
+    rejects(
+        b"PK\x03\x04 a zip, not a model",
+        GUID,
+        "is not a hydromech model file",
+    );
+    let mut newer = good.clone();
+    newer[20] = newer[20].wrapping_add(1);
+    rejects(&newer, GUID, "rebuild the FMU with one hydromech");
+    // A header that is right around a payload that is not a model.
+    let mut hand_made = test_model(GUID);
+    hand_made.mechanism.bodies[0].parent = Some(7);
+    rejects(&file::encode(&hand_made), GUID, "parent");
+    std::fs::remove_dir_all(&root).unwrap();
+    let c = instantiate(&root_uri, GUID);
+    assert!(c.is_null());
+    assert!(last().contains("was not found"), "{}", last());
 }

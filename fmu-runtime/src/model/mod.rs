@@ -7,10 +7,12 @@
 //! vector, whose defaults are [`CompiledModel::params`]. This lets any numeric field be
 //! exposed as an FMI parameter or input without special cases in the solver.
 //!
-//! The model is produced by `model-compiler`, serialized with postcard and embedded in the
-//! FMU binary; [`CompiledModel::from_bytes`] validates it when an instance is created.
+//! The model is produced by `model-compiler`, serialized with postcard into the FMU's
+//! model file ([`file`]); [`CompiledModel::from_bytes`] validates it when an instance is
+//! created.
 
 mod circuit;
+pub mod file;
 mod interface;
 mod mechanism;
 
@@ -172,11 +174,11 @@ impl CompiledModel {
     pub fn from_bytes(bytes: &[u8]) -> Result<CompiledModel, ModelError> {
         if bytes.is_empty() {
             return Err(ModelError(
-                "this binary carries no compiled model; build an FMU with `hydromech build`".into(),
+                "the model is empty; build an FMU with `hydromech build`".into(),
             ));
         }
         let model: CompiledModel = postcard::from_bytes(bytes)
-            .map_err(|e| ModelError(format!("the embedded model cannot be decoded: {e}")))?;
+            .map_err(|e| ModelError(format!("the compiled model cannot be decoded: {e}")))?;
         if model.format_version != MODEL_FORMAT_VERSION {
             return Err(ModelError(format!(
                 "model format {} is not supported by this runtime (expects {MODEL_FORMAT_VERSION})",

@@ -117,8 +117,7 @@ fn build_fmu(path: &Path, dir: &Path) -> Result<PathBuf, ()> {
     })?;
     let source = Source::new(path, text);
     let started = std::time::Instant::now();
-    let workspace = crate::binary::workspace_root();
-    match crate::build(&source, dir, &workspace) {
+    match crate::build(&source, dir) {
         Ok(fmu) => {
             eprintln!(
                 "built {} ({:.1} s)",

@@ -44,14 +44,14 @@ impl Environment {
             .map(|d| d.as_secs() as i64)
             .unwrap_or(0);
         let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-        let ws = crate::binary::workspace_root();
-        let ws = ws.to_string_lossy();
+        // The source tree this hydromech was built from, when it is still there.
+        let ws = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
         Environment {
             date: crate::timestamp::Utc::from_unix(now).to_xml(),
-            commit: run("git", &["-C", &ws, "rev-parse", "--short", "HEAD"]),
+            commit: run("git", &["-C", ws, "rev-parse", "--short", "HEAD"]),
             dirty: !run(
                 "git",
-                &["-C", &ws, "status", "--porcelain", "--untracked-files=no"],
+                &["-C", ws, "status", "--porcelain", "--untracked-files=no"],
             )
             .is_empty(),
             cpu,

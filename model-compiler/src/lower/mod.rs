@@ -476,11 +476,14 @@ pub fn lower(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
             "the model name is empty",
             "give the model a name, e.g. name = \"my-crane\"",
         );
-    } else if names::RESERVED_IDENTIFIERS.contains(&model_identifier.as_str()) {
+    } else if names::RESERVED_IDENTIFIERS
+        .iter()
+        .any(|r| r.eq_ignore_ascii_case(&model_identifier))
+    {
         cx.error(
             m.name.span(),
             format!(
-                "the model identifier '{model_identifier}' is reserved (Rust keyword or crate name)"
+                "the model identifier '{model_identifier}' is reserved (a Windows device name: binaries/win64/{model_identifier}.dll cannot exist)"
             ),
             "rename the model, e.g. with a prefix such as \"my-\"",
         );

@@ -826,10 +826,10 @@ fn cut_joint_errors() {
 }
 
 #[test]
-fn texts_that_xml_or_cargo_cannot_take() {
-    let e = errors(&MINIMAL.replace("name = \"m\"", "name = \"fn\""));
+fn texts_that_xml_or_windows_cannot_take() {
+    let e = errors(&MINIMAL.replace("name = \"m\"", "name = \"Con\""));
     assert!(
-        e[0].contains("the model identifier 'fn' is reserved"),
+        e[0].contains("the model identifier 'Con' is reserved"),
         "{}",
         e[0]
     );

@@ -425,12 +425,7 @@ pub struct Outcome {
 
 /// Writes `<out_dir>/<stem>.md` and `<out_dir>/<stem>/*.svg` for one description.
 /// `command` is how the page says to regenerate it. Errors are rendered with positions.
-pub fn report(
-    source: &Source,
-    out_dir: &Path,
-    workspace: &Path,
-    command: &str,
-) -> Result<Outcome, String> {
+pub fn report(source: &Source, out_dir: &Path, command: &str) -> Result<Outcome, String> {
     let started = Instant::now();
     let render = |errors: Vec<Diagnostic>| {
         errors
@@ -470,7 +465,7 @@ pub fn report(
     let temp = std::env::temp_dir().join(format!("hydromech-report-{}-{stem}", std::process::id()));
     let _ = std::fs::remove_dir_all(&temp);
     std::fs::create_dir_all(&temp).map_err(|e| format!("{}: {e}", temp.display()))?;
-    let built = crate::build(source, &temp, workspace).map_err(render);
+    let built = crate::build(source, &temp).map_err(render);
     let fmu = match built {
         Ok(f) => f,
         Err(e) => {

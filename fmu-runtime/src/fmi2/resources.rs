@@ -1,0 +1,227 @@
+//! Finding the FMU's `resources/` folder, where the model file lives.
+//!
+//! `fmuResourceLocation` is an RFC 3986 URI (FMI 2.0 §2.1.5), but masters differ (notes §3,
+//! pitfalls 11 and 19): `file:///abs/resources`, `file:/abs/resources`,
+//! `file://localhost/abs`, percent-escapes, `file:///C:/…` on Windows, a plain path, the
+//! FMU's root instead of `resources/`, an empty string or NULL. So the candidates are tried
+//! in order — the given location, its `resources/` child, then `../../resources` beside the
+//! binary itself (`binaries/<platform>/<id>.so`) — and the first that holds the model file
+//! is used; the caller logs which one.
+
+use std::ffi::CStr;
+use std::path::{Path, PathBuf};
+
+/// Decodes a `file:` URI (or a plain path) into a path. `None` for other schemes, a remote
+/// host, invalid percent-escapes or (on Windows) a path that is not UTF-8.
+pub fn path_from_uri(uri: &str) -> Option<PathBuf> {
+    let rest = match uri.get(..5) {
+        Some(scheme) if scheme.eq_ignore_ascii_case("file:") => &uri[5..],
+        // A plain path; "C:\…" has a one-letter "scheme" and is a path too.
+        _ if !has_scheme(uri) => return Some(PathBuf::from(uri)),
+        _ => return None,
+    };
+    let path = if let Some(after) = rest.strip_prefix("//") {
+        // Authority: empty or localhost; anything else is a remote host (a UNC share on
+        // Windows, `file://server/share/…`).
+        let (host, path) = after.split_at(after.find('/').unwrap_or(after.len()));
+        if host.is_empty() || host.eq_ignore_ascii_case("localhost") {
+            path
+        } else if cfg!(windows) {
+            return decode_path(&format!("//{after}"));
+        } else {
+            return None;
+        }
+    } else {
+        rest
+    };
+    // "/C:/dir" → "C:/dir" on Windows (file:///C:/dir and file:/C:/dir).
+    let path = match path.as_bytes() {
+        [b'/', d, b':', ..] if cfg!(windows) && d.is_ascii_alphabetic() => &path[1..],
+        _ => path,
+    };
+    decode_path(path)
+}
+
+/// RFC 3986 scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`) of two or more
+/// characters, so that a Windows drive letter is not taken for one.
+fn has_scheme(s: &str) -> bool {
+    match s.find(':') {
+        Some(i) if i >= 2 => {
+            let mut chars = s[..i].chars();
+            chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+                && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        }
+        _ => false,
+    }
+}
+
+fn decode_path(s: &str) -> Option<PathBuf> {
+    let bytes = percent_decode(s)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+    }
+    #[cfg(not(unix))]
+    {
+        String::from_utf8(bytes).ok().map(PathBuf::from)
+    }
+}
+
+fn percent_decode(s: &str) -> Option<Vec<u8>> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    Some(out)
+}
+
+/// The folders to look in for `file_name`, in order, each with how it was found.
+pub fn candidates(resource_location: Option<&CStr>) -> Vec<(PathBuf, &'static str)> {
+    let mut out = Vec::new();
+    if let Some(uri) = resource_location.and_then(|c| c.to_str().ok())
+        && !uri.is_empty()
+        && let Some(dir) = path_from_uri(uri)
+    {
+        out.push((
+            dir.join("resources"),
+            "the FMU root given as fmuResourceLocation",
+        ));
+        out.insert(0, (dir, "fmuResourceLocation"));
+    }
+    if let Some(lib) = this_library_path()
+        && let Some(platform_dir) = lib.parent()
+        && let Some(binaries) = platform_dir.parent()
+        && let Some(root) = binaries.parent()
+    {
+        out.push((
+            root.join("resources"),
+            "the binary's location (../../resources)",
+        ));
+    }
+    out
+}
+
+/// Finds `file_name` among the [`candidates`]: its path and how it was found, or a message
+/// listing every place that was tried.
+pub fn locate(
+    resource_location: Option<&CStr>,
+    file_name: &str,
+) -> Result<(PathBuf, &'static str), String> {
+    let list = candidates(resource_location);
+    for (dir, how) in &list {
+        let path = dir.join(file_name);
+        if path.is_file() {
+            return Ok((path, how));
+        }
+    }
+    let given = match resource_location {
+        None => "NULL".to_string(),
+        Some(c) => format!("\"{}\"", c.to_string_lossy()),
+    };
+    let tried: Vec<String> = list
+        .iter()
+        .map(|(d, _)| d.join(file_name).display().to_string())
+        .collect();
+    Err(format!(
+        "the model file {file_name} was not found (fmuResourceLocation {given}; tried: {}); extract the whole FMU, resources/ included",
+        if tried.is_empty() {
+            "nothing".into()
+        } else {
+            tried.join(", ")
+        }
+    ))
+}
+
+/// Path of the shared library this code is in (the FMU binary).
+#[cfg(unix)]
+fn this_library_path() -> Option<PathBuf> {
+    let mut info = libc::Dl_info {
+        dli_fname: std::ptr::null(),
+        dli_fbase: std::ptr::null_mut(),
+        dli_sname: std::ptr::null(),
+        dli_saddr: std::ptr::null_mut(),
+    };
+    let here = this_library_path as *const libc::c_void;
+    // SAFETY: dladdr only reads the loader's tables; `info` is a valid out-pointer.
+    if unsafe { libc::dladdr(here, &mut info) } == 0 || info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: dli_fname is a NUL-terminated string owned by the loader.
+    let name = unsafe { CStr::from_ptr(info.dli_fname) };
+    use std::os::unix::ffi::OsStrExt;
+    let path = Path::new(std::ffi::OsStr::from_bytes(name.to_bytes()));
+    Some(path.canonicalize().unwrap_or_else(|_| path.to_path_buf()))
+}
+
+#[cfg(not(unix))]
+fn this_library_path() -> Option<PathBuf> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_uris_of_every_form_masters_send() {
+        let p = |s: &str| path_from_uri(s).map(|p| p.to_string_lossy().into_owned());
+        assert_eq!(
+            p("file:///tmp/a/resources").as_deref(),
+            Some("/tmp/a/resources")
+        );
+        assert_eq!(
+            p("file:/tmp/a/resources").as_deref(),
+            Some("/tmp/a/resources")
+        );
+        assert_eq!(p("FILE://localhost/tmp/a").as_deref(), Some("/tmp/a"));
+        assert_eq!(
+            p("file:///tmp/with%20space/%7Bguid%7D").as_deref(),
+            Some("/tmp/with space/{guid}")
+        );
+        assert_eq!(p("/plain/path").as_deref(), Some("/plain/path"));
+        assert_eq!(p("relative/dir").as_deref(), Some("relative/dir"));
+        assert_eq!(p("http://example.org/resources"), None);
+        assert_eq!(p("file:///bad%2"), None);
+        assert_eq!(p("file:///bad%zz"), None);
+        if cfg!(windows) {
+            assert_eq!(
+                p("file:///C:/x/resources").as_deref(),
+                Some("C:/x/resources")
+            );
+            assert_eq!(p("file:/C:/x").as_deref(), Some("C:/x"));
+            assert_eq!(p("C:\\x\\resources").as_deref(), Some("C:\\x\\resources"));
+        } else {
+            assert_eq!(p("file://server/share"), None);
+        }
+    }
+
+    #[test]
+    fn the_given_folder_comes_first_then_its_resources_child() {
+        let c = candidates(Some(c"file:///opt/fmu"));
+        assert_eq!(c[0].0, PathBuf::from("/opt/fmu"));
+        assert_eq!(c[1].0, PathBuf::from("/opt/fmu/resources"));
+        assert!(candidates(Some(c"")).len() <= 1);
+        assert!(candidates(None).len() <= 1);
+    }
+
+    #[test]
+    fn a_missing_file_names_every_place_tried() {
+        let e = locate(Some(c"file:///nonexistent/dir"), "m.bin").unwrap_err();
+        assert!(e.contains("/nonexistent/dir/m.bin"), "{e}");
+        assert!(e.contains("/nonexistent/dir/resources/m.bin"), "{e}");
+        assert!(
+            e.contains("fmuResourceLocation \"file:///nonexistent/dir\""),
+            "{e}"
+        );
+    }
+}
