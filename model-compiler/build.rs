@@ -7,25 +7,55 @@
 //! cargo holds the lock of the main one) and writes `$OUT_DIR/runtimes.rs`, which embeds
 //! each binary with `include_bytes!`.
 //!
-//! `HYDROMECH_RUNTIME_<PLATFORM>=<path>` (e.g. `HYDROMECH_RUNTIME_LINUX64`) supplies a
-//! prebuilt binary instead (release packaging).
+//! The other platforms are cross-compiled when their toolchain is on this machine: a Rust
+//! toolchain with the standard library's source (Debian's `rustc-web`, `cargo-web`,
+//! `rust-web-src`: `-Zbuild-std`, since no prebuilt std for those targets can be installed
+//! here) and the target's C linker (`gcc-mingw-w64-x86-64`; `gcc-aarch64-linux-gnu` with
+//! `libc6-dev-arm64-cross`). `tests/run.sh` installs them. A platform without its toolchain
+//! is left out with a warning, and `hydromech build --platform` then says how to get it.
+//!
+//! Environment:
+//! - `HYDROMECH_RUNTIME_<PLATFORM>=<path>` (`LINUX64`, `WIN64`, `AARCH64_LINUX`) supplies a
+//!   prebuilt binary instead (release packaging);
+//! - `HYDROMECH_PLATFORMS=linux64,win64,...` limits the platforms built (default: every one
+//!   whose toolchain is here);
+//! - `HYDROMECH_CROSS_CARGO`, `HYDROMECH_CROSS_RUSTC`: the cross toolchain (default
+//!   `/usr/bin/cargo`, `/usr/bin/rustc`).
 
 use std::env;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A platform the runtime can be built for: FMI 2.0 folder name, Rust target, file name.
+/// A platform the runtime can be built for: FMI platform name (the FMI 2.0 folder where
+/// FMI 2.0 has one, else the FMI 3.0 tuple), Rust target, file name, C linker.
 struct Platform {
     fmi_name: &'static str,
     target: &'static str,
     library: &'static str,
+    linker: &'static str,
 }
 
 const LINUX64: Platform = Platform {
     fmi_name: "linux64",
     target: "x86_64-unknown-linux-gnu",
     library: "libfmu_runtime.so",
+    linker: "cc",
+};
+
+const WIN64: Platform = Platform {
+    fmi_name: "win64",
+    target: "x86_64-pc-windows-gnu",
+    library: "fmu_runtime.dll",
+    linker: "x86_64-w64-mingw32-gcc",
+};
+
+/// FMI 2.0 has no name for ARM64 Linux; FMI 3.0 calls it `aarch64-linux`.
+const AARCH64_LINUX: Platform = Platform {
+    fmi_name: "aarch64-linux",
+    target: "aarch64-unknown-linux-gnu",
+    library: "libfmu_runtime.so",
+    linker: "aarch64-linux-gnu-gcc",
 };
 
 fn main() {
@@ -42,16 +72,32 @@ fn main() {
     }
 
     let host = env::var("HOST").unwrap_or_default();
+    println!("cargo:rerun-if-env-changed=HYDROMECH_PLATFORMS");
+    let wanted = env::var("HYDROMECH_PLATFORMS")
+        .ok()
+        .filter(|s| !s.trim().is_empty());
     let mut embedded = Vec::new();
-    for platform in [LINUX64] {
-        let var = format!("HYDROMECH_RUNTIME_{}", platform.fmi_name.to_uppercase());
+    for platform in [LINUX64, WIN64, AARCH64_LINUX] {
+        if let Some(w) = &wanted
+            && !w.split(',').any(|p| p.trim() == platform.fmi_name)
+        {
+            continue;
+        }
+        let var = format!(
+            "HYDROMECH_RUNTIME_{}",
+            platform.fmi_name.to_uppercase().replace('-', "_")
+        );
         println!("cargo:rerun-if-env-changed={var}");
-        let library = match env::var_os(&var) {
-            Some(path) if !path.is_empty() => PathBuf::from(path),
-            _ if host == platform.target => build_native(&runtime, &out_dir, platform.library),
-            _ => {
+        let built = match env::var_os(&var) {
+            Some(path) if !path.is_empty() => Ok(PathBuf::from(path)),
+            _ if host == platform.target => Ok(build_native(&runtime, &out_dir, platform.library)),
+            _ => build_cross(&runtime, &out_dir, &platform),
+        };
+        let library = match built {
+            Ok(library) => library,
+            Err(why) => {
                 println!(
-                    "cargo:warning=no {} runtime: this host ({host}) cannot build it natively; set {var}",
+                    "cargo:warning=hydromech is built without the {} FMU runtime: {why}",
                     platform.fmi_name
                 );
                 continue;
@@ -112,6 +158,105 @@ fn build_native(runtime: &Path, out_dir: &Path, library: &str) -> PathBuf {
         );
     }
     target_dir.join("release").join(library)
+}
+
+/// Cross-compiles fmu-runtime for `platform` with the cross toolchain; `Err` says what is
+/// missing (then the platform is left out, with a warning).
+fn build_cross(runtime: &Path, out_dir: &Path, platform: &Platform) -> Result<PathBuf, String> {
+    for v in ["HYDROMECH_CROSS_CARGO", "HYDROMECH_CROSS_RUSTC"] {
+        println!("cargo:rerun-if-env-changed={v}");
+    }
+    let cargo = env::var_os("HYDROMECH_CROSS_CARGO").unwrap_or_else(|| "/usr/bin/cargo".into());
+    let rustc = env::var_os("HYDROMECH_CROSS_RUSTC").unwrap_or_else(|| "/usr/bin/rustc".into());
+    let install = "apt-get install rustc-web cargo-web rust-web-src gcc-mingw-w64-x86-64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross (tests/run.sh does), then rebuild hydromech";
+    if !Path::new(&cargo).is_file() || !Path::new(&rustc).is_file() {
+        return Err(format!(
+            "no cross Rust toolchain ({} / {}): {install}",
+            Path::new(&cargo).display(),
+            Path::new(&rustc).display()
+        ));
+    }
+    // Rustup's proxies must not stand in for the cross toolchain's rustc and cargo.
+    let path: Vec<PathBuf> = env::split_paths(&env::var_os("PATH").unwrap_or_default())
+        .filter(|p| !p.ends_with(".cargo/bin"))
+        .collect();
+    let path = env::join_paths(path).unwrap_or_default();
+    let linker_found = env::split_paths(&path).any(|d| d.join(platform.linker).is_file());
+    if !linker_found {
+        return Err(format!(
+            "no C linker {} on PATH: {install}",
+            platform.linker
+        ));
+    }
+    let sysroot = Command::new(&rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", Path::new(&rustc).display()))?;
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
+    let rustlib = sysroot.join("lib").join("rustlib");
+    let prebuilt_std = rustlib.join(platform.target).join("lib").is_dir();
+    let std_source = rustlib.join("src/rust/library/std").is_dir();
+    if !prebuilt_std && !std_source {
+        return Err(format!(
+            "{} has neither a {} standard library nor its source: {install}",
+            Path::new(&rustc).display(),
+            platform.target
+        ));
+    }
+    let target_dir = main_target_dir(out_dir).join("hydromech-runtime-cross");
+    let mut command = Command::new(&cargo);
+    command
+        .args([
+            "build",
+            "--release",
+            "--lib",
+            "--quiet",
+            "--target",
+            platform.target,
+        ])
+        .arg("--manifest-path")
+        .arg(runtime.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target_dir)
+        .env("PATH", &path)
+        .env("RUSTC", &rustc)
+        .env(
+            format!(
+                "CARGO_TARGET_{}_LINKER",
+                platform.target.to_uppercase().replace('-', "_")
+            ),
+            platform.linker,
+        )
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
+        .env_remove("RUSTC_WRAPPER")
+        .env_remove("RUSTDOC")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("CARGO_BUILD_TARGET_DIR")
+        .env_remove("CARGO_PRIMARY_PACKAGE")
+        .env_remove("CARGO_BUILD_TARGET");
+    if !prebuilt_std {
+        // panic_unwind: the FMI entry points catch panics (panic_abort could not).
+        command
+            .arg("-Zbuild-std=std,panic_unwind")
+            .env("RUSTC_BOOTSTRAP", "1");
+    }
+    let output = command
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", Path::new(&cargo).display()))?;
+    if !output.status.success() {
+        panic!(
+            "cross-building the FMU runtime for {} failed ({}):\n{}",
+            platform.target,
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    Ok(target_dir
+        .join(platform.target)
+        .join("release")
+        .join(platform.library))
 }
 
 /// The outer build's target directory: the ancestor of OUT_DIR that cargo marked with

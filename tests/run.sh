@@ -3,7 +3,9 @@
 #
 # On a fresh machine (CI: clean clone, nothing cached) it
 #   1. installs what is missing, idempotently: libclang (for the `fmi` crate's bindgen),
-#      binutils/libc-bin (objdump, nm, readelf, ldd), python3-venv; via apt-get, only when missing
+#      binutils/libc-bin (objdump, nm, readelf, ldd), python3-venv, and for the win64 and
+#      ARM64 runtimes Debian's rustc-web/cargo-web/rust-web-src, mingw-w64 and aarch64 gcc,
+#      wine and qemu-user; via apt-get, only when missing
 #   2. creates .venv and installs the pinned Python requirements (tests/python/requirements.txt:
 #      FMPy, ecospy + tbb, pytest), makes ecospy's `ecos` binary executable
 #   3. builds every FMU:            cargo run --release --bin hydromech -- build
@@ -35,6 +37,10 @@ export DEBIAN_FRONTEND=noninteractive
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 export PYTHONDONTWRITEBYTECODE=1
 export CARGO_TERM_PROGRESS_WHEN=never
+# The cross-platform tests fail (instead of skipping) when a platform cannot be run here.
+export HYDROMECH_CROSS_REQUIRED=1
+# wine: a prefix of our own, quiet, no GUI dialogs.
+export WINEPREFIX="${WINEPREFIX:-$ROOT/target/wine-prefix}" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 
 STAGE_NAMES=()
 STAGE_STATUS=()
@@ -108,6 +114,18 @@ stage_system() {
     for t in objdump nm readelf; do command -v "$t" >/dev/null || { pkgs+=(binutils); break; }; done
     command -v ldd >/dev/null || pkgs+=(libc-bin)
     python3 -c 'import venv, ensurepip' 2>/dev/null || pkgs+=(python3-venv)
+    # Cross-platform FMU runtimes (model-compiler/build.rs) and their tests
+    # (model-compiler/tests/cross_platform.rs): a Rust toolchain with the std source for
+    # -Zbuild-std (rustup's cannot be given std for other targets here), the C cross
+    # compilers, and wine / qemu-user to run the win64 and ARM64 binaries.
+    [ -x /usr/bin/cargo ] || pkgs+=(cargo-web)
+    [ -x /usr/bin/rustc ] || pkgs+=(rustc-web)
+    [ -d /usr/lib/rustlib/src/rust/library/std ] || pkgs+=(rust-web-src)
+    command -v x86_64-w64-mingw32-gcc >/dev/null || pkgs+=(gcc-mingw-w64-x86-64)
+    command -v aarch64-linux-gnu-gcc >/dev/null || pkgs+=(gcc-aarch64-linux-gnu)
+    [ -e /usr/aarch64-linux-gnu/lib/libc.so.6 ] || pkgs+=(libc6-dev-arm64-cross)
+    command -v wine >/dev/null || pkgs+=(wine wine64)
+    command -v qemu-aarch64 >/dev/null || pkgs+=(qemu-user)
     if [ ${#pkgs[@]} -eq 0 ]; then
         echo "system packages: nothing to install"
         return 0

@@ -19,6 +19,7 @@
 pub mod fmi2;
 pub mod hydraulics;
 pub mod instance;
+pub mod math;
 pub mod mechanics;
 pub mod model;
 pub mod solver;

@@ -1,6 +1,9 @@
 //! Mechanics against closed-form results: pendulum period, slider-crank and Grashof
 //! four-bar position analysis, gyroscopic precession of a spinning top.
 
+// Test-side references may use the platform libm: only the runtime must be bit-identical.
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
 use fmu_runtime::Instance;

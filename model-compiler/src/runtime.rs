@@ -19,49 +19,69 @@ pub struct RuntimeBinary {
 
 include!(concat!(env!("OUT_DIR"), "/runtimes.rs"));
 
-/// Every FMI 2.0 platform hydromech knows, with how to get a hydromech that carries it.
-pub const KNOWN_PLATFORMS: &[(&str, &str)] = &[(
-    "linux64",
-    "build hydromech on x86-64 Linux, or set HYDROMECH_RUNTIME_LINUX64 to a prebuilt libfmu_runtime.so when building it",
-)];
+const GET_CROSS: &str = "install the cross toolchains (apt-get install rustc-web cargo-web rust-web-src gcc-mingw-w64-x86-64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross; tests/run.sh does) and rebuild hydromech";
 
-/// The runtime binaries of the given platforms (all embedded ones for an empty list), or a
-/// message naming each platform that is unknown or missing and how to get it.
+/// Every platform hydromech can build a runtime for, with how to get a hydromech that
+/// carries it.
+pub const KNOWN_PLATFORMS: &[(&str, &str)] = &[
+    (
+        "linux64",
+        "build hydromech on x86-64 Linux, or set HYDROMECH_RUNTIME_LINUX64 to a prebuilt libfmu_runtime.so when building it",
+    ),
+    ("win64", GET_CROSS),
+    ("aarch64-linux", GET_CROSS),
+];
+
+/// The platform folders FMI 2.0 defines (`2_3_fmu_distribution.adoc`). ARM64 Linux has
+/// none: its runtime is built and tested, and goes into FMI 3.0 FMUs as `aarch64-linux`.
+pub const FMI2_PLATFORMS: &[&str] = &[
+    "win32", "win64", "linux32", "linux64", "darwin32", "darwin64",
+];
+
+/// The FMI 2.0 runtime binaries of the given platforms (every embedded one with an FMI 2.0
+/// folder for an empty list), or a message naming each platform that is unknown, missing
+/// or not an FMI 2.0 platform, and how to get it.
 pub fn select(platforms: &[String]) -> Result<Vec<&'static RuntimeBinary>, String> {
     if platforms.is_empty() {
-        if EMBEDDED.is_empty() {
+        let all: Vec<_> = EMBEDDED
+            .iter()
+            .filter(|r| FMI2_PLATFORMS.contains(&r.platform))
+            .collect();
+        if all.is_empty() {
             return Err(
-                "this hydromech carries no FMU runtime binary for any platform; rebuild it on x86-64 Linux"
+                "this hydromech carries no FMI 2.0 runtime binary for any platform; rebuild it on x86-64 Linux"
                     .into(),
             );
         }
-        return Ok(EMBEDDED.iter().collect());
+        return Ok(all);
     }
     let mut out = Vec::new();
     let mut problems = Vec::new();
     for name in platforms {
-        match EMBEDDED.iter().find(|r| r.platform == name) {
-            Some(r)
+        let known = KNOWN_PLATFORMS.iter().find(|(p, _)| p == name);
+        match (EMBEDDED.iter().find(|r| r.platform == name), known) {
+            (_, Some(_)) if !FMI2_PLATFORMS.contains(&name.as_str()) => problems.push(format!(
+                "FMI 2.0 has no platform folder for '{name}' (it goes into FMI 3.0 FMUs)"
+            )),
+            (Some(r), _) => {
                 if !out
                     .iter()
-                    .any(|o: &&RuntimeBinary| o.platform == r.platform) =>
-            {
-                out.push(r)
+                    .any(|o: &&RuntimeBinary| o.platform == r.platform)
+                {
+                    out.push(r)
+                }
             }
-            Some(_) => {}
-            None => match KNOWN_PLATFORMS.iter().find(|(p, _)| p == name) {
-                Some((p, how)) => problems.push(format!(
-                    "this hydromech was built without the {p} runtime: {how}"
-                )),
-                None => problems.push(format!(
-                    "unknown platform '{name}' (known: {})",
-                    KNOWN_PLATFORMS
-                        .iter()
-                        .map(|(p, _)| *p)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
-            },
+            (None, Some((p, how))) => problems.push(format!(
+                "this hydromech was built without the {p} runtime: {how}"
+            )),
+            (None, None) => problems.push(format!(
+                "unknown platform '{name}' (known: {})",
+                KNOWN_PLATFORMS
+                    .iter()
+                    .map(|(p, _)| *p)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
         }
     }
     if problems.is_empty() {
@@ -69,6 +89,11 @@ pub fn select(platforms: &[String]) -> Result<Vec<&'static RuntimeBinary>, Strin
     } else {
         Err(problems.join("; "))
     }
+}
+
+/// The runtime binary of one platform, FMI 2.0 or not (tests run the ARM64 one).
+pub fn binary(platform: &str) -> Option<&'static RuntimeBinary> {
+    EMBEDDED.iter().find(|r| r.platform == platform)
 }
 
 /// Names of the embedded platforms, for `hydromech --version` and error messages.
@@ -95,9 +120,16 @@ mod tests {
 
     #[test]
     fn unknown_or_missing_platforms_are_named() {
-        let e = select(&["linux64".into(), "beos".into()]).unwrap_err();
+        let e = select(&["linux64".into(), "beos".into(), "aarch64-linux".into()]).unwrap_err();
         assert!(e.contains("unknown platform 'beos'"), "{e}");
-        assert!(e.contains("known: linux64"), "{e}");
+        assert!(e.contains("known: linux64, win64, aarch64-linux"), "{e}");
+        assert!(e.contains("no platform folder for 'aarch64-linux'"), "{e}");
+        assert!(
+            select(&[])
+                .unwrap()
+                .iter()
+                .all(|r| r.platform != "aarch64-linux")
+        );
         assert_eq!(
             select(&["linux64".into(), "linux64".into()]).unwrap().len(),
             1

@@ -11,6 +11,13 @@ use std::fs::File;
 use std::io::Read;
 use std::process::Command;
 
+fn contents_of(zip: &mut zip::ZipArchive<File>, name: &str) -> Option<Vec<u8>> {
+    let mut f = zip.by_name(name).ok()?;
+    let mut data = Vec::new();
+    f.read_to_end(&mut data).ok()?;
+    Some(data)
+}
+
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
@@ -45,15 +52,27 @@ fn builds_the_naya_rod_fmu() {
     let mut zip = zip::ZipArchive::new(File::open(&fmu).unwrap()).unwrap();
     let mut names: Vec<String> = zip.file_names().map(str::to_string).collect();
     names.sort();
-    assert_eq!(
-        names,
+    // One binary per FMI 2.0 platform this hydromech carries (linux64 always; win64 where
+    // the cross toolchain was there when it was built).
+    let mut expected: Vec<String> = model_compiler::runtime::select(&[])
+        .unwrap()
+        .iter()
+        .map(|r| format!("binaries/{}/naya_rod.{}", r.platform, r.extension))
+        .collect();
+    assert!(expected.contains(&"binaries/linux64/naya_rod.so".to_string()));
+    expected.extend(
         [
-            "binaries/linux64/naya_rod.so",
             "documentation/index.html",
             "modelDescription.xml",
-            "resources/hydromech-model.bin"
+            "resources/hydromech-model.bin",
         ]
+        .map(String::from),
     );
+    expected.sort();
+    assert_eq!(names, expected);
+    if let Some(dll) = contents_of(&mut zip, "binaries/win64/naya_rod.dll") {
+        assert_eq!(&dll[..2], b"MZ", "win64 binary is not a PE file");
+    }
     let mut contents = std::collections::HashMap::new();
     for i in 0..zip.len() {
         let mut f = zip.by_index(i).unwrap();

@@ -9,7 +9,7 @@
 //! is used; the caller logs which one.
 
 use std::ffi::CStr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Decodes a `file:` URI (or a plain path) into a path. `None` for other schemes, a remote
 /// host, invalid percent-escapes or (on Windows) a path that is not UTF-8.
@@ -159,11 +159,37 @@ fn this_library_path() -> Option<PathBuf> {
     // SAFETY: dli_fname is a NUL-terminated string owned by the loader.
     let name = unsafe { CStr::from_ptr(info.dli_fname) };
     use std::os::unix::ffi::OsStrExt;
-    let path = Path::new(std::ffi::OsStr::from_bytes(name.to_bytes()));
+    let path = std::path::Path::new(std::ffi::OsStr::from_bytes(name.to_bytes()));
     Some(path.canonicalize().unwrap_or_else(|_| path.to_path_buf()))
 }
 
-#[cfg(not(unix))]
+/// Path of the DLL this code is in (the FMU binary): the module that contains this
+/// function's address, then its file name.
+#[cfg(windows)]
+fn this_library_path() -> Option<PathBuf> {
+    use std::os::windows::ffi::OsStringExt;
+    type Hmodule = *mut std::ffi::c_void;
+    const FROM_ADDRESS: u32 = 0x4; // GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS
+    const UNCHANGED_REFCOUNT: u32 = 0x2; // GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT
+    #[link(name = "kernel32")]
+    unsafe extern "system" {
+        fn GetModuleHandleExW(flags: u32, name: *const u16, module: *mut Hmodule) -> i32;
+        fn GetModuleFileNameW(module: Hmodule, file_name: *mut u16, size: u32) -> u32;
+    }
+    let mut module: Hmodule = std::ptr::null_mut();
+    let here = this_library_path as *const u16;
+    // SAFETY: with FROM_ADDRESS the name argument is an address inside a module; `module`
+    // is a valid out-pointer; UNCHANGED_REFCOUNT means nothing has to be released.
+    if unsafe { GetModuleHandleExW(FROM_ADDRESS | UNCHANGED_REFCOUNT, here, &mut module) } == 0 {
+        return None;
+    }
+    let mut buf = vec![0u16; 32_768];
+    // SAFETY: `buf` holds `buf.len()` UTF-16 units.
+    let n = unsafe { GetModuleFileNameW(module, buf.as_mut_ptr(), buf.len() as u32) } as usize;
+    (n > 0 && n < buf.len()).then(|| PathBuf::from(std::ffi::OsString::from_wide(&buf[..n])))
+}
+
+#[cfg(not(any(unix, windows)))]
 fn this_library_path() -> Option<PathBuf> {
     None
 }

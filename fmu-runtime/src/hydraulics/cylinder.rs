@@ -91,6 +91,6 @@ mod tests {
         assert_eq!(f(-0.01), -f(0.01));
         assert_eq!(f(0.0), 0.0);
         // Far from zero: Coulomb + viscous.
-        assert!((f(1.0) - (210.0 + 330.0 * 4f64.tanh())).abs() < 5.0);
+        assert!((f(1.0) - (210.0 + 330.0 * crate::math::tanh(4.0))).abs() < 5.0);
     }
 }

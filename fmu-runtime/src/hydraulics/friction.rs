@@ -3,6 +3,7 @@
 //! are primary unknowns of the monolithic Newton loop (Pub II eqs 2.64–2.65), so their
 //! state equations are returned as residuals `τ ẏ − f(y, v)` like every first-order state.
 
+use crate::math;
 use crate::model::Friction;
 
 /// |v| smoothed over 1 µm/s: the exact |v| has a kink at 0 that stalls finite-difference
@@ -37,7 +38,7 @@ pub fn force(model: &Friction, p: &[f64], v: f64, y: &[f64], yd: &[f64]) -> f64 
             if a < vs {
                 (-fs / (vs * vs) * (a - vs).powi(2) + fs) * v.signum()
             } else {
-                (fc + (fs - fc) * (-xi * (a - vs)).exp()) * v.signum() + s2 * v
+                (fc + (fs - fc) * math::exp(-xi * (a - vs))) * v.signum() + s2 * v
             }
         }
         Friction::BrownMcPhee {
@@ -49,7 +50,7 @@ pub fn force(model: &Friction, p: &[f64], v: f64, y: &[f64], yd: &[f64]) -> f64 
             let (fc, fs, vs, s2) = (g(coulomb), g(stiction), g(stribeck_velocity), g(viscous));
             let r = v.abs() / vs;
             let stribeck = (fs - fc) * r / (0.25 * r * r + 0.75).powi(2);
-            (fc * (4.0 * r).tanh() + stribeck) * v.signum() + s2 * v * 4f64.tanh()
+            (fc * math::tanh(4.0 * r) + stribeck) * v.signum() + s2 * v * math::tanh(4.0)
         }
         Friction::LuGre {
             bristle_stiffness,
@@ -100,7 +101,7 @@ pub fn state_residuals(
                 g(exponent),
                 g(bristle_stiffness),
             );
-            let stribeck = fc + (fs - fc) * (-(a / vs).powf(n)).exp();
+            let stribeck = fc + (fs - fc) * math::exp(-math::pow(a / vs, n));
             // Eq 2.45: q̇ = v − σ0 |v| q / g(v).
             out[0] = yd[0] - (v - s0 * a * y[0] / stribeck);
         }
@@ -127,11 +128,11 @@ pub fn state_residuals(
             let vb = g(threshold_velocity);
             let h = y[1];
             // Eq 2.49: the film lowers the stiction peak.
-            let stribeck = fc + ((1.0 - h.abs()) * fs - fc) * (-(a / vs).powf(n)).exp();
+            let stribeck = fc + ((1.0 - h.abs()) * fs - fc) * math::exp(-math::pow(a / vs, n));
             out[0] = yd[0] - (v - s0 * a * y[0] / stribeck);
             // Eqs 2.50–2.53: film thickness lag towards its steady state.
-            let kf = (1.0 - fc / fs) * vb.powf(-2.0 / 3.0);
-            let h_ss = kf * a.min(vb).powf(2.0 / 3.0);
+            let kf = (1.0 - fc / fs) * math::pow(vb, -2.0 / 3.0);
+            let h_ss = kf * math::pow(a.min(vb), 2.0 / 3.0);
             let tau = if v.abs() < g(dwell_velocity) {
                 g(tau_dwell)
             } else if h.abs() <= h_ss {
@@ -222,7 +223,7 @@ mod tests {
         // At constant v the bristle settles at q = g(v)/σ0 sgn v: F = g(v) + σ2 v.
         let (p, _, lugre, modified) = table2();
         for v in [0.005, 0.05, 0.5] {
-            let g = 210.0 + 620.0 * (-(v / 1.25e-2f64).powf(0.5)).exp();
+            let g = 210.0 + 620.0 * math::exp(-math::pow(v / 1.25e-2, 0.5));
             let q = g / (54f64.sqrt() * 1e6);
             let mut r = [0.0];
             state_residuals(&lugre, &p, v, &[q], &[0.0], &mut r);
@@ -230,14 +231,14 @@ mod tests {
             let f = force(&lugre, &p, v, &[q], &[0.0]);
             assert!((f - (g + 330.0 * v)).abs() < 1e-6 * g);
             // Modified LuGre at its steady film: h̄ = K_f |v|^(2/3) lowers the stiction term.
-            let kf = (1.0 - 210.0 / 830.0) * 0.7f64.powf(-2.0 / 3.0);
-            let h = kf * v.powf(2.0 / 3.0);
+            let kf = (1.0 - 210.0 / 830.0) * math::pow(0.7, -2.0 / 3.0);
+            let h = kf * math::pow(v, 2.0 / 3.0);
             let mut r2 = [0.0, 0.0];
             state_residuals(&modified, &p, v, &[0.0, h], &[0.0, 0.0], &mut r2);
             assert!(r2[1].abs() < 1e-9, "film residual {}", r2[1]);
         }
         // Seed 001 digest: K_f = 0.9475, maximum h̄_ss = 1 − F_c/F_s = 0.747.
-        let kf = (1.0 - 210.0 / 830.0) * 0.7f64.powf(-2.0 / 3.0);
+        let kf = (1.0 - 210.0 / 830.0) * math::pow(0.7, -2.0 / 3.0);
         assert!((kf - 0.9475).abs() < 1e-4);
     }
 }

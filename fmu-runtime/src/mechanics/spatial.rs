@@ -19,7 +19,7 @@ pub fn quat_matrix(q: [f64; 4]) -> Mat3 {
 
 /// Rotation by `angle` about the unit `axis` (Rodrigues: I + sin·K + (1 − cos)·K²).
 pub fn axis_angle(axis: &Vec3, angle: f64) -> Mat3 {
-    let (s, c) = angle.sin_cos();
+    let (s, c) = crate::math::sin_cos(angle);
     let k = axis.cross_matrix();
     Mat3::identity() + k * s + k * k * (1.0 - c)
 }

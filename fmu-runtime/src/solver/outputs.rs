@@ -5,6 +5,7 @@ use super::evaluate::Evaluation;
 use super::{Layout, Workspace};
 use crate::hydraulics::cylinder::CylinderState;
 use crate::instance::State;
+use crate::math;
 use crate::model::{CompiledModel, Element, Probe};
 
 #[derive(Clone, Debug)]
@@ -54,9 +55,9 @@ impl Outputs {
         for (out, b) in self.bodies.iter_mut().zip(&e.kin.bodies) {
             let r = &b.rotation;
             *out = [
-                r[(2, 1)].atan2(r[(1, 1)]),
-                r[(0, 2)].atan2(r[(2, 2)]),
-                r[(1, 0)].atan2(r[(0, 0)]),
+                math::atan2(r[(2, 1)], r[(1, 1)]),
+                math::atan2(r[(0, 2)], r[(2, 2)]),
+                math::atan2(r[(1, 0)], r[(0, 0)]),
                 b.twist[3],
                 b.twist[4],
                 b.twist[5],

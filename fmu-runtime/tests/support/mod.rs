@@ -1,5 +1,8 @@
 //! Hand-built models for solver tests (the shipped models are built from `models/*.toml`
 //! by the compiler and tested there).
+
+// Test-side references may use the platform libm: only the runtime must be bit-identical.
+#![allow(clippy::disallowed_methods)]
 #![allow(dead_code)]
 
 use fmu_runtime::model::*;
