@@ -18,6 +18,20 @@ fn contents_of(zip: &mut zip::ZipArchive<File>, name: &str) -> Option<Vec<u8>> {
     Some(data)
 }
 
+/// Files in `dir` whose name ends in `.ext`.
+fn count_files(dir: &std::path::Path, ext: &str) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == ext)
+        })
+        .count()
+}
+
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
@@ -236,26 +250,8 @@ fn builds_every_model_without_cargo_on_path() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "{stderr}");
-    let models = std::fs::read_dir(workspace().join("models"))
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .path()
-                .extension()
-                .is_some_and(|x| x == "toml")
-        })
-        .count();
-    let fmus = std::fs::read_dir(&out)
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .path()
-                .extension()
-                .is_some_and(|x| x == "fmu")
-        })
-        .count();
+    let models = count_files(&workspace().join("models"), "toml");
+    let fmus = count_files(&out, "fmu");
     assert_eq!(fmus, models);
     let _ = std::fs::remove_dir_all(&out);
 }

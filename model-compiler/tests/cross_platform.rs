@@ -254,6 +254,17 @@ impl Case {
 
     /// Writes the plan for `platform` and returns its path.
     fn plan(&self, p: &Platform, save: Option<&Path>, restore: Option<&Path>) -> PathBuf {
+        self.plan_with(p, &p.uri(&self.root.join("resources")), save, restore)
+    }
+
+    /// [`Case::plan`] with the given `fmuResourceLocation` (`NULL` for a null pointer).
+    fn plan_with(
+        &self,
+        p: &Platform,
+        resources: &str,
+        save: Option<&Path>,
+        restore: Option<&Path>,
+    ) -> PathBuf {
         let (folder, ext) = match p.name {
             "win64" => ("win64", "dll"),
             "aarch64-linux" => ("aarch64-linux", "so"),
@@ -267,7 +278,7 @@ impl Case {
         let text = format!(
             "binary {}\nresources {}\nguid {}\n{}\nsave {} {}\nrestore {} {}\nvalues\n{}",
             p.path(&binary),
-            p.uri(&self.root.join("resources")),
+            resources,
             self.guid,
             self.head,
             if save.is_some() { half as i64 } else { -1 },
@@ -567,6 +578,19 @@ fn bad_model_files_are_refused_on_every_platform() {
         return;
     };
     let case = Case::new(&workspace().join("models/naya-rod.toml"), &dir);
+    // Masters that pass NULL or a wrong location: the binary finds resources/ beside
+    // itself (dladdr on Linux, GetModuleHandleExW under Windows).
+    for p in &platforms {
+        for location in ["NULL", "file:///nonexistent/resources"] {
+            let out = case.root.join("out.txt");
+            let (code, stderr) = p.run(&case.plan_with(p, location, None, None), &out);
+            assert_eq!(
+                code, 0,
+                "{} with fmuResourceLocation {location}: {stderr}",
+                p.name
+            );
+        }
+    }
     let file = case.root.join("resources/hydromech-model.bin");
     let good = std::fs::read(&file).unwrap();
     let mut corrupted = good.clone();

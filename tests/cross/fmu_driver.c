@@ -5,7 +5,7 @@
  * platforms can be compared byte for byte (model-compiler/tests/cross_platform.rs).
  *
  * Plan (whitespace-separated tokens; every real number as a 16-digit hex bit pattern):
- *   binary <path> resources <uri> guid <guid>
+ *   binary <path> resources <uri> guid <guid>   (resources NULL: pass NULL, as some masters do)
  *   experiment <start> <step> <steps>
  *   set <n> (<vr> <value>)*          parameters, before initialization
  *   inputs <m> <vr>*  outputs <n> <vr>*
@@ -201,7 +201,8 @@ int main(int argc, char **argv) {
         fmi2Status (*deserialize)(fmi2Component, const fmi2Byte *, size_t, fmi2FMUstate *) =
             symbol(lib, "fmi2DeSerializeFMUstate");
 
-        c = instantiate("driver", 1 /* fmi2CoSimulation */, guid, resources, &callbacks, 0, 0);
+        c = instantiate("driver", 1 /* fmi2CoSimulation */, guid,
+                        strcmp(resources, "NULL") == 0 ? NULL : resources, &callbacks, 0, 0);
         if (!c) {
             fprintf(stderr, "driver: fmi2Instantiate returned NULL\n");
             return 3;

@@ -1051,18 +1051,21 @@ fn unsupported_functions_are_errors() {
     }
 }
 
+/// The newest logged message (empty if none).
+fn last_message(log: &Log) -> String {
+    log.lock()
+        .unwrap()
+        .last()
+        .map(|r| r.message.clone())
+        .unwrap_or_default()
+}
+
 #[test]
 fn instantiate_checks_its_arguments() {
     let log: Box<Log> = Box::default();
     let cb = callbacks(&log);
     let guid = CString::new(GUID).unwrap();
-    let last = || {
-        log.lock()
-            .unwrap()
-            .last()
-            .map(|r| r.message.clone())
-            .unwrap_or_default()
-    };
+    let last = || last_message(&log);
     unsafe {
         // No resource location, and this test binary is not inside an FMU: no model file.
         let c = fmi2Instantiate(
@@ -1319,13 +1322,7 @@ fn instantiate_reads_and_checks_the_model_file() {
     use crate::model::file;
     let log: Box<Log> = Box::default();
     let cb = callbacks(&log);
-    let last = || {
-        log.lock()
-            .unwrap()
-            .last()
-            .map(|r| r.message.clone())
-            .unwrap_or_default()
-    };
+    let last = || last_message(&log);
     let root = std::env::temp_dir().join(format!("hydromech model {}", std::process::id()));
     let resources = root.join("resources");
     std::fs::create_dir_all(&resources).unwrap();
