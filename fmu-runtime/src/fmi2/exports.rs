@@ -271,6 +271,15 @@ pub unsafe extern "C" fn fmi2Instantiate(
             Ok(found) => found,
             Err(e) => return fail(&e),
         };
+        // A model file is kilobytes; anything this large is not one (and is not read).
+        const MAX_MODEL_FILE: u64 = 256 << 20;
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        if size > MAX_MODEL_FILE {
+            return fail(&format!(
+                "{} is {size} bytes, more than any hydromech model file ({MAX_MODEL_FILE})",
+                path.display()
+            ));
+        }
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
             Err(e) => return fail(&format!("cannot read {}: {e}", path.display())),
