@@ -123,9 +123,8 @@ fn main() {
             .unwrap_or("so");
         let _ = writeln!(
             code,
-            "    RuntimeBinary {{ platform: {:?}, target: {:?}, extension: {:?}, bytes: include_bytes!({:?}) }},",
+            "    RuntimeBinary {{ platform: {:?}, extension: {:?}, bytes: include_bytes!({:?}) }},",
             platform.fmi_name,
-            platform.target,
             ext,
             path.display().to_string()
         );
@@ -140,29 +139,49 @@ fn main() {
 fn build_native(runtime: &Path, out_dir: &Path, library: &str) -> PathBuf {
     let target_dir = main_target_dir(out_dir).join("hydromech-runtime");
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(&cargo)
+    let command = cargo_build(Path::new(&cargo), runtime, &target_dir);
+    run(command, "building the FMU runtime (fmu-runtime)")
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", Path::new(&cargo).display()))
+        .unwrap_or_else(|e| panic!("{e}"));
+    target_dir.join("release").join(library)
+}
+
+/// The nested `cargo build --release --lib` of fmu-runtime shared by the native and the
+/// cross builds: stripped, and without the outer build's settings (clippy's wrapper, the
+/// outer package's identity, target and target directory).
+fn cargo_build(cargo: &Path, runtime: &Path, target_dir: &Path) -> Command {
+    let mut command = Command::new(cargo);
+    command
         .args(["build", "--release", "--lib", "--quiet", "--manifest-path"])
         .arg(runtime.join("Cargo.toml"))
         .arg("--target-dir")
-        .arg(&target_dir)
-        .env("CARGO_PROFILE_RELEASE_STRIP", STRIP)
-        // The outer build's settings are not the runtime's: clippy's wrapper, the outer
-        // package's identity and target directory.
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("CARGO_BUILD_TARGET_DIR")
-        .env_remove("CARGO_PRIMARY_PACKAGE")
-        .env_remove("CARGO_BUILD_TARGET")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", Path::new(&cargo).display()));
-    if !output.status.success() {
-        panic!(
-            "building the FMU runtime (fmu-runtime) failed ({}):\n{}",
+        .arg(target_dir)
+        .env("CARGO_PROFILE_RELEASE_STRIP", STRIP);
+    for var in [
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET_DIR",
+        "CARGO_PRIMARY_PACKAGE",
+        "CARGO_BUILD_TARGET",
+    ] {
+        command.env_remove(var);
+    }
+    command
+}
+
+/// Runs a nested cargo: `Err` if it cannot be started, `Ok(Err(..))` with its output if the
+/// build failed (`what` names the build in the message).
+fn run(mut command: Command, what: &str) -> std::io::Result<Result<(), String>> {
+    let output = command.output()?;
+    Ok(if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} failed ({}):\n{}",
             output.status,
             String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    target_dir.join("release").join(library)
+        ))
+    })
 }
 
 /// Cross-compiles fmu-runtime for `platform` with the cross toolchain; `Err` says what is
@@ -209,56 +228,39 @@ fn build_cross(runtime: &Path, out_dir: &Path, platform: &Platform) -> Result<Pa
         ));
     }
     let target_dir = main_target_dir(out_dir).join("hydromech-runtime-cross");
-    let mut command = Command::new(&cargo);
+    let mut command = cargo_build(Path::new(&cargo), runtime, &target_dir);
     command
-        .args([
-            "build",
-            "--release",
-            "--lib",
-            "--quiet",
-            "--target",
-            platform.target,
-        ])
-        .arg("--manifest-path")
-        .arg(runtime.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(&target_dir)
+        .args(["--target", platform.target])
         .env("PATH", &path)
         .env("RUSTC", &rustc)
-        .env("CARGO_PROFILE_RELEASE_STRIP", STRIP)
         .env(
             format!(
                 "CARGO_TARGET_{}_LINKER",
                 platform.target.to_uppercase().replace('-', "_")
             ),
             platform.linker,
-        )
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .env_remove("RUSTC_WRAPPER")
-        .env_remove("RUSTDOC")
-        .env_remove("RUSTUP_TOOLCHAIN")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("CARGO_BUILD_TARGET_DIR")
-        .env_remove("CARGO_PRIMARY_PACKAGE")
-        .env_remove("CARGO_BUILD_TARGET");
+        );
+    // Rustup's and the host build's settings are not the cross toolchain's.
+    for var in [
+        "RUSTC_WRAPPER",
+        "RUSTDOC",
+        "RUSTUP_TOOLCHAIN",
+        "CARGO_ENCODED_RUSTFLAGS",
+    ] {
+        command.env_remove(var);
+    }
     if !prebuilt_std {
         // panic_unwind: the FMI entry points catch panics (panic_abort could not).
         command
             .arg("-Zbuild-std=std,panic_unwind")
             .env("RUSTC_BOOTSTRAP", "1");
     }
-    let output = command
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", Path::new(&cargo).display()))?;
-    if !output.status.success() {
-        panic!(
-            "cross-building the FMU runtime for {} failed ({}):\n{}",
-            platform.target,
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
+    // A toolchain that is there but fails to build the runtime is an error, not a
+    // platform quietly left out.
+    let what = format!("cross-building the FMU runtime for {}", platform.target);
+    run(command, &what)
+        .map_err(|e| format!("cannot run {}: {e}", Path::new(&cargo).display()))?
+        .unwrap_or_else(|e| panic!("{e}"));
     Ok(target_dir
         .join(platform.target)
         .join("release")

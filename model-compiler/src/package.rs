@@ -130,7 +130,6 @@ mod tests {
         static BYTES: [u8; 5000] = [7; 5000];
         let windows = RuntimeBinary {
             platform: "win64",
-            target: "x86_64-pc-windows-gnu",
             extension: "dll",
             bytes: &BYTES,
         };

@@ -10,8 +10,6 @@
 pub struct RuntimeBinary {
     /// FMI 2.0 platform folder (`linux64`, `win64`, ...).
     pub platform: &'static str,
-    /// Rust target triple it was built for.
-    pub target: &'static str,
     /// File extension of a shared library there (`so`, `dll`).
     pub extension: &'static str,
     pub bytes: &'static [u8],

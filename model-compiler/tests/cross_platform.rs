@@ -167,6 +167,7 @@ fn hex(x: f64) -> String {
 }
 
 /// One model, built and extracted, with its plan ingredients.
+#[derive(Clone)]
 struct Case {
     stem: String,
     root: PathBuf,
@@ -426,13 +427,7 @@ fn compare_with(case: &Case, linux: &Platform, old: &Path, new: &str) -> String 
     extract(&fmu, &root);
     let old_case = Case {
         root: root.clone(),
-        stem: case.stem.clone(),
-        guid: case.guid.clone(),
-        identifier: case.identifier.clone(),
-        steps: case.steps,
-        head: case.head.clone(),
-        values: case.values.clone(),
-        outputs: case.outputs.clone(),
+        ..case.clone()
     };
     let out = root.join("out.txt");
     let (code, stderr) = linux.run(&old_case.plan(linux, None, None), &out);

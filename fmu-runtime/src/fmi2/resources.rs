@@ -92,11 +92,9 @@ pub fn candidates(resource_location: Option<&CStr>) -> Vec<(PathBuf, &'static st
         && !uri.is_empty()
         && let Some(dir) = path_from_uri(uri)
     {
-        out.push((
-            dir.join("resources"),
-            "the FMU root given as fmuResourceLocation",
-        ));
-        out.insert(0, (dir, "fmuResourceLocation"));
+        let child = dir.join("resources");
+        out.push((dir, "fmuResourceLocation"));
+        out.push((child, "the FMU root given as fmuResourceLocation"));
     }
     if let Some(lib) = this_library_path()
         && let Some(platform_dir) = lib.parent()
