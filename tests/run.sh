@@ -9,6 +9,7 @@
 #   2. creates .venv and installs the pinned Python requirements (tests/python/requirements.txt:
 #      FMPy, ecospy + tbb, pytest), makes ecospy's `ecos` binary executable
 #   3. builds every FMU:            cargo run --release --bin hydromech -- build
+#      and the supplier package:    hydromech package -o target/package (+ verify --exact)
 #      (= `cargo run --release -p model-compiler -- build`, the README's command, but with the
 #      features of the whole workspace, so that stage 4 reuses every compiled dependency:
 #      `-p` resolves a different feature set and compiles ~30 crates a second time)
@@ -189,6 +190,10 @@ stage_build_fmus() {
     cargo run --release --bin hydromech -- build
     echo "FMUs:"
     ls -l fmus/*.fmu
+    # The supplier package (FMI Cross-Check tree) that tests/python/test_crosscheck.py and
+    # the Rust importer check, and its own re-run: bit for bit, every platform folder.
+    target/release/hydromech package -o target/package
+    target/release/hydromech verify --exact target/package
 }
 
 stage_cargo_test() {

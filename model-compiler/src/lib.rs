@@ -12,11 +12,13 @@
 //!
 //! [`bench`] is the performance harness (`hydromech bench`); [`inspect`], [`schema`],
 //! [`simulate`] and [`report`] are the `hydromech inspect`, `schema`, `simulate` and
-//! `report` commands.
+//! `report` commands; [`crosscheck`] is `hydromech package` and `hydromech verify` (the
+//! supplier package in the FMI Cross-Check layout).
 //! [`fmu_xml`] reads a built FMU's `modelDescription.xml` for `bench`, `inspect` and
 //! `simulate`.
 
 pub mod bench;
+pub mod crosscheck;
 pub mod description;
 pub mod diagnostic;
 pub mod documentation;

@@ -90,6 +90,32 @@ enum Command {
     },
     /// Benchmark FMUs through their C ABI (and, with --scaling, generated machine families).
     Bench(model_compiler::bench::BenchArgs),
+    /// Write the supplier package: each FMU with its inputs, reference results, settings and
+    /// README in the FMI Cross-Check tree `<output>/fmus/2.0/cs/<platform>/hydromech/<version>/<Model>/`.
+    Package {
+        /// Description files; none means every *.toml in models/.
+        models: Vec<PathBuf>,
+        /// Root of the tree.
+        #[arg(short = 'o', long = "output", default_value = "package")]
+        output: PathBuf,
+        /// FMI platforms (as for `build`); default: every platform this hydromech carries.
+        #[arg(long = "platform", value_delimiter = ',')]
+        platforms: Vec<String>,
+    },
+    /// Re-run packaged FMUs against their `_in.csv` and `_ref.opt`, compare with `_ref.csv`
+    /// in the cross-check's tolerance tube, print a verdict per output; exit 1 on a failure.
+    Verify {
+        /// A package directory (searched for <Model>/<Model>.fmu) or an .fmu with its files.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Also require every value to equal the reference bit for bit.
+        #[arg(long)]
+        exact: bool,
+        /// The binary to run: linux64, or win64 (under wine); default: the platform folder
+        /// of each FMU in the tree (linux64 where that one cannot run here).
+        #[arg(long)]
+        platform: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -113,6 +139,16 @@ fn main() -> ExitCode {
         Command::Check { models } => check(&models),
         Command::Report { models, output } => report_pages(models, &output),
         Command::Bench(args) => model_compiler::bench::main(args),
+        Command::Package {
+            models,
+            output,
+            platforms,
+        } => package(models, &output, &platforms),
+        Command::Verify {
+            paths,
+            exact,
+            platform,
+        } => verify(&paths, exact, platform),
         Command::Inspect { fmus } => inspect(&fmus),
         Command::Schema => {
             println!("{}", model_compiler::schema::render());
@@ -212,7 +248,9 @@ fn models_or_default(models: Vec<PathBuf>) -> Result<Vec<PathBuf>, ()> {
     }
 }
 
-fn build(models: Vec<PathBuf>, output: &Path, platforms: &[String]) -> ExitCode {
+/// Runs `job` on each description (every `models/*.toml` when none are given) with the
+/// time it started; exit 1 if any could not be read or its job failed.
+fn each_model(models: Vec<PathBuf>, mut job: impl FnMut(&Source, Instant) -> bool) -> ExitCode {
     let Ok(models) = models_or_default(models) else {
         return ExitCode::from(1);
     };
@@ -223,19 +261,30 @@ fn build(models: Vec<PathBuf>, output: &Path, platforms: &[String]) -> ExitCode 
             failed += 1;
             continue;
         };
-        match model_compiler::build_for(&source, output, platforms) {
-            Ok(fmu) => println!(
-                "{}  ({:.2} s)",
-                fmu.display(),
-                started.elapsed().as_secs_f64()
-            ),
-            Err(errors) => {
-                report(&source, &errors);
-                failed += 1;
-            }
+        if !job(&source, started) {
+            failed += 1;
         }
     }
     exit_code(failed)
+}
+
+fn build(models: Vec<PathBuf>, output: &Path, platforms: &[String]) -> ExitCode {
+    each_model(models, |source, started| {
+        match model_compiler::build_for(source, output, platforms) {
+            Ok(fmu) => {
+                println!(
+                    "{}  ({:.2} s)",
+                    fmu.display(),
+                    started.elapsed().as_secs_f64()
+                );
+                true
+            }
+            Err(errors) => {
+                report(source, &errors);
+                false
+            }
+        }
+    })
 }
 
 fn report_pages(models: Vec<PathBuf>, output: &Path) -> ExitCode {
@@ -289,6 +338,66 @@ fn report_pages(models: Vec<PathBuf>, output: &Path) -> ExitCode {
             failed += 1;
         }
     }
+    exit_code(failed)
+}
+
+fn package(models: Vec<PathBuf>, output: &Path, platforms: &[String]) -> ExitCode {
+    use model_compiler::crosscheck::package;
+    each_model(models, |source, started| {
+        match package::package(source, output, platforms) {
+            Ok(p) => {
+                for d in &p.directories {
+                    println!("{}", d.display());
+                }
+                println!(
+                    "  StepSize {:?} s, _in.csv {} × {}{}, _ref.csv {} × {}  ({:.1} s)",
+                    p.opt.step_size,
+                    p.inputs.0,
+                    p.inputs.1,
+                    if p.resampled {
+                        " (on the communication points)"
+                    } else {
+                        ""
+                    },
+                    p.reference.0,
+                    p.reference.1,
+                    started.elapsed().as_secs_f64()
+                );
+                true
+            }
+            Err(e) => {
+                eprintln!("{e}\n");
+                eprintln!("{}: not packaged", source.path.display());
+                false
+            }
+        }
+    })
+}
+
+fn verify(paths: &[PathBuf], exact: bool, platform: Option<String>) -> ExitCode {
+    use model_compiler::crosscheck::verify;
+    let options = verify::Options { exact, platform };
+    let (mut passed, mut failed) = (0, 0);
+    for path in paths {
+        let cases = match verify::cases(path) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed += 1;
+                continue;
+            }
+        };
+        for case in &cases {
+            let v = verify::verify(case, &options);
+            print!("{}", v.report);
+            if v.passed {
+                passed += 1;
+            } else {
+                failed += 1;
+            }
+        }
+    }
+    println!("verify: {passed} passed, {failed} failed");
     exit_code(failed)
 }
 

@@ -3,9 +3,13 @@
 //! convention of FMPy and the FMI cross-check: a header row with `time` first and the
 //! variable names (quoted or plain), one row per communication point.
 //!
-//! Inputs are interpolated linearly between rows (FMPy's behaviour for continuous inputs);
-//! two rows with the same time make a step (the later row holds from that time on); before
-//! the first row and after the last the first and last values hold.
+//! The run follows FMPy's co-simulation loop (`fmpy.simulation.simulateCS`, 0.3.32) so that
+//! a result of ours and an FMPy import of the same FMU with the same `_in.csv` agree to the
+//! last bit: communication points on the grid `start + k·h`, plus the input's step times
+//! (two rows with the same time) where they fall between grid points; inputs interpolated
+//! linearly between rows by FMPy's own formula and applied at the start of each step; at a
+//! step time the later row holds (the earlier one before initialization); before the first
+//! row and after the last the first and last values hold.
 
 use crate::bench::fmi::{FMI2_OK, FMI2_WARNING, Fmu, status_name};
 use crate::bench::svg::{self, esc};
@@ -18,6 +22,8 @@ use std::time::{Duration, Instant};
 /// What `hydromech simulate` was asked for.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
+    /// Start of the run; default: the FMU's default experiment start time.
+    pub start_time: Option<f64>,
     pub stop_time: f64,
     /// Communication step; default: the FMU's default experiment step size.
     pub step: Option<f64>,
@@ -113,27 +119,90 @@ pub fn parse_inputs(text: &str) -> Result<InputSeries, String> {
     })
 }
 
+/// `math.isclose` with its defaults (relative tolerance 1e-9): how FMPy matches times.
+pub(crate) fn isclose(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
 impl InputSeries {
-    /// The inputs at time `t` (linear between rows, right-continuous at repeated times).
+    /// The inputs at time `t` as FMPy's `Input.interpolate` gives them during a step
+    /// (`after_event = true`): linear between rows, the later row at a repeated time.
     pub fn at(&self, t: f64) -> Vec<f64> {
-        let n = self.time.len();
-        // The last row with time <= t.
-        let i = self.time.partition_point(|&ti| ti <= t);
-        if i == 0 {
+        self.value_at(t, true)
+    }
+
+    /// FMPy's `Input.interpolate` for continuous inputs: at a repeated time (a step) the
+    /// last of the repeated rows when `after_event`, else the first; the weights
+    /// `w0 = (t1 - t)/(t1 - t0)`, `w1 = 1 - w0` as FMPy forms them, so that both give the
+    /// same bits.
+    pub fn value_at(&self, t: f64, after_event: bool) -> Vec<f64> {
+        let time = &self.time;
+        let n = time.len();
+        if n < 2 {
             return self.values[0].clone();
         }
-        let i = i - 1;
-        if i + 1 >= n {
+        // numpy.searchsorted(time, t), side "left": the first row with time >= t.
+        let mut i0 = time.partition_point(|&ti| ti < t);
+        if i0 == 0 {
+            return self.values[0].clone();
+        }
+        if i0 == n {
             return self.values[n - 1].clone();
         }
-        let (t0, t1) = (self.time[i], self.time[i + 1]);
-        let w = (t - t0) / (t1 - t0);
-        self.values[i]
+        if isclose(t, time[i0]) && i0 < n - 1 && isclose(time[i0], time[i0 + 1]) {
+            if after_event {
+                while i0 < n - 1 && isclose(time[i0], time[i0 + 1]) {
+                    i0 += 1;
+                }
+            }
+            return self.values[i0].clone();
+        }
+        let (t0, t1) = (time[i0 - 1], time[i0]);
+        let w0 = (t1 - t) / (t1 - t0);
+        let w1 = 1.0 - w0;
+        self.values[i0 - 1]
             .iter()
-            .zip(&self.values[i + 1])
-            .map(|(a, b)| a + w * (b - a))
+            .zip(&self.values[i0])
+            .map(|(a, b)| w0 * a + w1 * b)
             .collect()
     }
+
+    /// The step times (times that repeat), as FMPy's `Input.findEvents` finds them.
+    pub fn events(&self) -> Vec<f64> {
+        self.time
+            .windows(2)
+            .filter(|w| w[0] == w[1])
+            .map(|w| w[0])
+            .collect()
+    }
+}
+
+/// The communication points of FMPy's co-simulation loop over `[start, stop]`: the grid
+/// `start + (n + 1)·h`, with an input step time (from `events`) inserted where it falls
+/// before the next grid point (the grid goes on from where it was), and the stop time last.
+/// Times within `isclose` of each other are the same point, as in FMPy.
+pub fn communication_points(start: f64, stop: f64, h: f64, events: &[f64]) -> Vec<f64> {
+    let mut points = vec![start];
+    let (mut time, mut n) = (start, 0_u64);
+    while !(time > stop || isclose(time, stop)) {
+        let regular = start + (n + 1) as f64 * h;
+        let mut next = regular;
+        if let Some(&e) = events.iter().find(|&&e| e > time && !isclose(e, time))
+            && next > e
+            && !isclose(next, e)
+        {
+            next = e;
+        }
+        if next > stop && !isclose(next, stop) {
+            next = stop;
+        }
+        time = next;
+        points.push(time);
+        if isclose(time, regular) {
+            n += 1;
+        }
+    }
+    points
 }
 
 /// The results: `time` and one column per recorded variable.
@@ -188,7 +257,7 @@ pub fn run(fmu_path: &Path, o: &Options) -> Result<Results, (Results, String)> {
     let fail = |e: String| (Results::default(), e);
     let fmu = Fmu::load(fmu_path).map_err(fail)?;
     let md = &fmu.description;
-    let start = md.start_time;
+    let start = o.start_time.unwrap_or(md.start_time);
     let stop = o.stop_time;
     if !(stop.is_finite() && stop > start) {
         return Err(fail(format!(
@@ -199,7 +268,6 @@ pub fn run(fmu_path: &Path, o: &Options) -> Result<Results, (Results, String)> {
     if !(h.is_finite() && h > 0.0) {
         return Err(fail(format!("--step {h} must be a positive number")));
     }
-    let steps = ((stop - start) / h - 1e-9).ceil().max(1.0) as usize;
 
     // Parameters set before initialization.
     let mut set_vr = Vec::new();
@@ -250,6 +318,9 @@ pub fn run(fmu_path: &Path, o: &Options) -> Result<Results, (Results, String)> {
         }
         inputs.push((series, vr));
     }
+    let mut events: Vec<f64> = inputs.iter().flat_map(|(s, _)| s.events()).collect();
+    events.sort_by(f64::total_cmp);
+    events.dedup();
 
     let mut results = Results::default();
     let recorded: Vec<&ScalarVariable> = if o.vars.is_empty() {
@@ -270,13 +341,16 @@ pub fn run(fmu_path: &Path, o: &Options) -> Result<Results, (Results, String)> {
     if !set_vr.is_empty() {
         check("fmi2SetReal (--set)", inst.set_real(&set_vr, &set_values)).map_err(fail)?;
     }
-    let apply_inputs = |t: f64| -> Result<(), String> {
+    let apply_inputs = |t: f64, after_event: bool| -> Result<(), String> {
         for (series, vr) in &inputs {
-            check("fmi2SetReal (inputs)", inst.set_real(vr, &series.at(t)))?;
+            check(
+                "fmi2SetReal (inputs)",
+                inst.set_real(vr, &series.value_at(t, after_event)),
+            )?;
         }
         Ok(())
     };
-    apply_inputs(start).map_err(fail)?;
+    apply_inputs(start, false).map_err(fail)?;
     inst.initialize(start, Some(stop)).map_err(fail)?;
     let mut row = vec![0.0; out_vr.len()];
     let mut record = |t: f64, results: &mut Results| -> Result<(), String> {
@@ -289,19 +363,15 @@ pub fn run(fmu_path: &Path, o: &Options) -> Result<Results, (Results, String)> {
 
     let began = Instant::now();
     let mut progress = Progress::new(o.progress);
-    for k in 0..steps {
-        let t = start + k as f64 * h;
-        let t_next = if k + 1 == steps {
-            stop
-        } else {
-            start + (k + 1) as f64 * h
-        };
+    let points = communication_points(start, stop, h, &events);
+    for w in points.windows(2) {
+        let (time, next) = (w[0], w[1]);
         let step = (|| {
-            apply_inputs(t)?;
-            let s = inst.do_step(t, t_next - t);
+            apply_inputs(time, true)?;
+            let s = inst.do_step(time, next - time);
             if s != FMI2_OK && s != FMI2_WARNING {
                 return Err(format!(
-                    "fmi2DoStep at t = {t} returned {}{}",
+                    "fmi2DoStep at t = {time} returned {}{}",
                     status_name(s),
                     match inst.messages() {
                         m if m.is_empty() => String::new(),
@@ -309,18 +379,13 @@ pub fn run(fmu_path: &Path, o: &Options) -> Result<Results, (Results, String)> {
                     }
                 ));
             }
-            record(t_next, &mut results)
+            record(next, &mut results)
         })();
         if let Err(e) = step {
             progress.finish();
             return Err((results, e));
         }
-        progress.update(
-            began.elapsed(),
-            (t_next - start) / (stop - start),
-            t_next,
-            stop,
-        );
+        progress.update(began.elapsed(), (next - start) / (stop - start), next, stop);
     }
     progress.finish();
     Ok(results)
@@ -532,6 +597,27 @@ mod tests {
         assert_eq!(s.at(1.0), [20.0, 6.0]);
         assert_eq!(s.at(1.5), [20.0, 6.0]);
         assert_eq!(s.at(9.0), [20.0, 6.0]);
+        // Before initialization FMPy applies the earlier row of a step.
+        assert_eq!(s.value_at(1.0, false), [10.0, 5.0]);
+        // A time within FMPy's isclose of the step is the step.
+        assert_eq!(s.at(1.0 - 1e-12), [20.0, 6.0]);
+        assert_eq!(s.events(), [1.0]);
+    }
+
+    #[test]
+    fn communication_points_follow_fmpy_grid_and_input_steps() {
+        // Grid 0.3: the step at 1.0 falls between 0.9 and 1.2 and becomes a point; the grid
+        // goes on at 1.2; the last point is the stop time.
+        let p = communication_points(0.0, 2.0, 0.3, &[1.0]);
+        assert_eq!(p.len(), 9);
+        assert_eq!((p[3], p[4], p[5]), (0.3 * 3.0, 1.0, 1.2));
+        assert_eq!(*p.last().unwrap(), 2.0);
+        // A grid point within isclose of the stop time is kept as computed (FMPy does).
+        let p = communication_points(0.0, 0.7, 0.1, &[]);
+        assert_eq!((p.len(), p[7]), (8, 7.0 * 0.1));
+        assert_ne!(p[7], 0.7);
+        // A step time on the grid adds no point.
+        assert_eq!(communication_points(0.0, 1.0, 0.25, &[0.5]).len(), 5);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! Linux (under qemu-aarch64), and a state serialized on one platform restores on another
 //! (issue 13).
 //!
-//! A portable C master (`tests/cross/fmu_driver.c`), compiled natively and cross-compiled
+//! A portable C master (`model-compiler/driver/fmu_driver.c`), compiled natively and cross-compiled
 //! with mingw and aarch64-gcc, runs each model's standard manoeuvre (its `[report]` table:
 //! inputs at every communication point, parameters) and writes every output as its bit
 //! pattern; the files are compared byte for byte. Half-way it serializes the FMU state; each
@@ -114,7 +114,7 @@ fn platforms(dir: &Path) -> Result<Vec<Platform>, String> {
     if !missing.is_empty() {
         return Err(missing.join(", "));
     }
-    let source = workspace().join("tests/cross/fmu_driver.c");
+    let source = workspace().join("model-compiler/driver/fmu_driver.c");
     let source = source.to_str().unwrap();
     let linux = dir.join("driver-linux64");
     compile_c(
@@ -130,7 +130,7 @@ fn platforms(dir: &Path) -> Result<Vec<Platform>, String> {
     );
     let exe = dir.join("driver.exe");
     compile_c("x86_64-w64-mingw32-gcc", &["-std=c99", source], &exe);
-    let shim = workspace().join("tests/cross/bcryptprimitives_shim.c");
+    let shim = workspace().join("model-compiler/driver/bcryptprimitives_shim.c");
     compile_c(
         "x86_64-w64-mingw32-gcc",
         &["-shared", shim.to_str().unwrap(), "-ladvapi32"],

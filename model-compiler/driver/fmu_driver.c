@@ -1,8 +1,9 @@
-/* A minimal FMI 2.0 Co-Simulation master in portable C, cross-compiled for every platform
+/* A minimal FMI 2.0 Co-Simulation master in portable C, compiled for every platform
  * hydromech ships (native cc for linux64, x86_64-w64-mingw32-gcc for win64, run under wine;
  * aarch64-linux-gnu-gcc for ARM64, run under qemu-aarch64). It runs one FMU binary through
  * a plan and writes every output as its IEEE-754 bit pattern, so that the results of the
- * platforms can be compared byte for byte (model-compiler/tests/cross_platform.rs).
+ * platforms can be compared byte for byte (model-compiler/tests/cross_platform.rs), and so
+ * that `hydromech verify` can run a win64 binary under wine (build.rs embeds the win64 build).
  *
  * Plan (whitespace-separated tokens; every real number as a 16-digit hex bit pattern):
  *   binary <path> resources <uri> guid <guid>   (resources NULL: pass NULL, as some masters do)
@@ -12,6 +13,9 @@
  *   save <k> <file>                  after step k, fmi2SerializeFMUstate into <file> (k < 0: never)
  *   restore <k> <file>               after initialization, fmi2DeSerializeFMUstate <file> and
  *                                    continue from step k (k < 0: never)
+ *   [initial <m values>]             inputs set before initialization (optional)
+ *   [points <steps + 1 times>]       the communication points (optional; default
+ *                                    start + k * step): step k goes from point k to k + 1
  *   values                           then <steps> rows of <m> input values (row k: before step k)
  * Output (argv[2]): a line per communication point from the start (or the restored step):
  *   <k> <outputs as hex>
@@ -116,7 +120,7 @@ static void check(fmi2Status status, const char *call) {
 int main(int argc, char **argv) {
     char binary[4096], resources[4096], guid[256], save_file[4096], restore_file[4096];
     unsigned int *set_vr, *in_vr, *out_vr;
-    double *set_value, *in_value, *out_value;
+    double *set_value, *in_value, *out_value, *initial = NULL, *points = NULL;
     long n_set, n_in, n_out, steps, save_at, restore_at, k, i;
     double start, step;
     void *lib;
@@ -168,7 +172,21 @@ int main(int argc, char **argv) {
     expect("restore");
     restore_at = integer();
     strcpy(restore_file, next());
-    expect("values");
+    for (;;) {
+        next();
+        if (strcmp(token, "initial") == 0) {
+            initial = calloc(n_in + 1, sizeof *initial);
+            for (i = 0; i < n_in; i++) initial[i] = real_of(next());
+        } else if (strcmp(token, "points") == 0) {
+            points = calloc(steps + 1, sizeof *points);
+            for (i = 0; i <= steps; i++) points[i] = real_of(next());
+        } else if (strcmp(token, "values") == 0) {
+            break;
+        } else {
+            fprintf(stderr, "driver: expected 'initial', 'points' or 'values', found '%s'\n", token);
+            return 2;
+        }
+    }
 
     lib = LOAD(binary);
     if (!lib) {
@@ -209,6 +227,7 @@ int main(int argc, char **argv) {
         }
         check(setup(c, 0, 0.0, start, 0, 0.0), "fmi2SetupExperiment");
         if (n_set > 0) check(set_real(c, set_vr, (size_t)n_set, set_value), "fmi2SetReal");
+        if (initial && n_in > 0) check(set_real(c, in_vr, (size_t)n_in, initial), "fmi2SetReal");
         check(enter_init(c), "fmi2EnterInitializationMode");
         check(exit_init(c), "fmi2ExitInitializationMode");
         k = 0;
@@ -263,7 +282,10 @@ int main(int argc, char **argv) {
             if (k == steps) break;
             for (i = 0; i < n_in; i++) in_value[i] = real_of(next());
             if (n_in > 0) check(set_real(c, in_vr, (size_t)n_in, in_value), "fmi2SetReal");
-            check(do_step(c, start + (double)k * step, step, 1), "fmi2DoStep");
+            if (points)
+                check(do_step(c, points[k], points[k + 1] - points[k], 1), "fmi2DoStep");
+            else
+                check(do_step(c, start + (double)k * step, step, 1), "fmi2DoStep");
         }
         fclose(out);
         check(terminate(c), "fmi2Terminate");
