@@ -343,7 +343,7 @@ fn report_pages(models: Vec<PathBuf>, output: &Path) -> ExitCode {
 
 fn package(models: Vec<PathBuf>, output: &Path, platforms: &[String]) -> ExitCode {
     use model_compiler::crosscheck::package;
-    each_model(models, |source, started| {
+    let code = each_model(models, |source, started| {
         match package::package(source, output, platforms) {
             Ok(p) => {
                 for d in &p.directories {
@@ -371,7 +371,17 @@ fn package(models: Vec<PathBuf>, output: &Path, platforms: &[String]) -> ExitCod
                 false
             }
         }
-    })
+    });
+    match package::write_index(output) {
+        Ok(p) => {
+            println!("{}", p.display());
+            code
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
 }
 
 fn verify(paths: &[PathBuf], exact: bool, platform: Option<String>) -> ExitCode {

@@ -53,6 +53,16 @@ fn package_for(name: &str, tag: &str, platforms: &str) -> PathBuf {
         );
     }
     assert!(dir.join("README.md").is_file());
+    // The tree's index lists the model with its platforms.
+    let index = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(
+        index.contains(&format!(
+            "| {name} | {} | {} |",
+            env!("CARGO_PKG_VERSION"),
+            platforms.replace(',', ", ")
+        )),
+        "{index}"
+    );
     dir
 }
 

@@ -256,6 +256,36 @@ proptest! {
     fn arbitrary_text_never_panics(text in "\\PC{0,200}") {
         check_text(&text);
     }
+
+    /// The cross-check files a receiver hands to `hydromech verify`: mutated CSVs and
+    /// `_ref.opt` files read to a table or an error naming a line, never a panic.
+    #[test]
+    fn cross_check_files_never_panic(
+        cells in proptest::collection::vec(
+            prop_oneof![
+                Just("\"time\"".to_string()), Just("\"x\"".to_string()), Just("0".to_string()),
+                Just("1e308".to_string()), Just("-inf".to_string()), Just("nan".to_string()),
+                Just("".to_string()), Just("\"".to_string()), Just("0.5".to_string()),
+                "\\PC{0,8}",
+            ],
+            0..24,
+        ),
+        breaks in proptest::collection::vec(0usize..24, 0..6),
+    ) {
+        use model_compiler::crosscheck::{csv, opt::RefOpt};
+        let mut text = String::new();
+        for (k, c) in cells.iter().enumerate() {
+            text.push_str(c);
+            text.push(if breaks.contains(&k) { '\n' } else { ',' });
+        }
+        for kind in [csv::Kind::Inputs, csv::Kind::Reference] {
+            if let Err(e) = csv::parse(&text, kind) {
+                prop_assert!(e.starts_with("line "), "{e}");
+            }
+        }
+        let opt = text.replace("\"time\"", "StopTime").replace("\"x\"", "StepSize");
+        let _ = RefOpt::parse(&opt);
+    }
 }
 
 /// Every single-value replacement of every model, deterministically.

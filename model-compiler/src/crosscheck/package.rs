@@ -283,6 +283,87 @@ pub fn package(source: &Source, root: &Path, platforms: &[String]) -> Result<Pac
     result
 }
 
+/// Writes `<root>/README.md`: every model folder of the tree (whatever runs wrote them) with
+/// its platforms and experiment, and how a receiver checks an import.
+pub fn write_index(root: &Path) -> Result<PathBuf, String> {
+    use std::collections::BTreeMap;
+    use std::fmt::Write as _;
+    let cs = root.join("fmus").join("2.0").join("cs");
+    let list = |d: &Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+            .map(|r| {
+                r.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.is_dir())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    // model -> (version, platforms, experiment)
+    let mut models: BTreeMap<String, (String, Vec<String>, String)> = BTreeMap::new();
+    for platform in list(&cs) {
+        for version in list(&platform.join(TOOL)) {
+            for dir in list(&version) {
+                let model = dir
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned();
+                let opt = std::fs::read_to_string(dir.join(format!("{model}_ref.opt")))
+                    .ok()
+                    .and_then(|t| RefOpt::parse(&t).ok())
+                    .map_or("—".into(), |o| {
+                        format!(
+                            "{:?} … {:?} s, step {:?} s",
+                            o.start_time, o.stop_time, o.step_size
+                        )
+                    });
+                let e = models.entry(model).or_insert_with(|| {
+                    (
+                        version
+                            .file_name()
+                            .unwrap_or_default()
+                            .to_string_lossy()
+                            .into_owned(),
+                        Vec::new(),
+                        opt,
+                    )
+                });
+                e.1.push(
+                    platform
+                        .file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned(),
+                );
+            }
+        }
+    }
+    let mut s = format!(
+        "# FMUs exported by hydromech {}, with their cross-check files\n\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    s.push_str(
+        "The FMI Cross-Check layout: `fmus/2.0/cs/<platform>/hydromech/<version>/<Model>/` holds the FMU, its inputs (`_in.csv`), its reference results (`_ref.csv`, computed by the FMU itself), the settings that reproduce them (`_ref.opt`) and a README on the machine and the comparison.\n\n",
+    );
+    s.push_str("| model | version | platforms | experiment |\n|---|---|---|---|\n");
+    for (model, (version, platforms, opt)) in &models {
+        let _ = writeln!(
+            s,
+            "| {model} | {version} | {} | {opt} |",
+            platforms.join(", ")
+        );
+    }
+    s.push_str(
+        "\nCheck an import:\n\n```sh\npython -m fmpy.cross_check.validate_vendor_repo .     # the files: 0 problems\npython -m fmpy.cross_check --fmus_dir fmus --simulate --result_dir results   # FMPy as the importer (scipy; plots need plotly + kaleido)\nhydromech verify . --exact                            # re-run every FMU (win64 under wine), tube and bit for bit\n```\n",
+    );
+    let path = root.join("README.md");
+    std::fs::write(&path, s).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
