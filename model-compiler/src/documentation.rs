@@ -165,7 +165,7 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
     d.h2("Machine");
     let _ = writeln!(
         d.out,
-        "<p>{} bodies with {} joint coordinates, {} cut joints ({} constraint equations); {} hydraulic nodes ({} control volumes), {} flow elements, {} cylinders. Gravity {} m/s².</p>",
+        "<p>{} bodies with {} joint coordinates, {} cut joints ({} constraint equations); {} hydraulic nodes ({} control volumes), {} flow elements, {} cylinders, {} rotary motors. Gravity {} m/s².</p>",
         m.mechanism.bodies.len(),
         m.mechanism.coordinates(),
         m.mechanism.cut_joints.len(),
@@ -174,6 +174,7 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
         m.circuit.volumes(),
         m.circuit.elements.len(),
         m.circuit.cylinders.len(),
+        m.circuit.motors.len(),
         vec3(m.gravity)
     );
     if let Some(a) = analysis {
@@ -493,6 +494,39 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
             ],
             rows,
         );
+    }
+
+    if !m.circuit.motors.is_empty() {
+        d.h2("Rotary motors");
+        let rows = m
+            .circuit
+            .motors
+            .iter()
+            .map(|mo| {
+                let joint = m
+                    .mechanism
+                    .bodies
+                    .get(mo.body)
+                    .map_or("?", |b| b.joint_name.as_str());
+                vec![
+                    escape(&mo.name),
+                    format!("joint {}", escape(joint)),
+                    format!(
+                        "A → {}, B → {}",
+                        escape(&d.node_name(mo.port_a)),
+                        escape(&d.node_name(mo.port_b))
+                    ),
+                    format!(
+                        "displacement {} per rev, gear {}, leakage {}, friction {}",
+                        d.p(mo.displacement),
+                        d.p(mo.gear_ratio),
+                        d.p(mo.leakage),
+                        d.p(mo.friction)
+                    ),
+                ]
+            })
+            .collect();
+        d.table(&["name", "drives", "ports", "data"], rows);
     }
 
     d.h2("Interface");

@@ -119,6 +119,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // `hydromech check x.toml | head -1`: a closed pipe ends hydromech quietly, as it ends
+    // `cat`, instead of a panic in `println!` (Rust ignores SIGPIPE by default).
+    // SAFETY: setting a signal disposition before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -302,11 +308,10 @@ fn report_pages(models: Vec<PathBuf>, output: &Path) -> ExitCode {
             failed += 1;
             continue;
         };
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let command = format!("cargo run --release -p model-compiler -- report models/{stem}.toml");
+        let command = format!(
+            "cargo run --release -p model-compiler -- report {}",
+            path.display()
+        );
         match model_compiler::report::report(&source, output, &command) {
             Ok(o) => {
                 println!(

@@ -2,7 +2,7 @@
 //! the circuit and the FMU interface.
 
 use crate::lower::Lowered;
-use fmu_runtime::model::{Causality, Element, JointKind, Node};
+use fmu_runtime::model::{Binding, Causality, Element, JointKind, Node};
 use std::fmt::Write;
 
 /// One line of counts: `hydromech check` prints `<file>: ok (<headline>)`.
@@ -10,9 +10,18 @@ pub fn headline(l: &Lowered) -> String {
     let m = &l.model;
     let a = &l.analysis;
     let count = |c: Causality| m.variables.iter().filter(|v| v.causality == c).count();
+    let tree = m.mechanism.bodies.len();
+    let bodies = if tree == l.declared_bodies {
+        format!("{tree} bodies")
+    } else {
+        format!(
+            "{} bodies (+{} massless links of spherical/universal joints)",
+            l.declared_bodies,
+            tree - l.declared_bodies
+        )
+    };
     format!(
-        "{} bodies, {} coordinates, {} constraints, {} pressures, {} DOF, {} variables ({} inputs, {} parameters, {} outputs), {} parameter slots",
-        m.mechanism.bodies.len(),
+        "{bodies}, {} coordinates, {} constraints, {} pressures, {} DOF, {} variables ({} inputs, {} parameters, {} outputs), {} parameter slots",
         a.coordinates,
         a.constraint_equations,
         m.circuit.volumes(),
@@ -128,6 +137,20 @@ pub fn report(l: &Lowered) -> String {
                 node(cy.rod_node)
             );
         }
+        for mo in &c.motors {
+            let joint = m
+                .mechanism
+                .bodies
+                .get(mo.body)
+                .map_or("?", |b| b.joint_name.as_str());
+            let _ = writeln!(
+                out,
+                "    motor {}: A {}, B {}, on joint {joint}",
+                mo.name,
+                node(mo.port_a),
+                node(mo.port_b)
+            );
+        }
     }
     out.push_str("  interface:\n");
     for v in &m.variables {
@@ -143,6 +166,36 @@ pub fn report(l: &Lowered) -> String {
             .map(|u| format!(" [{u}]"))
             .unwrap_or_default();
         let _ = writeln!(out, "    {causality:<9} {}{unit}", v.name);
+    }
+    // Every slot by name: what `target` of an input or parameter can name.
+    let bound: Vec<usize> = m
+        .variables
+        .iter()
+        .filter_map(|v| match v.binding {
+            Binding::Param(p) => Some(p.index()),
+            Binding::Probe(_) => None,
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "  parameter slots ({}; `target` of [[interface.inputs]] / [[interface.parameters]], * = in the interface):",
+        m.params.len()
+    );
+    let width = m.params.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    for (i, p) in m.params.iter().enumerate() {
+        let unit = l
+            .slots
+            .get(i)
+            .map(|s| s.expect.describe_unit())
+            .unwrap_or_default();
+        let mark = if bound.contains(&i) { "*" } else { " " };
+        let value = p.default;
+        let value = if value != 0.0 && !(1e-3..1e7).contains(&value.abs()) {
+            format!("{value:e}")
+        } else {
+            format!("{value}")
+        };
+        let _ = writeln!(out, "   {mark}{:<width$}  {value} [{unit}]", p.name);
     }
     out
 }

@@ -326,3 +326,87 @@ fn check_accepts_the_reference_models() {
         "{stderr}"
     );
 }
+
+/// `hydromech check x.toml | head -1`: a reader that closes the pipe early ends hydromech
+/// by SIGPIPE, like any Unix filter, never with a panic ("failed printing to stdout").
+#[test]
+fn a_closed_pipe_is_not_a_panic() {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let model = workspace().join("models").join("excavator.toml");
+    for args in [vec!["check", model.to_str().unwrap()], vec!["schema"]] {
+        // A pipe whose reader is already gone: the first line written meets it closed.
+        let mut fds = [0; 2];
+        // SAFETY: a fresh pipe; the read end is closed and the write end handed to the child.
+        let stdout = unsafe {
+            assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+            libc::close(fds[0]);
+            Stdio::from_raw_fd(fds[1])
+        };
+        let out = Command::new(env!("CARGO_BIN_EXE_hydromech"))
+            .args(&args)
+            .stdout(stdout)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(
+            out.status.signal(),
+            Some(libc::SIGPIPE),
+            "{args:?}: {:?} {stderr}",
+            out.status
+        );
+    }
+}
+
+/// `hydromech check` names every parameter slot (what `target` can name, with default and
+/// unit, `*` for those in the interface) and lists rotary motors in the circuit.
+#[test]
+fn check_lists_every_slot_and_the_motors() {
+    let run = |model: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_hydromech"))
+            .arg("check")
+            .arg(workspace().join("models").join(model))
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let rod = run("naya-rod.toml");
+    assert!(rod.contains("  parameter slots (25; "), "{rod}");
+    let slot_lines: Vec<&str> = rod
+        .lines()
+        .skip_while(|l| !l.starts_with("  parameter slots"))
+        .skip(1)
+        .collect();
+    assert_eq!(slot_lines.len(), 25, "{rod}");
+    assert!(
+        slot_lines
+            .iter()
+            .any(|l| l.starts_with("   *valve.command ") && l.ends_with("[signal]"))
+    );
+    assert!(
+        slot_lines
+            .iter()
+            .any(|l| l.starts_with("    cylinder.cap_area ") && l.contains("0.0065 [m2]"))
+    );
+    assert!(
+        slot_lines
+            .iter()
+            .any(|l| l.contains("oil.bulk_modulus.a") && l.contains("6.53e-10 [1/Pa]"))
+    );
+    // Bodies counted as the report counts them: the declared ones, the generated links apart.
+    let crane = run("hydraulic-crane.toml");
+    assert!(
+        crane.contains(
+            ": ok (2 bodies (+2 massless links of spherical/universal joints), 4 coordinates,"
+        ),
+        "{crane}"
+    );
+    let excavator = run("excavator.toml");
+    assert!(
+        excavator.contains("    motor swing_motor: A swing_a, B swing_b, on joint swing\n"),
+        "{excavator}"
+    );
+}

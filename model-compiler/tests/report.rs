@@ -144,6 +144,14 @@ unit = "bar"
     ] {
         assert!(page.contains(needle), "no {needle:?} in\n{page}");
     }
+    // The page names the description it was built from (here outside models/), linked.
+    let folder = dir.file_name().unwrap().to_string_lossy();
+    let source_link = format!("Source: [`{folder}/rod.toml`](../rod.toml).");
+    assert!(page.contains(&source_link), "no {source_link:?} in\n{page}");
+    assert!(
+        page.contains(&format!("<code>{folder}/rod.toml</code>")),
+        "{page}"
+    );
     // RMS and max of model − reference: exactly the shift, on all 101 points.
     let row = page
         .lines()

@@ -152,10 +152,31 @@ fn inline_field(cx: &Ctx, target: &str) -> Option<&'static str> {
 fn target(cx: &mut Ctx, b: &Builder, t: &Name) -> Option<ParamId> {
     let Some(&id) = cx.slot_ids.get(t.get_ref()) else {
         if let Some(why) = inline_field(cx, t.get_ref()) {
+            // The slots the same component does have (a cylinder's bore lives on as its
+            // `cap_area` and `rod_area`; an orifice's area as its `coefficient`).
+            let head = t.get_ref().split('.').next().unwrap_or_default();
+            let mut own: Vec<&str> = cx
+                .slot_ids
+                .keys()
+                .map(String::as_str)
+                .filter(|k| k.strip_prefix(head).is_some_and(|r| r.starts_with('.')))
+                .collect();
+            own.sort_unstable();
+            let help = if own.is_empty() {
+                "only the numbers the runtime keeps as parameters can be exposed; `hydromech check` lists every slot".to_string()
+            } else {
+                format!(
+                    "target one of the slots of '{head}' instead: {}; `hydromech check` lists every slot",
+                    own.iter()
+                        .map(|k| format!("'{k}'"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
             cx.error(
                 t.span(),
                 format!("'{}' cannot be exposed yet: {why}", t.get_ref()),
-                "only the numbers the runtime keeps as parameters can be exposed (`hydromech check` lists the interface; the slots are the fields of the FMU documentation's parameter table)",
+                help,
             );
             return None;
         }
@@ -725,7 +746,20 @@ fn resolve_quantity(
                 "m3/s",
                 format!("Flow of motor {head} from A to B"),
             )),
-            _ => bad(cx, "motor", &["speed", "torque", "flow"]),
+            "p_a" | "p_b" => {
+                let m = &model.circuit.motors[i];
+                let (node, port) = if tail == "p_a" {
+                    (m.port_a, "A")
+                } else {
+                    (m.port_b, "B")
+                };
+                Some(real(
+                    Probe::NodePressure(node),
+                    "Pa",
+                    format!("Pressure at port {port} of motor {head}"),
+                ))
+            }
+            _ => bad(cx, "motor", &["speed", "torque", "flow", "p_a", "p_b"]),
         };
     }
     if let Some(&i) = cx.cylinders.get(head) {
@@ -752,7 +786,24 @@ fn resolve_quantity(
                 "N",
                 format!("Seal friction force of cylinder {head}"),
             )),
-            _ => bad(cx, "cylinder", &["length", "speed", "force", "friction"]),
+            "p_cap" | "p_rod" => {
+                let c = &model.circuit.cylinders[i];
+                let (node, side) = if tail == "p_cap" {
+                    (c.cap_node, "cap (piston)")
+                } else {
+                    (c.rod_node, "rod")
+                };
+                Some(real(
+                    Probe::NodePressure(node),
+                    "Pa",
+                    format!("Pressure of the {side} side of cylinder {head}"),
+                ))
+            }
+            _ => bad(
+                cx,
+                "cylinder",
+                &["length", "speed", "force", "friction", "p_cap", "p_rod"],
+            ),
         };
     }
     if let Some(&i) = cx.nodes.get(head) {

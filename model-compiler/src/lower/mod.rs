@@ -86,6 +86,9 @@ pub struct SlotInfo {
 #[derive(Clone, Debug)]
 pub struct Lowered {
     pub model: CompiledModel,
+    /// Bodies the description declares (the tree adds a massless link per extra axis of a
+    /// spherical or universal joint).
+    pub declared_bodies: usize,
     pub slots: Vec<SlotInfo>,
     /// Slots to be computed by the equilibrium solve (`init.solve_for`).
     pub solve_for: Vec<ParamId>,
@@ -565,6 +568,7 @@ pub fn lower(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
         return Err(cx.errors);
     }
     Ok(Lowered {
+        declared_bodies: d.bodies.len(),
         model,
         slots: cx.slots,
         solve_for,

@@ -838,3 +838,69 @@ fn texts_that_xml_or_windows_cannot_take() {
     let e = errors(&MINIMAL.replace("name = \"m\"", "name = \"\""));
     assert!(e[0].contains("the model name is empty"), "{}", e[0]);
 }
+
+#[test]
+fn chamber_pressures_by_cylinder_and_motor_name() {
+    // The rod's chambers by the cylinder's name: the same probes as the volumes' `.p`.
+    let text = model_file("naya-rod.toml")
+        + "\n[[interface.outputs]]\nname = \"cyl.p_cap\"\nquantity = \"cylinder.p_cap\"\n\n[[interface.outputs]]\nname = \"cyl.p_rod\"\nquantity = \"cylinder.p_rod\"\n";
+    let l = lower_text(&text).unwrap();
+    let cyl = &l.model.circuit.cylinders[0];
+    assert_eq!(
+        var(&l, "cyl.p_cap").binding,
+        Binding::Probe(Probe::NodePressure(cyl.cap_node))
+    );
+    assert_eq!(
+        var(&l, "cyl.p_rod").binding,
+        Binding::Probe(Probe::NodePressure(cyl.rod_node))
+    );
+    assert_eq!(
+        var(&l, "cyl.p_cap").binding,
+        var(&l, "cylinder.p_b").binding
+    );
+    assert_eq!(var(&l, "cyl.p_rod").unit.as_deref(), Some("Pa"));
+    // A motor's ports.
+    let text = model_file("excavator.toml")
+        + "\n[[interface.outputs]]\nname = \"motor.pa\"\nquantity = \"swing_motor.p_a\"\n\n[[interface.outputs]]\nname = \"motor.pb\"\nquantity = \"swing_motor.p_b\"\n";
+    let l = lower_text(&text).unwrap();
+    let m = &l.model.circuit.motors[0];
+    assert_eq!(
+        var(&l, "motor.pa").binding,
+        Binding::Probe(Probe::NodePressure(m.port_a))
+    );
+    assert_eq!(
+        var(&l, "motor.pb").binding,
+        Binding::Probe(Probe::NodePressure(m.port_b))
+    );
+    // A quantity a cylinder lacks lists the new ones.
+    let e = errors(
+        &(model_file("naya-rod.toml")
+            + "\n[[interface.outputs]]\nname = \"x\"\nquantity = \"cylinder.p_a\"\n"),
+    );
+    assert!(e[0].contains("cylinder.p_cap, cylinder.p_rod"), "{e:?}");
+}
+
+#[test]
+fn a_field_kept_as_another_slot_names_the_slots_to_use() {
+    let text = model_file("jaiswal-fourbar.toml")
+        .replace("target = \"valve.command\"", "target = \"cylinder.bore\"");
+    let e = errors(&text);
+    let bore = e.iter().find(|e| e.contains("'cylinder.bore'")).unwrap();
+    assert!(
+        bore.contains("'cylinder.cap_area'") && bore.contains("'cylinder.rod_area'"),
+        "{bore}"
+    );
+}
+
+#[test]
+fn the_fmu_documentation_lists_the_rotary_motors() {
+    let l = lowered("excavator.toml");
+    let html = crate::documentation::render_lowered(&l);
+    assert!(
+        html.contains("4 cylinders, 1 rotary motors."),
+        "machine line"
+    );
+    let table = &html[html.find("Rotary motors").expect("a motor table")..];
+    assert!(table.contains("swing_motor") && table.contains("joint swing"));
+    assert!(table.contains("A → swing_a, B → swing_b"));
+}

@@ -524,10 +524,26 @@ pub fn report(source: &Source, out_dir: &Path, command: &str) -> Result<Outcome,
     if !what.is_empty() {
         let _ = writeln!(page, "{what}\n");
     }
-    let user_count = user_bodies.len();
+    let user_count = l.declared_bodies;
+    let motors = match m.circuit.motors.len() {
+        0 => String::new(),
+        1 => "1 rotary motor, ".to_string(),
+        n => format!("{n} rotary motors, "),
+    };
+    // The description this page was built from, as a link from the page.
+    let source_file = source
+        .path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let source_link = relative_link(&source.path, &source_file, out_dir);
+    let source_name = match source.path.parent().and_then(|p| p.file_name()) {
+        Some(dir) => format!("{}/{source_file}", dir.to_string_lossy()),
+        None => source_file.clone(),
+    };
     let _ = writeln!(
         page,
-        "**Structure:** {user_count} bod{}, {} degree{} of freedom ({} joint coordinates, {} independent loop-closure equations), {} hydraulic cylinder{}, {} valve{}, {} pressure volume{}. Source: [`models/{stem}.toml`](../../models/{stem}.toml).\n",
+        "**Structure:** {user_count} bod{}, {} degree{} of freedom ({} joint coordinates, {} independent loop-closure equations), {} hydraulic cylinder{}, {motors}{} valve{}, {} pressure volume{}. Source: [`{source_name}`]({source_link}).\n",
         if user_count == 1 { "y" } else { "ies" },
         l.analysis.dof,
         if l.analysis.dof == 1 { "" } else { "s" },
@@ -741,7 +757,7 @@ pub fn report(source: &Source, out_dir: &Path, command: &str) -> Result<Outcome,
     if !notes.trim().is_empty() {
         let _ = writeln!(
             page,
-            "## Notes from the description\n\n<details><summary>The leading comment of <code>models/{stem}.toml</code></summary>\n\n```text\n{}\n```\n\n</details>\n",
+            "## Notes from the description\n\n<details><summary>The leading comment of <code>{source_name}</code></summary>\n\n```text\n{}\n```\n\n</details>\n",
             notes.trim_end()
         );
     }
