@@ -240,7 +240,7 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("to", K::Name, true, "Tank node."),
         ("cracking_pressure", K::Q, true, "Cracking pressure [Pa]."),
         ("gain", K::Q, true, "Flow gain above cracking [m³/(s·Pa)]."),
-        ("smoothing", K::Q, false, "Smoothing pressure band [Pa]."),
+        ("smoothing", K::Q, false, "Width of the C¹ opening blend above cracking [Pa] (default 1 bar); no flow below cracking."),
     ]),
     ("pump", "A fixed-displacement pump.", &[
         ("name", K::Name, true, "Unique name."),

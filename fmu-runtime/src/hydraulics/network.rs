@@ -2,7 +2,7 @@
 
 use super::cylinder::CylinderState;
 use super::fluid::{effective_bulk_modulus, oil_bulk_modulus};
-use super::orifice::{smooth_ramp, turbulent_flow};
+use super::orifice::{cracking_ramp, turbulent_flow};
 use super::valve::edge_coefficient;
 use crate::model::{
     Circuit, EDGE_AT, EDGE_BT, EDGE_PA, EDGE_PB, EdgeLaw, Element, MeteringEdge, Node,
@@ -56,7 +56,7 @@ pub fn element_flows(
             }
             Element::ReliefValve(r) => {
                 let over = pressure[r.from] - pressure[r.to] - params[r.cracking_pressure.index()];
-                let q = params[r.gain.index()] * smooth_ramp(over, r.smoothing);
+                let q = params[r.gain.index()] * cracking_ramp(over, r.smoothing);
                 transfer(inflow, r.from, r.to, q)
             }
             Element::Pump(p) => {

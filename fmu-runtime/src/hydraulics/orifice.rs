@@ -16,14 +16,48 @@ pub fn turbulent_flow(k: f64, dp: f64, p_lam: f64) -> f64 {
     }
 }
 
-/// Smooth ramp `max(0, y)` blended over `s`: `(y + √(y² + s²))/2`.
-pub fn smooth_ramp(y: f64, s: f64) -> f64 {
-    0.5 * (y + (y * y + s * s).sqrt())
+/// The opening of a valve that cracks at `y = 0`: exactly `0` for `y ≤ 0` (a closed valve
+/// passes nothing, however far below cracking), exactly `y` for `y ≥ s`, and the cubic
+/// `y²(2s − y)/s²` between, which matches value and slope at both ends (C¹), so Newton sees
+/// a continuous slope. The former blend `(y + √(y² + s²))/2` leaked `≈ s²/(4|y|)` below
+/// cracking; beyond `s` the two agree to `s²/(4y)`.
+pub fn cracking_ramp(y: f64, s: f64) -> f64 {
+    if y <= 0.0 {
+        0.0
+    } else if y >= s {
+        y
+    } else {
+        y * y * (2.0 * s - y) / (s * s)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cracking_valve_is_shut_below_cracking_and_c1_everywhere() {
+        let s = 1e5;
+        // Closed: exactly zero however close to or far below cracking.
+        for y in [0.0, -1e-9, -1.0, -1e5, -4e7] {
+            assert_eq!(cracking_ramp(y, s), 0.0);
+        }
+        // Open: exactly the linear law from s on.
+        for y in [s, 2.0 * s, 4e7] {
+            assert_eq!(cracking_ramp(y, s), y);
+        }
+        // Value and slope continuous at both ends of the blend, monotone inside it.
+        let d = |y: f64| (cracking_ramp(y + 1e-3, s) - cracking_ramp(y - 1e-3, s)) / 2e-3;
+        assert!(d(1e-3).abs() < 1e-6, "slope at cracking {}", d(1e-3));
+        assert!((d(s) - 1.0).abs() < 1e-6, "slope at s {}", d(s));
+        assert!((cracking_ramp(s * (1.0 - 1e-12), s) - s).abs() < 1e-6);
+        let mut last = 0.0;
+        for k in 1..=100 {
+            let v = cracking_ramp(s * k as f64 / 100.0, s);
+            assert!(v > last);
+            last = v;
+        }
+    }
 
     #[test]
     fn continuous_with_matching_slope_at_the_laminar_limit() {
