@@ -419,6 +419,11 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
                     "relief valve".into(),
                     format!("{} → {}, cracking {}, gain {}", escape(&d.node_name(r.from)), escape(&d.node_name(r.to)), d.p(r.cracking_pressure), d.p(r.gain)),
                 ],
+                Element::CheckValve(c) => vec![
+                    escape(&c.name),
+                    "check valve".into(),
+                    format!("{} → {}, cracking {}, full open {}, K = {}", escape(&d.node_name(c.from)), escape(&d.node_name(c.to)), d.p(c.cracking_pressure), d.p(c.full_open_pressure), d.p(c.coefficient)),
+                ],
                 Element::Pump(p) => vec![
                     escape(&p.name),
                     "fixed-displacement pump".into(),

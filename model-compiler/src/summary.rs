@@ -116,6 +116,9 @@ pub fn report(l: &Lowered) -> String {
                 Element::Orifice(o) => {
                     format!("orifice {}: {} → {}", o.name, node(o.from), node(o.to))
                 }
+                Element::CheckValve(k) => {
+                    format!("check valve {}: {} → {}", k.name, node(k.from), node(k.to))
+                }
                 Element::ReliefValve(r) => {
                     format!("relief valve {}: {} → {}", r.name, node(r.from), node(r.to))
                 }

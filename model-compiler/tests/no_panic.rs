@@ -3,6 +3,8 @@
 //! wrong types and wrong units, names swapped, characters injected) must give `Ok` or
 //! errors with positions inside the file.
 
+mod common;
+
 use model_compiler::diagnostic::Source;
 use proptest::prelude::*;
 use std::path::Path;
@@ -242,10 +244,10 @@ proptest! {
 
     #[test]
     fn mutated_models_never_panic(
-        which in 0..MODELS.len(),
+        which in 0..MODELS.len() + 1,
         mutations in proptest::collection::vec(mutation(), 1..6),
     ) {
-        let mut text = model(MODELS[which]);
+        let mut text = MODELS.get(which).map_or(common::CHECK_VALVE_CIRCUIT.to_string(), |m| model(m));
         for m in &mutations {
             text = apply(&text, m);
         }
@@ -291,8 +293,11 @@ proptest! {
 /// Every single-value replacement of every model, deterministically.
 #[test]
 fn every_value_replaced_by_every_garbage_value() {
-    for name in MODELS {
-        let text = model(name);
+    let texts = MODELS
+        .iter()
+        .map(|m| model(m))
+        .chain([common::CHECK_VALVE_CIRCUIT.to_string()]);
+    for text in texts {
         let lines = text.lines().count();
         for line in 0..lines {
             for g in 0..GARBAGE.len() {
@@ -306,8 +311,12 @@ fn every_value_replaced_by_every_garbage_value() {
 /// The shipped models still compile completely (equilibrium solve included).
 #[test]
 fn shipped_models_compile() {
-    for name in MODELS {
-        let source = Source::new(name, model(name));
+    let texts = MODELS.iter().map(|m| (*m, model(m))).chain([(
+        "check valve circuit",
+        common::CHECK_VALVE_CIRCUIT.to_string(),
+    )]);
+    for (name, text) in texts {
+        let source = Source::new(name, text);
         if let Err(e) = model_compiler::compile(&source) {
             panic!("{name}: {e:?}");
         }

@@ -59,6 +59,16 @@ pub fn element_flows(
                 let q = params[r.gain.index()] * cracking_ramp(over, r.smoothing);
                 transfer(inflow, r.from, r.to, q)
             }
+            Element::CheckValve(c) => {
+                let q = check_valve_flow(
+                    pressure[c.from] - pressure[c.to],
+                    params[c.cracking_pressure.index()],
+                    params[c.full_open_pressure.index()],
+                    params[c.coefficient.index()],
+                    params[c.laminar_pressure.index()],
+                );
+                transfer(inflow, c.from, c.to, q)
+            }
             Element::Pump(p) => {
                 let q = params[p.displacement.index()] * params[p.speed.index()] / TAU
                     * params[p.volumetric_efficiency.index()];
@@ -78,6 +88,19 @@ fn edge_flow(edge: &MeteringEdge, u: f64, dp: f64, p_lam: f64) -> f64 {
     match edge.law {
         EdgeLaw::Orifice => turbulent_flow(value, dp, p_lam),
         EdgeLaw::Compensated { margin } => value * compensator_opening(dp, margin),
+    }
+}
+
+/// Flow of a check valve at pressure drop `dp` (inlet − outlet): zero up to `cracking`,
+/// then the orifice law `K·√Δp` (laminar near 0) times the opening, a smoothstep from 0 at
+/// cracking to 1 at `full_open`; C¹ in `dp`, never negative (Hopsan's check valve and
+/// Simscape Fluids' Check Valve (IL) meter the same way: opening ∝ the drop above cracking).
+pub fn check_valve_flow(dp: f64, cracking: f64, full_open: f64, k: f64, p_lam: f64) -> f64 {
+    let opening = compensator_opening(dp - cracking, full_open - cracking);
+    if opening == 0.0 {
+        0.0
+    } else {
+        opening * turbulent_flow(k, dp, p_lam)
     }
 }
 
@@ -170,6 +193,34 @@ impl VolumeScratch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_check_valve_passes_nothing_backwards_and_follows_its_cracking_curve() {
+        let (pc, pf, k, pl) = (2e5, 5e5, 1e-6, 1e4);
+        // Reverse and below cracking: exactly nothing.
+        for dp in [-3e7, -1e5, -1.0, 0.0, 1e5, pc] {
+            assert_eq!(check_valve_flow(dp, pc, pf, k, pl), 0.0, "{dp}");
+        }
+        // Half way up the opening: smoothstep(1/2) = 1/2 of the orifice flow.
+        let dp = 0.5 * (pc + pf);
+        assert!((check_valve_flow(dp, pc, pf, k, pl) - 0.5 * k * dp.sqrt()).abs() < 1e-15);
+        // A quarter: 3/16 · 2/4 = 0.15625.
+        let dp = pc + 0.25 * (pf - pc);
+        let expected = 0.15625 * k * dp.sqrt();
+        assert!((check_valve_flow(dp, pc, pf, k, pl) - expected).abs() < 1e-15);
+        // Fully open: the orifice law.
+        for dp in [pf, 2e6, 2e7] {
+            assert_eq!(check_valve_flow(dp, pc, pf, k, pl), k * dp.sqrt());
+        }
+        // Continuous slope at cracking and at full opening.
+        let slope = |dp: f64| {
+            (check_valve_flow(dp + 1.0, pc, pf, k, pl) - check_valve_flow(dp - 1.0, pc, pf, k, pl))
+                / 2.0
+        };
+        assert!(slope(pc) < 1e-4 * 0.5 * k / pc.sqrt());
+        let orifice_slope = 0.5 * k / pf.sqrt();
+        assert!((slope(pf) - orifice_slope).abs() < 1e-3 * orifice_slope);
+    }
 
     #[test]
     fn compensated_edge_delivers_its_flow_whatever_the_load() {

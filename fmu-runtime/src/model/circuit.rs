@@ -121,8 +121,8 @@ pub struct Orifice {
     pub laminar_pressure: ParamId,
 }
 
-/// Pressure-relief valve from `from` to `to`: closed below `cracking_pressure`, then
-/// a linear flow gain [m³/(s·Pa)] (smoothed over `smoothing` Pa).
+/// Pressure-relief valve from `from` to `to`: shut below `cracking_pressure` (no flow at
+/// all), then a linear flow gain [m³/(s·Pa)], blended C¹ over the first `smoothing` Pa.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReliefValve {
     pub name: String,
@@ -131,6 +131,21 @@ pub struct ReliefValve {
     pub cracking_pressure: ParamId,
     pub gain: ParamId,
     pub smoothing: f64,
+}
+
+/// Check valve from `from` to `to`: shut (no flow either way) while the pressure drop is
+/// below `cracking_pressure`, an orifice `K·√Δp` opened by a smoothstep of the drop between
+/// cracking and `full_open_pressure` (no flow ever from `to` to `from`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckValve {
+    pub name: String,
+    pub from: usize,
+    pub to: usize,
+    pub cracking_pressure: ParamId,
+    pub full_open_pressure: ParamId,
+    /// Flow coefficient K when fully open [m³/(s·√Pa)].
+    pub coefficient: ParamId,
+    pub laminar_pressure: ParamId,
 }
 
 /// Fixed-displacement pump from `inlet` to `outlet`: Q = D ω / 2π · η_v.
@@ -162,6 +177,8 @@ pub enum Element {
     ReliefValve(ReliefValve),
     Pump(Pump),
     Leakage(Leakage),
+    /// Last, so that the serialized models without one keep their encoding.
+    CheckValve(CheckValve),
 }
 
 impl Element {
@@ -170,6 +187,7 @@ impl Element {
             Element::DirectionalValve(v) => &v.name,
             Element::Orifice(o) => &o.name,
             Element::ReliefValve(r) => &r.name,
+            Element::CheckValve(c) => &c.name,
             Element::Pump(p) => &p.name,
             Element::Leakage(l) => &l.name,
         }
@@ -180,6 +198,7 @@ impl Element {
             Element::DirectionalValve(v) => vec![v.port_p, v.port_t, v.port_a, v.port_b],
             Element::Orifice(o) => vec![o.from, o.to],
             Element::ReliefValve(r) => vec![r.from, r.to],
+            Element::CheckValve(c) => vec![c.from, c.to],
             Element::Pump(p) => vec![p.inlet, p.outlet],
             Element::Leakage(l) => vec![l.from, l.to],
         }
@@ -461,6 +480,12 @@ impl Circuit {
                 Element::DirectionalValve(v) => out.push(v.laminar_pressure),
                 Element::Orifice(o) => out.extend([o.coefficient, o.laminar_pressure]),
                 Element::ReliefValve(r) => out.extend([r.cracking_pressure, r.gain]),
+                Element::CheckValve(c) => out.extend([
+                    c.cracking_pressure,
+                    c.full_open_pressure,
+                    c.coefficient,
+                    c.laminar_pressure,
+                ]),
                 Element::Pump(p) => out.extend([p.displacement, p.speed, p.volumetric_efficiency]),
                 Element::Leakage(l) => out.push(l.conductance),
             }

@@ -19,6 +19,8 @@ pub struct HydraulicsDesc {
     #[serde(default)]
     pub relief_valves: Vec<ReliefValveDesc>,
     #[serde(default)]
+    pub check_valves: Vec<CheckValveDesc>,
+    #[serde(default)]
     pub pumps: Vec<PumpDesc>,
     #[serde(default)]
     pub leakages: Vec<LeakageDesc>,
@@ -165,6 +167,22 @@ pub struct ReliefValveDesc {
     pub gain: Quantity,
     /// Width of the smooth opening [Pa]; default 1 bar.
     pub smoothing: Option<Quantity>,
+}
+
+/// Check valve: flow only from `from` to `to`, once the drop exceeds `cracking_pressure`,
+/// fully open from `full_open_pressure`; sized like an orifice.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckValveDesc {
+    pub name: Name,
+    pub from: Name,
+    pub to: Name,
+    pub cracking_pressure: Quantity,
+    pub full_open_pressure: Quantity,
+    pub area: Option<Quantity>,
+    pub discharge_coefficient: Option<Quantity>,
+    pub coefficient: Option<Quantity>,
+    pub laminar_pressure: Option<Quantity>,
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -8,8 +8,9 @@ use crate::description::{
 };
 use crate::units::{self, Dim};
 use fmu_runtime::model::{
-    BulkModulus, Circuit, ControlVolume, Cushion, Cylinder, DirectionalValve, EdgeLaw, Element,
-    Friction, Leakage, MeteringEdge, Node, Oil, Orifice, Pump, ReliefValve, RotaryMotor, Spool,
+    BulkModulus, CheckValve, Circuit, ControlVolume, Cushion, Cylinder, DirectionalValve, EdgeLaw,
+    Element, Friction, Leakage, MeteringEdge, Node, Oil, Orifice, Pump, ReliefValve, RotaryMotor,
+    Spool,
 };
 use toml::Spanned;
 
@@ -96,44 +97,12 @@ pub(super) fn lower_circuit(
         let from = cx.node_ref(&o.from);
         let to = cx.node_ref(&o.to);
         same_node_check(cx, &o.to, from, to);
-        let k = match (&o.coefficient, &o.area, &o.discharge_coefficient) {
-            (Some(c), None, None) => {
-                let k = cx.value(c, FLOW_COEFFICIENT);
-                cx.require_positive(c, k, "coefficient");
-                k
-            }
-            (None, Some(a), Some(cd)) => {
-                let area = cx.value(a, Expect::Dim(Dim::AREA));
-                cx.require_positive(a, area, "area");
-                let cd_v = cx.value(cd, PLAIN);
-                cx.require_positive(cd, cd_v, "discharge_coefficient");
-                cd_v * area * (2.0 / cx.density).sqrt()
-            }
-            (None, Some(a), None) => {
-                cx.error(
-                    a.span(),
-                    format!("orifice '{name}' gives `area` without `discharge_coefficient`"),
-                    "add e.g. `discharge_coefficient = 0.7`",
-                );
-                0.0
-            }
-            (Some(c), _, _) => {
-                cx.error(
-                    c.span(),
-                    format!("orifice '{name}' gives `coefficient` together with `area`/`discharge_coefficient`"),
-                    "give either `coefficient` [m3/(s·sqrt(Pa))] or `area` and `discharge_coefficient`",
-                );
-                0.0
-            }
-            (None, None, _) => {
-                cx.error(
-                    o.name.span(),
-                    format!("orifice '{name}' has no size"),
-                    "add `area` and `discharge_coefficient`, or `coefficient`",
-                );
-                0.0
-            }
-        };
+        let k = flow_coefficient(
+            cx,
+            "orifice",
+            &o.name,
+            (&o.coefficient, &o.area, &o.discharge_coefficient),
+        );
         let coefficient = cx.slot(
             format!("{name}.coefficient"),
             k,
@@ -182,6 +151,57 @@ pub(super) fn lower_circuit(
             from,
             to,
             smoothing,
+        }));
+    }
+    for c in &h.check_valves {
+        cx.declare(&c.name, "check valve");
+        let name = c.name.get_ref().clone();
+        let from = cx.node_ref(&c.from);
+        let to = cx.node_ref(&c.to);
+        same_node_check(cx, &c.to, from, to);
+        let cracking = cx.value(&c.cracking_pressure, P);
+        cx.require_non_negative(&c.cracking_pressure, cracking, "cracking_pressure");
+        let full_open = cx.value(&c.full_open_pressure, P);
+        if full_open.is_nan() || full_open <= cracking {
+            cx.error(
+                c.full_open_pressure.span(),
+                format!(
+                    "check valve '{name}': full_open_pressure {full_open} Pa must be above cracking_pressure {cracking} Pa"
+                ),
+                "give the pressure drop at which the valve is fully open, e.g. cracking + 2 bar",
+            );
+        }
+        let k = flow_coefficient(
+            cx,
+            "check valve",
+            &c.name,
+            (&c.coefficient, &c.area, &c.discharge_coefficient),
+        );
+        let laminar_pressure = laminar(cx, &name, c.laminar_pressure.as_ref());
+        cx.elements.insert(name.clone(), elements.len());
+        elements.push(Element::CheckValve(CheckValve {
+            cracking_pressure: cx.slot(
+                format!("{name}.cracking_pressure"),
+                cracking,
+                P,
+                format!("Cracking pressure (drop) of {name}"),
+            ),
+            full_open_pressure: cx.slot(
+                format!("{name}.full_open_pressure"),
+                full_open,
+                P,
+                format!("Pressure drop at which {name} is fully open"),
+            ),
+            coefficient: cx.slot(
+                format!("{name}.coefficient"),
+                k,
+                FLOW_COEFFICIENT,
+                format!("Flow coefficient K of {name} fully open (Q = K·sqrt(Δp))"),
+            ),
+            laminar_pressure,
+            name,
+            from,
+            to,
         }));
     }
     for p in &h.pumps {
@@ -429,6 +449,62 @@ fn same_node_check(cx: &mut Ctx, second: &crate::description::Name, a: usize, b:
             "both ends connect to the same node",
             "connect the element between two different nodes",
         );
+    }
+}
+
+/// The full-open flow coefficient of an orifice-like element: `coefficient` [m³/(s·√Pa)],
+/// or `area` and `discharge_coefficient` (`K = C_d·A·√(2/ρ)`); a missing or doubled size
+/// is an error at the element.
+fn flow_coefficient(
+    cx: &mut Ctx,
+    kind: &str,
+    name: &crate::description::Name,
+    (coefficient, area, cd): (
+        &Option<crate::description::Quantity>,
+        &Option<crate::description::Quantity>,
+        &Option<crate::description::Quantity>,
+    ),
+) -> f64 {
+    let n = name.get_ref();
+    match (coefficient, area, cd) {
+        (Some(c), None, None) => {
+            let k = cx.value(c, FLOW_COEFFICIENT);
+            cx.require_positive(c, k, "coefficient");
+            k
+        }
+        (None, Some(a), Some(cd)) => {
+            let area = cx.value(a, Expect::Dim(Dim::AREA));
+            cx.require_positive(a, area, "area");
+            let cd_v = cx.value(cd, PLAIN);
+            cx.require_positive(cd, cd_v, "discharge_coefficient");
+            cd_v * area * (2.0 / cx.density).sqrt()
+        }
+        (None, Some(a), None) => {
+            cx.error(
+                a.span(),
+                format!("{kind} '{n}' gives `area` without `discharge_coefficient`"),
+                "add e.g. `discharge_coefficient = 0.7`",
+            );
+            0.0
+        }
+        (Some(c), _, _) => {
+            cx.error(
+                c.span(),
+                format!(
+                    "{kind} '{n}' gives `coefficient` together with `area`/`discharge_coefficient`"
+                ),
+                "give either `coefficient` [m3/(s·sqrt(Pa))] or `area` and `discharge_coefficient`",
+            );
+            0.0
+        }
+        (None, None, _) => {
+            cx.error(
+                name.span(),
+                format!("{kind} '{n}' has no size"),
+                "add `area` and `discharge_coefficient`, or `coefficient`",
+            );
+            0.0
+        }
     }
 }
 

@@ -105,6 +105,7 @@ pub(crate) fn exposure(cx: &Ctx, id: ParamId) -> Exposure {
         "valve" => field == "command",
         "orifice" => field == "coefficient",
         "relief valve" => matches!(field, "cracking_pressure" | "gain"),
+        "check valve" => matches!(field, "cracking_pressure" | "coefficient"),
         "pump" => matches!(field, "speed" | "displacement" | "volumetric_efficiency"),
         "leakage" => field == "conductance",
         "cylinder" if field == "friction.model" => {
@@ -140,7 +141,7 @@ fn inline_field(cx: &Ctx, target: &str) -> Option<&'static str> {
         "valve" => &["spool", "edges", "range", "dead_band_centre"][..],
         "relief valve" => &["smoothing"][..],
         "volume" => &["initial_guess"][..],
-        "orifice" => &["area", "discharge_coefficient"][..],
+        "orifice" | "check valve" => &["area", "discharge_coefficient"][..],
         _ => &[][..],
     };
     inline

@@ -155,3 +155,53 @@ pub fn hydromech(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// A 1 L volume filled from a supply (an input, `supply.p`) through a check valve (and
+/// guarded by a second one back to the supply, cracking at 100 bar), starting
+/// at 10 bar (not at rest: at rest a volume behind a shut check valve could hold any
+/// pressure above the supply's less the cracking drop).
+pub const CHECK_VALVE_CIRCUIT: &str = r#"
+[model]
+name = "check-valve-test"
+[solver]
+step = "1 ms"
+[init]
+# Start at the volume's 10 bar, not at rest: at rest a volume behind a shut check valve has
+# any pressure above the supply's less the cracking drop (issue 14, item 4).
+static_equilibrium = false
+[hydraulics.oil]
+density = "850 kg/m3"
+bulk_modulus = "1500 MPa"
+[[hydraulics.pressure_sources]]
+name = "supply"
+pressure = "50 bar"
+[[hydraulics.volumes]]
+name = "held"
+volume = "1 L"
+initial_guess = "10 bar"
+[[hydraulics.check_valves]]
+name = "check"
+from = "supply"
+to = "held"
+cracking_pressure = "2 bar"
+full_open_pressure = "5 bar"
+coefficient = 1e-7
+# Back to the supply above 100 bar (shut throughout the tests: the volume stays below it).
+[[hydraulics.check_valves]]
+name = "overpressure"
+from = "held"
+to = "supply"
+cracking_pressure = "100 bar"
+full_open_pressure = "110 bar"
+area = "10 mm2"
+discharge_coefficient = 0.7
+[[interface.inputs]]
+name = "supply.p"
+target = "supply.pressure"
+[[interface.outputs]]
+name = "held.p"
+quantity = "held.p"
+[[interface.outputs]]
+name = "check.flow"
+quantity = "check.flow"
+"#;
