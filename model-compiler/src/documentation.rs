@@ -501,6 +501,27 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
         );
     }
 
+    if !m.circuit.accumulators.is_empty() {
+        d.h2("Accumulators");
+        let rows = m
+            .circuit
+            .accumulators
+            .iter()
+            .map(|a| {
+                vec![
+                    escape(&a.name),
+                    escape(&d.node_name(a.node)),
+                    format!(
+                        "gas {} at precharge {}, p·V^n with n = {}",
+                        d.p(a.volume),
+                        d.p(a.precharge),
+                        d.p(a.exponent)
+                    ),
+                ]
+            })
+            .collect();
+        d.table(&["name", "on", "data"], rows);
+    }
     if !m.circuit.motors.is_empty() {
         d.h2("Rotary motors");
         let rows = m

@@ -172,6 +172,7 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("orifices", K::Defs("orifice"), false, "Throttles."),
         ("relief_valves", K::Defs("relief_valve"), false, "Pressure relief valves."),
         ("check_valves", K::Defs("check_valve"), false, "Check (non-return) valves."),
+        ("accumulators", K::Defs("accumulator"), false, "Gas-charged accumulators on volumes."),
         ("pumps", K::Defs("pump"), false, "Fixed-displacement pumps."),
         ("leakages", K::Defs("leakage"), false, "Laminar leakages."),
         ("cylinders", K::Defs("cylinder"), false, "Hydraulic cylinders between two body points."),
@@ -242,6 +243,13 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("cracking_pressure", K::Q, true, "Cracking pressure [Pa]."),
         ("gain", K::Q, true, "Flow gain above cracking [m³/(s·Pa)]."),
         ("smoothing", K::Q, false, "Width of the C¹ opening blend above cracking [Pa] (default 1 bar); no flow below cracking."),
+    ]),
+    ("accumulator", "A gas-charged accumulator on a volume: p·V^n = precharge·volume^n above the precharge.", &[
+        ("name", K::Name, true, "Unique name."),
+        ("node", K::Name, true, "The volume it is connected to."),
+        ("volume", K::Q, true, "Gas volume at the precharge, e.g. \"2 L\"."),
+        ("precharge", K::Q, true, "Gas precharge pressure (absolute), e.g. \"50 bar\"."),
+        ("polytropic_exponent", K::Q, false, "n of p·V^n (1 isothermal … 1.4 adiabatic; default 1.4)."),
     ]),
     ("check_valve", "A check (non-return) valve: flow only from `from` to `to`, shut below cracking, an orifice opened by a smoothstep up to full opening.", &[
         ("name", K::Name, true, "Unique name."),

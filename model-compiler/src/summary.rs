@@ -140,6 +140,9 @@ pub fn report(l: &Lowered) -> String {
                 node(cy.rod_node)
             );
         }
+        for a in &c.accumulators {
+            let _ = writeln!(out, "    accumulator {} on {}", a.name, node(a.node));
+        }
         for mo in &c.motors {
             let joint = m
                 .mechanism

@@ -244,10 +244,13 @@ proptest! {
 
     #[test]
     fn mutated_models_never_panic(
-        which in 0..MODELS.len() + 1,
+        which in 0..MODELS.len() + 2,
         mutations in proptest::collection::vec(mutation(), 1..6),
     ) {
-        let mut text = MODELS.get(which).map_or(common::CHECK_VALVE_CIRCUIT.to_string(), |m| model(m));
+        let circuits = [common::CHECK_VALVE_CIRCUIT, common::ACCUMULATOR_CIRCUIT];
+        let mut text = MODELS
+            .get(which)
+            .map_or_else(|| circuits[which - MODELS.len()].to_string(), |m| model(m));
         for m in &mutations {
             text = apply(&text, m);
         }
@@ -296,7 +299,7 @@ fn every_value_replaced_by_every_garbage_value() {
     let texts = MODELS
         .iter()
         .map(|m| model(m))
-        .chain([common::CHECK_VALVE_CIRCUIT.to_string()]);
+        .chain([common::CHECK_VALVE_CIRCUIT, common::ACCUMULATOR_CIRCUIT].map(String::from));
     for text in texts {
         let lines = text.lines().count();
         for line in 0..lines {

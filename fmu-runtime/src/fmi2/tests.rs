@@ -171,6 +171,7 @@ fn test_model(guid: &str) -> CompiledModel {
             elements: vec![],
             cylinders: vec![],
             motors: vec![],
+            accumulators: vec![],
         },
         variables: vec![
             // No min on the step: the tests set it to 0 to make the (stub) solver fail.

@@ -2,6 +2,7 @@
 //! pressure, `ṗ = β_e/V (ΣQ − V̇)`; flows come from orifice laws of valves and throttles,
 //! pumps and reliefs; cylinders couple chamber volumes to the mechanism.
 
+pub mod accumulator;
 pub mod cylinder;
 pub mod fluid;
 pub mod friction;

@@ -1,5 +1,6 @@
 //! Assembles the flows of all elements into the pressure rates of the control volumes.
 
+use super::accumulator;
 use super::cylinder::CylinderState;
 use super::fluid::{effective_bulk_modulus, oil_bulk_modulus};
 use super::orifice::{cracking_ramp, turbulent_flow};
@@ -139,10 +140,26 @@ pub fn pressure_rates(
         chamber,
         rate,
         wall,
+        gas,
+        stored,
     } = scratch;
     chamber.fill(0.0);
     rate.fill(0.0);
     wall.fill(0.0);
+    gas.fill(0.0);
+    // Accumulators: the oil they hold is oil of the node (compressible like the rest), their
+    // gas a compliance dV/dp beside it.
+    for (a, held) in circuit.accumulators.iter().zip(stored.iter_mut()) {
+        let (p, v0, p0, n) = (
+            pressure[a.node],
+            params[a.volume.index()],
+            params[a.precharge.index()],
+            params[a.exponent.index()],
+        );
+        *held = accumulator::stored_oil(p, v0, p0, n);
+        chamber[a.node] += *held;
+        gas[a.node] += accumulator::compliance(p, v0, p0, n);
+    }
     for (c, s) in circuit.cylinders.iter().zip(cylinders) {
         chamber[c.cap_node] += s.cap_volume;
         rate[c.cap_node] += params[c.cap_area.index()] * s.speed;
@@ -166,17 +183,26 @@ pub fn pressure_rates(
         }
         // Seed 001 eq 2.35: 1/β_e = 1/β_oil + Σ (V_k/V)/β_k.
         let beta = effective_bulk_modulus(beta_oil, volume, std::iter::once((walls, 1.0)));
-        rates[k] = beta / volume * (inflow[n] - rate[n]);
+        rates[k] = if gas[n] == 0.0 {
+            beta / volume * (inflow[n] - rate[n])
+        } else {
+            // ṗ = ΣQ / (V/β_e + dV_gas/dp).
+            (inflow[n] - rate[n]) / (volume / beta + gas[n])
+        };
         k += 1;
     }
 }
 
-/// Per-node accumulators of [`pressure_rates`], allocated once.
+/// Per-node sums of [`pressure_rates`], allocated once.
 #[derive(Clone, Debug)]
 pub struct VolumeScratch {
     chamber: Vec<f64>,
     rate: Vec<f64>,
     wall: Vec<f64>,
+    /// Gas compliance of the accumulators on each node [m³/Pa].
+    gas: Vec<f64>,
+    /// Oil held by each accumulator [m³].
+    stored: Vec<f64>,
 }
 
 impl VolumeScratch {
@@ -186,7 +212,14 @@ impl VolumeScratch {
             chamber: vec![0.0; n],
             rate: vec![0.0; n],
             wall: vec![0.0; n],
+            gas: vec![0.0; n],
+            stored: vec![0.0; circuit.accumulators.len()],
         }
+    }
+
+    /// Oil held by each accumulator at the last evaluation [m³].
+    pub fn stored_oil(&self) -> &[f64] {
+        &self.stored
     }
 }
 

@@ -417,6 +417,20 @@ pub struct RotaryMotor {
     pub friction: ParamId,
 }
 
+/// Gas-charged accumulator on a volume node (see [`crate::hydraulics::accumulator`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Accumulator {
+    pub name: String,
+    /// The volume node it is connected to.
+    pub node: usize,
+    /// Gas volume at the precharge (the shell's volume) [m³].
+    pub volume: ParamId,
+    /// Precharge pressure (absolute) [Pa].
+    pub precharge: ParamId,
+    /// Polytropic exponent n of `p·V^n = const` (1 isothermal, 1.4 adiabatic nitrogen).
+    pub exponent: ParamId,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Circuit {
     pub oil: Oil,
@@ -425,6 +439,7 @@ pub struct Circuit {
     pub elements: Vec<Element>,
     pub cylinders: Vec<Cylinder>,
     pub motors: Vec<RotaryMotor>,
+    pub accumulators: Vec<Accumulator>,
 }
 
 impl Circuit {
@@ -505,6 +520,9 @@ impl Circuit {
         }
         for mo in &self.motors {
             out.extend([mo.displacement, mo.gear_ratio, mo.leakage, mo.friction]);
+        }
+        for a in &self.accumulators {
+            out.extend([a.volume, a.precharge, a.exponent]);
         }
     }
 }

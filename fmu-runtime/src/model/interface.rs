@@ -107,6 +107,8 @@ pub enum Probe {
     NewtonIterations,
     /// Internal steps taken since initialization (Integer).
     StepCount,
+    /// Oil held by accumulator `i` [m³].
+    AccumulatorVolume(usize),
 }
 
 impl Probe {
@@ -134,6 +136,7 @@ impl Probe {
                 i < m.mechanism.markers.len()
             }
             Probe::BodyAngle(i, _) | Probe::BodyAngularVelocity(i, _) => i < nb,
+            Probe::AccumulatorVolume(i) => i < m.circuit.accumulators.len(),
             _ => true,
         }
     }

@@ -79,7 +79,8 @@ pub struct Evaluation {
     /// Pressure of every node [Pa].
     pub pressure: Vec<f64>,
     inflow: Vec<f64>,
-    volumes: network::VolumeScratch,
+    /// Per-node volume sums of the pressure rates, and the oil the accumulators hold.
+    pub volumes: network::VolumeScratch,
     /// Flow of every element [m³/s].
     pub flow: Vec<f64>,
     /// ṗ of every control volume [Pa/s].

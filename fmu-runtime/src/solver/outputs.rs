@@ -14,6 +14,8 @@ pub struct Outputs {
     pub motors: Vec<crate::hydraulics::motor::MotorState>,
     pub pressure: Vec<f64>,
     pub flow: Vec<f64>,
+    /// Oil held by each accumulator [m³].
+    pub accumulators: Vec<f64>,
     /// Marker position and velocity, `[x, y, z, vx, vy, vz]`.
     pub markers: Vec<[f64; 6]>,
     /// Body planar angles about world x, y, z and angular velocity, `[θx, θy, θz, ωx, ωy, ωz]`.
@@ -32,6 +34,7 @@ impl Outputs {
             motors: vec![Default::default(); m.circuit.motors.len()],
             pressure: vec![0.0; m.circuit.nodes.len()],
             flow: vec![0.0; m.circuit.elements.len()],
+            accumulators: vec![0.0; m.circuit.accumulators.len()],
             markers: vec![[0.0; 6]; m.mechanism.markers.len()],
             bodies: vec![[0.0; 6]; m.mechanism.bodies.len()],
             kinetic: 0.0,
@@ -48,6 +51,7 @@ impl Outputs {
         self.motors.copy_from_slice(&e.motors);
         self.pressure.copy_from_slice(&e.pressure);
         self.flow.copy_from_slice(&e.flow);
+        self.accumulators.copy_from_slice(e.volumes.stored_oil());
         for (out, mk) in self.markers.iter_mut().zip(&m.mechanism.markers) {
             let (x, v) = e.kin.point(&mk.point);
             *out = [x.x, x.y, x.z, v.x, v.y, v.z];
@@ -95,6 +99,7 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
         Probe::NodePressure(n) => o.pressure[n],
         Probe::SpoolPosition(s) => st.w[l.n_pressures + s],
         Probe::ElementFlow(e) => o.flow[e],
+        Probe::AccumulatorVolume(i) => o.accumulators[i],
         Probe::PumpPower(e) => match &m.circuit.elements[e] {
             Element::Pump(pump) => (o.pressure[pump.outlet] - o.pressure[pump.inlet]) * o.flow[e],
             _ => 0.0,

@@ -71,6 +71,7 @@ pub fn empty_circuit(b: &mut Builder) -> Circuit {
         elements: vec![],
         cylinders: vec![],
         motors: vec![],
+        accumulators: vec![],
     }
 }
 
@@ -238,6 +239,7 @@ pub fn naya_rod(kappa: f64, step: f64) -> CompiledModel {
         elements: vec![Element::DirectionalValve(valve)],
         cylinders: vec![cyl],
         motors: vec![],
+        accumulators: vec![],
     };
     let mech = Mechanism {
         bodies: vec![rod],
@@ -405,6 +407,7 @@ pub fn jaiswal_fourbar(step: f64) -> CompiledModel {
         elements: vec![Element::DirectionalValve(valve), Element::Orifice(throttle)],
         cylinders: vec![cyl],
         motors: vec![],
+        accumulators: vec![],
     };
     let mech = Mechanism {
         bodies: vec![crank, coupler, rocker],

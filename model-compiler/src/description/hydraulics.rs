@@ -28,6 +28,24 @@ pub struct HydraulicsDesc {
     pub cylinders: Vec<CylinderDesc>,
     #[serde(default)]
     pub motors: Vec<MotorDesc>,
+    #[serde(default)]
+    pub accumulators: Vec<AccumulatorDesc>,
+}
+
+/// Gas-charged accumulator on a volume: `p·V^n = precharge·volume^n` once the pressure is
+/// above the precharge.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccumulatorDesc {
+    pub name: Name,
+    /// The volume it is connected to.
+    pub node: Name,
+    /// Gas volume at the precharge (the shell's nominal volume).
+    pub volume: Quantity,
+    /// Gas precharge pressure (absolute).
+    pub precharge: Quantity,
+    /// Polytropic exponent; default 1.4.
+    pub polytropic_exponent: Option<Quantity>,
 }
 
 /// Hydraulic rotary motor driving a revolute joint through a gear (e.g. a swing drive):

@@ -763,6 +763,21 @@ fn resolve_quantity(
             _ => bad(cx, "motor", &["speed", "torque", "flow", "p_a", "p_b"]),
         };
     }
+    if let Some(&i) = cx.accumulators.get(head) {
+        return match tail {
+            "volume" => Some(real(
+                Probe::AccumulatorVolume(i),
+                "m3",
+                format!("Oil held by accumulator {head}"),
+            )),
+            "p" => Some(real(
+                Probe::NodePressure(model.circuit.accumulators[i].node),
+                "Pa",
+                format!("Pressure of accumulator {head}"),
+            )),
+            _ => bad(cx, "accumulator", &["volume", "p"]),
+        };
+    }
     if let Some(&i) = cx.cylinders.get(head) {
         return match tail {
             "length" => Some(real(

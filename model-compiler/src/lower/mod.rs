@@ -153,6 +153,7 @@ pub(crate) struct Ctx {
     pub spools: HashMap<String, usize>,
     pub cylinders: HashMap<String, usize>,
     pub motors: HashMap<String, usize>,
+    pub accumulators: HashMap<String, usize>,
     /// Unit of each spool's signal when its range was written with one (`V`, `A`).
     pub spool_units: Vec<Option<String>>,
     /// Units of signal slots whose values were written with a unit (`V`, `A`).
@@ -182,6 +183,7 @@ impl Ctx {
             spools: HashMap::new(),
             cylinders: HashMap::new(),
             motors: HashMap::new(),
+            accumulators: HashMap::new(),
             spool_units: Vec::new(),
             signal_units: HashMap::new(),
             density: 850.0,

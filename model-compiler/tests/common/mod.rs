@@ -205,3 +205,47 @@ quantity = "held.p"
 name = "check.flow"
 quantity = "check.flow"
 "#;
+
+/// A line with a 2 L accumulator (precharge 50 bar, n = 1.4), fed from a supply (an input,
+/// `supply.p`) through an orifice, starting at 55 bar (not at rest).
+pub const ACCUMULATOR_CIRCUIT: &str = r#"
+[model]
+name = "accumulator-test"
+[solver]
+step = "1 ms"
+[init]
+static_equilibrium = false
+[hydraulics.oil]
+density = "850 kg/m3"
+bulk_modulus = "1500 MPa"
+[[hydraulics.pressure_sources]]
+name = "supply"
+pressure = "55 bar"
+[[hydraulics.volumes]]
+name = "line"
+volume = "0.1 L"
+initial_guess = "55 bar"
+[[hydraulics.orifices]]
+name = "feed"
+from = "supply"
+to = "line"
+coefficient = 2e-6
+[[hydraulics.accumulators]]
+name = "acc"
+node = "line"
+volume = "2 L"
+precharge = "50 bar"
+polytropic_exponent = 1.4
+[[interface.inputs]]
+name = "supply.p"
+target = "supply.pressure"
+[[interface.outputs]]
+name = "acc.p"
+quantity = "acc.p"
+[[interface.outputs]]
+name = "acc.volume"
+quantity = "acc.volume"
+[[interface.outputs]]
+name = "feed.flow"
+quantity = "feed.flow"
+"#;
