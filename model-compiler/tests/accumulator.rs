@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 #[test]
 fn a_slow_compression_follows_the_gas_law() {
-    let model = common::compile_text("accumulator.toml", common::ACCUMULATOR_CIRCUIT.to_string());
+    let model = common::compile_text("accumulator.toml", common::accumulator_circuit());
     let var = |n: &str| -> Variable {
         model
             .variables
@@ -67,7 +67,7 @@ fn a_slow_compression_follows_the_gas_law() {
 
 #[test]
 fn an_accumulator_must_sit_on_a_volume() {
-    let text = common::ACCUMULATOR_CIRCUIT.replace("node = \"line\"", "node = \"supply\"");
+    let text = common::accumulator_circuit().replace("node = \"line\"", "node = \"supply\"");
     let source = model_compiler::diagnostic::Source::new("a.toml", text.clone());
     let errors = model_compiler::compile(&source).unwrap_err();
     let e = source.render(&errors[0]);
@@ -75,8 +75,8 @@ fn an_accumulator_must_sit_on_a_volume() {
         e.contains("accumulator 'acc' must sit on a volume; 'supply' is a pressure source"),
         "{e}"
     );
-    let text =
-        common::ACCUMULATOR_CIRCUIT.replace("polytropic_exponent = 1.4", "polytropic_exponent = 3");
+    let text = common::accumulator_circuit()
+        .replace("polytropic_exponent = 1.4", "polytropic_exponent = 3");
     let source = model_compiler::diagnostic::Source::new("a.toml", text);
     let e = source.render(&model_compiler::compile(&source).unwrap_err()[0]);
     assert!(

@@ -17,8 +17,7 @@ struct Rig {
 
 impl Rig {
     fn new() -> Rig {
-        let model =
-            common::compile_text("check-valve.toml", common::CHECK_VALVE_CIRCUIT.to_string());
+        let model = common::compile_text("check-valve.toml", common::check_valve_circuit());
         let var = |n: &str| {
             model
                 .variables

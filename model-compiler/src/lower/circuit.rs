@@ -1013,17 +1013,29 @@ fn lower_cylinder(cx: &mut Ctx, c: &CylinderDesc, nodes: &[Node]) -> Cylinder {
             cx.unknown(n, "volume", candidates.iter().map(String::as_str).collect());
             return 0;
         };
-        if !matches!(nodes.get(i), Some(Node::Volume(_))) {
-            cx.error(
-                n.span(),
-                format!("cylinder chambers must belong to a volume, but '{}' is a pressure source", n.get_ref()),
-                "add a [[hydraulics.volumes]] entry (volume = 0 if the chamber is the whole volume) and refer to it",
-            );
-        }
         i
     };
+    // A chamber may be vented to a pressure source (a single-acting or plunger cylinder: the
+    // other side open to tank); one of the two must be a volume, or nothing drives it.
     let cap_node = chamber(cx, &c.cap_volume);
     let rod_node = chamber(cx, &c.rod_volume);
+    let vented = |i: usize| matches!(nodes.get(i), Some(Node::Pressure { .. }));
+    if vented(cap_node)
+        && vented(rod_node)
+        && cx.nodes.contains_key(c.cap_volume.get_ref())
+        && cx.nodes.contains_key(c.rod_volume.get_ref())
+    {
+        cx.error(
+            c.rod_volume.span(),
+            format!(
+                "cylinder '{}' has both chambers on pressure sources ('{}', '{}'): nothing meters it",
+                c.name.get_ref(),
+                c.cap_volume.get_ref(),
+                c.rod_volume.get_ref()
+            ),
+            "put the working chamber on a [[hydraulics.volumes]] entry (volume = 0 if the chamber is the whole volume); a vented side may name the tank",
+        );
+    }
     if cap_node == rod_node && cx.nodes.contains_key(c.rod_volume.get_ref()) {
         cx.error(
             c.rod_volume.span(),

@@ -540,8 +540,16 @@ fn hydraulic_reference_errors() {
         "{}",
         e[0]
     );
-    let bad = text.replace("cap_volume = \"cap_side\"", "cap_volume = \"pump\"");
-    assert!(errors(&bad)[0].contains("but 'pump' is a pressure source"));
+    // One chamber may be vented to a pressure source (single-acting), not both.
+    let bad = text
+        .replace("cap_volume = \"cap_side\"", "cap_volume = \"pump\"")
+        .replace("rod_volume = \"rod_side\"", "rod_volume = \"tank\"");
+    let e = errors(&bad);
+    assert!(
+        e.iter()
+            .any(|e| e.contains("has both chambers on pressure sources ('pump', 'tank')")),
+        "{e:?}"
+    );
     let bad = text.replace("quantity = \"hose.p\"", "quantity = \"hose.q\"");
     assert!(errors(&bad)[0].contains("hydraulic node 'hose' has no quantity 'q'"));
     let bad = text.replace(

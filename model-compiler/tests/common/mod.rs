@@ -156,26 +156,39 @@ pub fn hydromech(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
     )
 }
 
-/// A 1 L volume filled from a supply (an input, `supply.p`) through a check valve (and
-/// guarded by a second one back to the supply, cracking at 100 bar), starting
-/// at 10 bar (not at rest: at rest a volume behind a shut check valve could hold any
-/// pressure above the supply's less the cracking drop).
-pub const CHECK_VALVE_CIRCUIT: &str = r#"
-[model]
-name = "check-valve-test"
+/// A circuit of one supply (`supply`, an FMI input `supply.p`) and what `body` adds, with a
+/// 1 ms step, started not at rest (`static_equilibrium = false`): the pressures start at the
+/// volumes' `initial_guess`.
+pub fn supplied_circuit(name: &str, supply: &str, body: &str) -> String {
+    format!(
+        r#"[model]
+name = "{name}"
 [solver]
 step = "1 ms"
 [init]
-# Start at the volume's 10 bar, not at rest: at rest a volume behind a shut check valve has
-# any pressure above the supply's less the cracking drop (issue 14, item 4).
 static_equilibrium = false
 [hydraulics.oil]
 density = "850 kg/m3"
 bulk_modulus = "1500 MPa"
 [[hydraulics.pressure_sources]]
 name = "supply"
-pressure = "50 bar"
-[[hydraulics.volumes]]
+pressure = "{supply}"
+[[interface.inputs]]
+name = "supply.p"
+target = "supply.pressure"
+{body}"#
+    )
+}
+
+/// A 1 L volume filled from the supply through a check valve (and guarded by a second one
+/// back to the supply, cracking at 100 bar), starting at 10 bar: not at rest, where a volume
+/// behind a shut check valve could hold any pressure above the supply's less the cracking
+/// drop (issue 14, item 4).
+pub fn check_valve_circuit() -> String {
+    supplied_circuit(
+        "check-valve-test",
+        "50 bar",
+        r#"[[hydraulics.volumes]]
 name = "held"
 volume = "1 L"
 initial_guess = "10 bar"
@@ -195,33 +208,23 @@ cracking_pressure = "100 bar"
 full_open_pressure = "110 bar"
 area = "10 mm2"
 discharge_coefficient = 0.7
-[[interface.inputs]]
-name = "supply.p"
-target = "supply.pressure"
 [[interface.outputs]]
 name = "held.p"
 quantity = "held.p"
 [[interface.outputs]]
 name = "check.flow"
 quantity = "check.flow"
-"#;
+"#,
+    )
+}
 
-/// A line with a 2 L accumulator (precharge 50 bar, n = 1.4), fed from a supply (an input,
-/// `supply.p`) through an orifice, starting at 55 bar (not at rest).
-pub const ACCUMULATOR_CIRCUIT: &str = r#"
-[model]
-name = "accumulator-test"
-[solver]
-step = "1 ms"
-[init]
-static_equilibrium = false
-[hydraulics.oil]
-density = "850 kg/m3"
-bulk_modulus = "1500 MPa"
-[[hydraulics.pressure_sources]]
-name = "supply"
-pressure = "55 bar"
-[[hydraulics.volumes]]
+/// A line with a 2 L accumulator (precharge 50 bar, n = 1.4), fed from the supply through
+/// an orifice, starting at 55 bar.
+pub fn accumulator_circuit() -> String {
+    supplied_circuit(
+        "accumulator-test",
+        "55 bar",
+        r#"[[hydraulics.volumes]]
 name = "line"
 volume = "0.1 L"
 initial_guess = "55 bar"
@@ -236,9 +239,6 @@ node = "line"
 volume = "2 L"
 precharge = "50 bar"
 polytropic_exponent = 1.4
-[[interface.inputs]]
-name = "supply.p"
-target = "supply.pressure"
 [[interface.outputs]]
 name = "acc.p"
 quantity = "acc.p"
@@ -248,4 +248,6 @@ quantity = "acc.volume"
 [[interface.outputs]]
 name = "feed.flow"
 quantity = "feed.flow"
-"#;
+"#,
+    )
+}
