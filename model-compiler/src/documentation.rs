@@ -338,6 +338,17 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
                         d.p(p.force[2])
                     ),
                 ],
+                ForceElement::JointLimit(j) => vec![
+                    escape(&m.mechanism.bodies[j.body].joint_name),
+                    "end stops".into(),
+                    format!(
+                        "[{}, {}], k = {}, c = {}",
+                        d.p(j.lower),
+                        d.p(j.upper),
+                        d.p(j.stiffness),
+                        d.p(j.damping)
+                    ),
+                ],
             })
             .collect();
         d.table(&["name", "kind", "data"], rows);

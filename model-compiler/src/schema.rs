@@ -101,7 +101,9 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("axes", K::V3s, false, "The two axes of a universal joint."),
         ("rotation", K::Def("rotation"), false, "Rotation of the joint frame."),
         ("initial", K::QOrQs, false, "Initial coordinate(s): an angle or length; [yaw, pitch, roll] for spherical, [q1, q2] for universal."),
-        ("limits", K::Qs(2), false, "Joint limits [lower, upper] (validated; not supported by the solver yet)."),
+        ("limits", K::Qs(2), false, "End stops [lower, upper] of a revolute or prismatic joint: beyond them a spring-damper pushes back (never pulls)."),
+        ("limit_stiffness", K::Q, false, "Stiffness of the end stops (default 1e7 N·m/rad, 1e8 N/m)."),
+        ("limit_damping", K::Q, false, "Damping of the end stops, faded in over the first 1 mm or 1 mrad (default 1e4 N·m·s/rad or N·s/m)."),
     ]),
     ("rotation", "Axis + angle, or a quaternion [w, x, y, z].", &[
         ("axis", K::V3, false, "Rotation axis."),

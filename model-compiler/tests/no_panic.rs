@@ -22,12 +22,13 @@ const MODELS: [&str; 3] = [
     "jaiswal-fourbar-friction.toml",
 ];
 
-/// The newer hydraulic tables, which no shipped model uses yet: the check-valve and
-/// accumulator circuits of the component tests.
+/// The newer tables, which no shipped model uses yet: the check-valve and accumulator
+/// circuits and the end-stop slide of the component tests.
 fn circuits() -> Vec<(&'static str, String)> {
     vec![
         ("check valve circuit", common::check_valve_circuit()),
         ("accumulator circuit", common::accumulator_circuit()),
+        ("end-stop slide", common::end_stop_slide("10 mm", -9.81)),
     ]
 }
 
@@ -253,7 +254,7 @@ proptest! {
 
     #[test]
     fn mutated_models_never_panic(
-        which in 0..MODELS.len() + 2,
+        which in 0..MODELS.len() + 3,
         mutations in proptest::collection::vec(mutation(), 1..6),
     ) {
         let mut text = MODELS.get(which).map_or_else(

@@ -241,3 +241,15 @@ fn tangents_match_full_differences_on_every_machine_in_motion() {
         });
     }
 }
+
+/// A slide resting on its lower end stop (issue 14): the stop's stiffness and faded-in
+/// damping on the coordinate's diagonal of the assembled tangent match central differences.
+#[test]
+fn tangents_match_full_differences_on_an_end_stop() {
+    let model = common::compile_text("end-stop.toml", common::end_stop_slide("1 mm", -9.81));
+    let d = check_both("end-stop slide", model, |m| {
+        run_to(m, &[], 0.5, 1e-3);
+        1e-3
+    });
+    assert!(d < 1e-6, "{d}");
+}

@@ -7,6 +7,7 @@
 
 pub mod constraints;
 pub mod dynamics;
+pub mod end_stop;
 pub mod kinematics;
 pub mod spatial;
 

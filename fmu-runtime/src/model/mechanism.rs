@@ -128,10 +128,25 @@ pub struct PointForce {
     pub force: [ParamId; 3],
 }
 
+/// End stops of the tree joint of `body` (revolute or prismatic): see
+/// [`crate::mechanics::end_stop`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JointLimit {
+    pub body: usize,
+    /// Lower and upper limit of the coordinate [rad or m].
+    pub lower: ParamId,
+    pub upper: ParamId,
+    /// Stiffness [N·m/rad or N/m] and damping [N·m·s/rad or N·s/m] beyond a limit.
+    pub stiffness: ParamId,
+    pub damping: ParamId,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ForceElement {
     SpringDamper(SpringDamper),
     PointForce(PointForce),
+    /// Last, so that models without one keep their serialized encoding.
+    JointLimit(JointLimit),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

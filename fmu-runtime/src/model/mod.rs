@@ -283,6 +283,7 @@ impl CompiledModel {
             match f {
                 ForceElement::SpringDamper(s) => out.extend([s.a, s.b]),
                 ForceElement::PointForce(p) => out.push(p.point),
+                ForceElement::JointLimit(_) => {}
             }
         }
         for c in &self.circuit.cylinders {
@@ -303,6 +304,9 @@ impl CompiledModel {
                     out.extend([s.stiffness, s.damping, s.free_length])
                 }
                 ForceElement::PointForce(p) => out.extend(p.force),
+                ForceElement::JointLimit(j) => {
+                    out.extend([j.lower, j.upper, j.stiffness, j.damping])
+                }
             }
         }
         self.circuit.collect_params(out);

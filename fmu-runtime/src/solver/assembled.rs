@@ -31,6 +31,7 @@ use super::Layout;
 use super::evaluate::{Evaluation, FirstOrderBase};
 use crate::hydraulics::cylinder;
 use crate::mechanics::dynamics::mass_matrix;
+use crate::mechanics::end_stop;
 use crate::model::{CompiledModel, ForceElement};
 
 /// Where a port acts.
@@ -214,6 +215,8 @@ fn add_line(columns: &mut [f64], n: usize, two_over_h: f64, e: LineElement<'_>) 
 /// Everything [`joint_columns`] reads besides the model.
 pub(crate) struct AssemblyInput<'a> {
     pub p: &'a [f64],
+    /// Joint coordinates at the linearisation point.
+    pub z: &'a [f64],
     /// Joint rates and first-order states and rates at the linearisation point.
     pub zd: &'a mut [f64],
     pub w: &'a [f64],
@@ -293,6 +296,24 @@ pub(crate) fn joint_columns(
                     row_slope: &[],
                 },
             );
+        }
+    }
+
+    // End stops: −∂τ/∂q + (2/h)(−∂τ/∂q̇) on the joint's diagonal while engaged.
+    for f in &mech.forces {
+        if let ForceElement::JointLimit(jl) = f
+            && let Some(c) = eval.kin.bodies[jl.body].coordinate
+        {
+            let p = input.p;
+            let (k, d) = end_stop::stiffness(
+                input.z[c],
+                input.zd[c],
+                p[jl.lower.index()],
+                p[jl.upper.index()],
+                p[jl.stiffness.index()],
+                p[jl.damping.index()],
+            );
+            columns[c * n + c] += s * (k + 2.0 / h * d);
         }
     }
 

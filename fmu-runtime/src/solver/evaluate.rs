@@ -11,6 +11,7 @@ use crate::hydraulics::valve::dead_band;
 use crate::mechanics::Kinematics;
 use crate::mechanics::constraints::{self, ConstraintEval, PrismaticReference};
 use crate::mechanics::dynamics::{self, add_point_force};
+use crate::mechanics::end_stop;
 use crate::mechanics::spatial::{Vec3, Vec6, vec3};
 use crate::model::{CompiledModel, ForceElement, Node, PointRef};
 
@@ -224,6 +225,8 @@ impl Evaluation {
                     add_point_force(&mut self.applied, pf.point.body, &x, &f);
                     self.power += f.dot(&v);
                 }
+                // Generalized forces, added to the residual below.
+                ForceElement::JointLimit(_) => {}
             }
         }
 
@@ -236,6 +239,23 @@ impl Evaluation {
             &mut self.scratch,
             &mut self.r_mech,
         );
+        // End stops: a generalized force on the joint's own coordinate.
+        for f in &mech.forces {
+            if let ForceElement::JointLimit(jl) = f
+                && let Some(c) = self.kin.bodies[jl.body].coordinate
+            {
+                let tau = end_stop::force(
+                    z[c],
+                    zd[c],
+                    p[jl.lower.index()],
+                    p[jl.upper.index()],
+                    p[jl.stiffness.index()],
+                    p[jl.damping.index()],
+                );
+                self.r_mech[c] -= tau;
+                self.power += tau * zd[c];
+            }
+        }
 
         if l.nc > 0 {
             constraints::evaluate(

@@ -329,6 +329,7 @@ fn fill_tangent(
             work,
             super::assembled::AssemblyInput {
                 p,
+                z: &x[..l.nz],
                 zd,
                 w: &x[l.nz..],
                 wd,

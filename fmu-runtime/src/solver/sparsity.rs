@@ -105,6 +105,11 @@ impl TangentPattern {
                     s
                 }
                 ForceElement::PointForce(pf) => path_of(&pf.point),
+                // Only its own coordinate; the path is a superset (the diagonal is there).
+                ForceElement::JointLimit(jl) => path_of(&PointRef {
+                    body: Some(jl.body),
+                    point: [0.0; 3],
+                }),
             });
         }
         let mut friction = l.nz + l.n_pressures + l.n_spools;

@@ -60,8 +60,12 @@ pub struct JointDesc {
     /// Initial joint coordinate (angle or length), default 0; a list for spherical
     /// (`[yaw, pitch, roll]`) and universal (`[q1, q2]`) joints.
     pub initial: Option<Spanned<InitialDesc>>,
-    /// `[lower, upper]` joint limits (validated; not supported by the solver yet).
+    /// `[lower, upper]` end stops of a revolute or prismatic joint.
     pub limits: Option<Spanned<[Quantity; 2]>>,
+    /// Stiffness of the end stops; default 1e7 N·m/rad or 1e8 N/m.
+    pub limit_stiffness: Option<Quantity>,
+    /// Damping of the end stops; default 1e4 N·m·s/rad or 1e4 N·s/m.
+    pub limit_damping: Option<Quantity>,
 }
 
 /// An initial joint coordinate: one value, or one per coordinate of a composite joint.

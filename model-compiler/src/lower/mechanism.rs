@@ -7,8 +7,8 @@ use crate::description::{
 };
 use crate::units::Dim;
 use fmu_runtime::model::{
-    Body, CutJoint, CutKind, ForceElement, Frame, JointKind, Marker, Mechanism, PointForce,
-    PointRef, SpringDamper,
+    Body, CutJoint, CutKind, ForceElement, Frame, JointKind, JointLimit, Marker, Mechanism,
+    PointForce, PointRef, SpringDamper,
 };
 
 const LENGTH: Expect = Expect::Dim(Dim::LENGTH);
@@ -33,8 +33,9 @@ pub(super) fn lower_mechanism(cx: &mut Ctx, d: &Description) -> Mechanism {
         next += 1;
     }
     let mut bodies: Vec<Body> = Vec::with_capacity(next);
+    let mut limits = Vec::new();
     for &i in &order {
-        lower_body(cx, &d.bodies[i], &mut bodies);
+        limits.extend(lower_body(cx, &d.bodies[i], &mut bodies));
     }
 
     let mut markers = Vec::new();
@@ -175,6 +176,7 @@ pub(super) fn lower_mechanism(cx: &mut Ctx, d: &Description) -> Mechanism {
         forces.push(ForceElement::PointForce(PointForce { name, point, force }));
     }
 
+    forces.extend(limits.into_iter().map(ForceElement::JointLimit));
     Mechanism {
         bodies,
         cut_joints,
@@ -523,7 +525,13 @@ fn initial_values(
 }
 
 /// Lowers one body (and the massless bodies of a composite joint, first) into `out`.
-fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) {
+/// Torsional stiffness N·m/rad and damping N·m·s/rad.
+const TORSIONAL_STIFFNESS: Dim = Dim([1, 2, -2, 0, 0, 0, 0, -1]);
+const TORSIONAL_DAMPING: Dim = Dim([1, 2, -1, 0, 0, 0, 0, -1]);
+
+/// Lowers one body (and the massless links of a spherical/universal joint) into `out`;
+/// returns the end stops of its joint, if it has `limits`.
+fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) -> Option<JointLimit> {
     let name = b.name.get_ref().clone();
     let mut parent = if b.parent.get_ref() == "ground" {
         None
@@ -575,6 +583,7 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) {
             "turn the joint frame with `rotation` so that the initial pitch is far from ±90°",
         );
     }
+    let mut limit = None;
     if let Some(l) = &j.limits {
         let expect = match kind {
             JointType::Prismatic => LENGTH,
@@ -606,12 +615,45 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) {
                 ),
                 "widen the limits or change `initial`",
             );
-        } else {
+        } else if !matches!(kind, JointType::Revolute | JointType::Prismatic) {
             cx.error(
                 l.span(),
-                "joint limits are not supported by the solver yet",
-                "remove `limits` (the joint would move freely past them); use a spring-damper or the cylinder's end cushions as an end stop",
+                "end stops are supported on revolute and prismatic joints",
+                "remove `limits`, or model the stop with a spring-damper",
             );
+        } else {
+            // Our choice of defaults: stiff stops (1 mrad under 10 kN·m, 0.1 mm under
+            // 10 kN) with some damping; give values fitting the machine's inertia.
+            let prismatic = kind == JointType::Prismatic;
+            let (k_dim, d_dim, k0, d0) = if prismatic {
+                (Dim::STIFFNESS, Dim::DAMPING, 1e8, 1e4)
+            } else {
+                (TORSIONAL_STIFFNESS, TORSIONAL_DAMPING, 1e7, 1e4)
+            };
+            let k = cx.value_or(j.limit_stiffness.as_ref(), Expect::Dim(k_dim), k0);
+            if let Some(q) = &j.limit_stiffness {
+                cx.require_positive(q, k, "limit_stiffness");
+            }
+            let d = cx.value_or(j.limit_damping.as_ref(), Expect::Dim(d_dim), d0);
+            if let Some(q) = &j.limit_damping {
+                cx.require_non_negative(q, d, "limit_damping");
+            }
+            let body = out.len() + parts.len() - 1;
+            let slot = |cx: &mut Ctx, key: &str, v: f64, e: Expect, what: &str| {
+                cx.slot(
+                    format!("{joint_name}.limits.{key}"),
+                    v,
+                    e,
+                    format!("{what} of joint {joint_name}"),
+                )
+            };
+            limit = Some(JointLimit {
+                body,
+                lower: slot(cx, "lower", lo, expect, "Lower end stop"),
+                upper: slot(cx, "upper", hi, expect, "Upper end stop"),
+                stiffness: slot(cx, "stiffness", k, Expect::Dim(k_dim), "End-stop stiffness"),
+                damping: slot(cx, "damping", d, Expect::Dim(d_dim), "End-stop damping"),
+            });
         }
     }
 
@@ -722,6 +764,7 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) {
     if composite && !cx.composite_joints.contains_key(&joint_name) {
         cx.composite_joints.insert(joint_name, composite_parts);
     }
+    limit
 }
 
 fn mass_props(cx: &mut Ctx, b: &BodyDesc) -> MassProps {

@@ -227,6 +227,7 @@ pub fn machine(l: &Lowered, z: &[f64], view: [usize; 2], user_bodies: &[String])
                         add(&s.b);
                     }
                     ForceElement::PointForce(p) => add(&p.point),
+                    ForceElement::JointLimit(_) => {}
                 }
             }
             items.push((

@@ -251,3 +251,28 @@ quantity = "feed.flow"
 "#,
     )
 }
+
+/// A 500 kg slide on a vertical prismatic joint `lift` with end stops at 0 and 200 mm
+/// (1e8 N/m, 2e5 N·s/m), started at `initial` (not at rest) under `gravity` along y.
+pub fn end_stop_slide(initial: &str, gravity: f64) -> String {
+    format!(
+        r#"[model]
+name = "end-stop-test"
+gravity = [0, {gravity}, 0]
+[solver]
+step = "1 ms"
+[init]
+static_equilibrium = false
+[[bodies]]
+name = "slide"
+parent = "ground"
+joint = {{ type = "prismatic", name = "lift", axis = [0, 1, 0], initial = "{initial}", limits = ["0 mm", "200 mm"], limit_stiffness = "1e8 N/m", limit_damping = "2e5 N s/m" }}
+mass = 500
+com = [0, 0, 0]
+inertia = [1, 1, 1, 0, 0, 0]
+[[interface.outputs]]
+name = "lift.q"
+quantity = "lift.q"
+"#
+    )
+}
