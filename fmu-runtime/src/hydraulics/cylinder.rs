@@ -60,15 +60,8 @@ fn cushion(c: &Cylinder, p: &[f64], x: f64, v: f64) -> f64 {
         return 0.0;
     }
     let stroke = p[c.stroke.index()];
-    let e_low = len - x;
-    let e_high = x - (stroke - len);
-    if e_low > 0.0 {
-        (k * e_low - d * v * (e_low / len).min(1.0)).max(0.0)
-    } else if e_high > 0.0 {
-        -(k * e_high + d * v * (e_high / len).min(1.0)).max(0.0)
-    } else {
-        0.0
-    }
+    // An end stop at `len` from either end, its damping faded in over the cushion length.
+    crate::mechanics::end_stop::faded_force(x, v, len, stroke - len, k, d, len)
 }
 
 #[cfg(test)]

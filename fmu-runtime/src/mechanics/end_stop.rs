@@ -8,12 +8,18 @@ pub const DAMPING_FADE: f64 = 1e-3;
 /// Generalized force [N or N·m] on a coordinate `q` moving at `qd` with the stops at
 /// `lower` and `upper`, stiffness `k`, damping `d`; zero between the limits.
 pub fn force(q: f64, qd: f64, lower: f64, upper: f64, k: f64, d: f64) -> f64 {
+    faded_force(q, qd, lower, upper, k, d, DAMPING_FADE)
+}
+
+/// [`force`] with the damping faded in over `fade` of penetration (a cylinder's cushion
+/// fades it over the cushion's length).
+pub fn faded_force(q: f64, qd: f64, lower: f64, upper: f64, k: f64, d: f64, fade: f64) -> f64 {
     let below = lower - q;
     let above = q - upper;
     if below > 0.0 {
-        (k * below - d * qd * (below / DAMPING_FADE).min(1.0)).max(0.0)
+        (k * below - d * qd * (below / fade).min(1.0)).max(0.0)
     } else if above > 0.0 {
-        -(k * above + d * qd * (above / DAMPING_FADE).min(1.0)).max(0.0)
+        -(k * above + d * qd * (above / fade).min(1.0)).max(0.0)
     } else {
         0.0
     }
