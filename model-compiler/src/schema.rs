@@ -259,6 +259,8 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("to", K::Name, true, "Outlet node."),
         ("cracking_pressure", K::Q, true, "Pressure drop at which it starts to open [Pa], e.g. \"0.5 bar\"."),
         ("full_open_pressure", K::Q, true, "Pressure drop at which it is fully open [Pa]; above cracking."),
+        ("pilot", K::Name, false, "Pilot-operated: the node whose pressure opens it (then oil may flow back)."),
+        ("pilot_ratio", K::Q, false, "Pilot ratio φ (pilot piston area / seat area): opening signal Δp + φ·(p_pilot − p_from)."),
         ("coefficient", K::Q, false, "Full-open flow coefficient K [m³/(s·√Pa)] (or area + discharge_coefficient)."),
         ("area", K::Q, false, "Full-open flow area [m²]."),
         ("discharge_coefficient", K::Q, false, "Discharge coefficient (with area)."),

@@ -95,3 +95,82 @@ fn a_check_valve_fills_holds_exactly_and_refills() {
         p / bar
     );
 }
+
+/// A pilot-operated check valve holding a load chamber at 100 bar: with the pilot at tank
+/// pressure nothing flows back; a 40 bar pilot (ratio 3) lifts the poppet, the chamber
+/// drains back to the 1 bar line, and closing the pilot seals it again.
+#[test]
+fn a_pilot_opens_the_check_valve_backwards() {
+    let text = common::supplied_circuit(
+        "pilot-check",
+        "1 bar",
+        r#"[[hydraulics.pressure_sources]]
+name = "line"
+pressure = "1 bar"
+[[hydraulics.volumes]]
+name = "load_side"
+volume = "1 L"
+initial_guess = "100 bar"
+[[hydraulics.check_valves]]
+name = "holding"
+from = "line"
+to = "load_side"
+cracking_pressure = "2 bar"
+full_open_pressure = "5 bar"
+coefficient = 1e-7
+pilot = "supply"
+pilot_ratio = 3
+[[interface.outputs]]
+name = "load_side.p"
+quantity = "load_side.p"
+[[interface.outputs]]
+name = "holding.flow"
+quantity = "holding.flow"
+"#,
+    );
+    let model = common::compile_text("pilot-check.toml", text);
+    let var = |n: &str| {
+        model
+            .variables
+            .iter()
+            .find(|v| v.name == n)
+            .unwrap()
+            .clone()
+    };
+    let (pilot, held, flow) = (var("supply.p"), var("load_side.p"), var("holding.flow"));
+    let Binding::Param(pilot) = pilot.binding else {
+        panic!("supply.p is a slot")
+    };
+    let mut inst = Instance::new(Arc::new(model));
+    inst.initialize(0.0).unwrap();
+    let bar = 1e5;
+    let run = |inst: &mut Instance, seconds: f64| -> Vec<(f64, f64)> {
+        let t0 = inst.time();
+        (1..=(seconds * 1e3).round() as usize)
+            .map(|k| {
+                inst.advance(t0 + k as f64 * 1e-3).unwrap();
+                (inst.value(&held), inst.value(&flow))
+            })
+            .collect()
+    };
+    // Pilot at 1 bar: the signal (1 − 100) + 3·(1 − 1) bar is far below cracking.
+    for (p, q) in run(&mut inst, 1.0) {
+        assert_eq!(q, 0.0);
+        assert_eq!(p, 100.0 * bar);
+    }
+    // Pilot at 40 bar: (1 − 100) + 3·39 = 18 bar > full opening: the load side drains back.
+    inst.set_param(pilot, 40.0 * bar);
+    let drain = run(&mut inst, 2.0);
+    assert!(drain.iter().all(|&(_, q)| q <= 0.0));
+    assert!(drain.iter().any(|&(_, q)| q < -1e-5), "it flows back");
+    let low = drain.last().unwrap().0;
+    assert!(low < 1.5 * bar, "drained to {} bar", low / bar);
+    // Pilot off again: sealed.
+    inst.set_param(pilot, 1.0 * bar);
+    let sealed = run(&mut inst, 1.0);
+    let kept = sealed[5].0;
+    for &(p, q) in &sealed[5..] {
+        assert_eq!(q, 0.0);
+        assert!((p - kept).abs() < 1e-7 * bar);
+    }
+}

@@ -61,8 +61,16 @@ pub fn element_flows(
                 transfer(inflow, r.from, r.to, q)
             }
             Element::CheckValve(c) => {
+                let dp = pressure[c.from] - pressure[c.to];
+                let signal = match c.pilot {
+                    Some((pilot, ratio)) => {
+                        dp + params[ratio.index()] * (pressure[pilot] - pressure[c.from])
+                    }
+                    None => dp,
+                };
                 let q = check_valve_flow(
-                    pressure[c.from] - pressure[c.to],
+                    dp,
+                    signal,
                     params[c.cracking_pressure.index()],
                     params[c.full_open_pressure.index()],
                     params[c.coefficient.index()],
@@ -92,12 +100,21 @@ fn edge_flow(edge: &MeteringEdge, u: f64, dp: f64, p_lam: f64) -> f64 {
     }
 }
 
-/// Flow of a check valve at pressure drop `dp` (inlet − outlet): zero up to `cracking`,
-/// then the orifice law `K·√Δp` (laminar near 0) times the opening, a smoothstep from 0 at
-/// cracking to 1 at `full_open`; C¹ in `dp`, never negative (Hopsan's check valve and
-/// Simscape Fluids' Check Valve (IL) meter the same way: opening ∝ the drop above cracking).
-pub fn check_valve_flow(dp: f64, cracking: f64, full_open: f64, k: f64, p_lam: f64) -> f64 {
-    let opening = compensator_opening(dp - cracking, full_open - cracking);
+/// Flow of a check valve at pressure drop `dp` (inlet − outlet) with the opening signal
+/// `signal` (`dp` itself, plus the pilot's share for a pilot-operated valve): zero up to
+/// `cracking`, then the orifice law `K·√Δp` (laminar near 0) times the opening, a
+/// smoothstep of the signal from 0 at cracking to 1 at `full_open`; C¹. A plain check valve
+/// never passes oil backwards; a piloted one does once the pilot lifts it (Hopsan's check
+/// valves meter the same way: opening by the drop, plus φ·p_pilot when piloted).
+pub fn check_valve_flow(
+    dp: f64,
+    signal: f64,
+    cracking: f64,
+    full_open: f64,
+    k: f64,
+    p_lam: f64,
+) -> f64 {
+    let opening = compensator_opening(signal - cracking, full_open - cracking);
     if opening == 0.0 {
         0.0
     } else {
@@ -232,22 +249,23 @@ mod tests {
         let (pc, pf, k, pl) = (2e5, 5e5, 1e-6, 1e4);
         // Reverse and below cracking: exactly nothing.
         for dp in [-3e7, -1e5, -1.0, 0.0, 1e5, pc] {
-            assert_eq!(check_valve_flow(dp, pc, pf, k, pl), 0.0, "{dp}");
+            assert_eq!(check_valve_flow(dp, dp, pc, pf, k, pl), 0.0, "{dp}");
         }
         // Half way up the opening: smoothstep(1/2) = 1/2 of the orifice flow.
         let dp = 0.5 * (pc + pf);
-        assert!((check_valve_flow(dp, pc, pf, k, pl) - 0.5 * k * dp.sqrt()).abs() < 1e-15);
+        assert!((check_valve_flow(dp, dp, pc, pf, k, pl) - 0.5 * k * dp.sqrt()).abs() < 1e-15);
         // A quarter: 3/16 · 2/4 = 0.15625.
         let dp = pc + 0.25 * (pf - pc);
         let expected = 0.15625 * k * dp.sqrt();
-        assert!((check_valve_flow(dp, pc, pf, k, pl) - expected).abs() < 1e-15);
+        assert!((check_valve_flow(dp, dp, pc, pf, k, pl) - expected).abs() < 1e-15);
         // Fully open: the orifice law.
         for dp in [pf, 2e6, 2e7] {
-            assert_eq!(check_valve_flow(dp, pc, pf, k, pl), k * dp.sqrt());
+            assert_eq!(check_valve_flow(dp, dp, pc, pf, k, pl), k * dp.sqrt());
         }
         // Continuous slope at cracking and at full opening.
         let slope = |dp: f64| {
-            (check_valve_flow(dp + 1.0, pc, pf, k, pl) - check_valve_flow(dp - 1.0, pc, pf, k, pl))
+            (check_valve_flow(dp + 1.0, dp + 1.0, pc, pf, k, pl)
+                - check_valve_flow(dp - 1.0, dp - 1.0, pc, pf, k, pl))
                 / 2.0
         };
         assert!(slope(pc) < 1e-4 * 0.5 * k / pc.sqrt());

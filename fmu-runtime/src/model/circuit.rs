@@ -146,6 +146,10 @@ pub struct CheckValve {
     /// Flow coefficient K when fully open [m³/(s·√Pa)].
     pub coefficient: ParamId,
     pub laminar_pressure: ParamId,
+    /// Pilot-operated: the pilot node and the pilot ratio φ (pilot piston area over seat
+    /// area). The opening signal becomes `Δp + φ·(p_pilot − p_from)`, so a pilot pressure
+    /// lifts the poppet and lets the oil flow back from `to` to `from`.
+    pub pilot: Option<(usize, ParamId)>,
 }
 
 /// Fixed-displacement pump from `inlet` to `outlet`: Q = D ω / 2π · η_v.
@@ -198,7 +202,11 @@ impl Element {
             Element::DirectionalValve(v) => vec![v.port_p, v.port_t, v.port_a, v.port_b],
             Element::Orifice(o) => vec![o.from, o.to],
             Element::ReliefValve(r) => vec![r.from, r.to],
-            Element::CheckValve(c) => vec![c.from, c.to],
+            Element::CheckValve(c) => {
+                let mut nodes = vec![c.from, c.to];
+                nodes.extend(c.pilot.map(|(node, _)| node));
+                nodes
+            }
             Element::Pump(p) => vec![p.inlet, p.outlet],
             Element::Leakage(l) => vec![l.from, l.to],
         }
@@ -495,12 +503,15 @@ impl Circuit {
                 Element::DirectionalValve(v) => out.push(v.laminar_pressure),
                 Element::Orifice(o) => out.extend([o.coefficient, o.laminar_pressure]),
                 Element::ReliefValve(r) => out.extend([r.cracking_pressure, r.gain]),
-                Element::CheckValve(c) => out.extend([
-                    c.cracking_pressure,
-                    c.full_open_pressure,
-                    c.coefficient,
-                    c.laminar_pressure,
-                ]),
+                Element::CheckValve(c) => {
+                    out.extend([
+                        c.cracking_pressure,
+                        c.full_open_pressure,
+                        c.coefficient,
+                        c.laminar_pressure,
+                    ]);
+                    out.extend(c.pilot.map(|(_, ratio)| ratio));
+                }
                 Element::Pump(p) => out.extend([p.displacement, p.speed, p.volumetric_efficiency]),
                 Element::Leakage(l) => out.push(l.conductance),
             }

@@ -197,6 +197,9 @@ pub struct CheckValveDesc {
     pub to: Name,
     pub cracking_pressure: Quantity,
     pub full_open_pressure: Quantity,
+    /// Pilot-operated: the node whose pressure lifts the poppet, and the pilot ratio.
+    pub pilot: Option<Name>,
+    pub pilot_ratio: Option<Quantity>,
     pub area: Option<Quantity>,
     pub discharge_coefficient: Option<Quantity>,
     pub coefficient: Option<Quantity>,

@@ -178,8 +178,40 @@ pub(super) fn lower_circuit(
             (&c.coefficient, &c.area, &c.discharge_coefficient),
         );
         let laminar_pressure = laminar(cx, &name, c.laminar_pressure.as_ref());
+        let pilot = match (&c.pilot, &c.pilot_ratio) {
+            (Some(node), Some(ratio)) => {
+                let node = cx.node_ref(node);
+                let r = cx.value(ratio, PLAIN);
+                cx.require_positive(ratio, r, "pilot_ratio");
+                let slot = cx.slot(
+                    format!("{name}.pilot_ratio"),
+                    r,
+                    PLAIN,
+                    format!("Pilot ratio of {name} (pilot piston area / seat area)"),
+                );
+                Some((node, slot))
+            }
+            (None, None) => None,
+            (Some(node), None) => {
+                cx.error(
+                    node.span(),
+                    format!("check valve '{name}' has a `pilot` but no `pilot_ratio`"),
+                    "add the pilot ratio (pilot piston area over seat area), e.g. `pilot_ratio = 3`",
+                );
+                None
+            }
+            (None, Some(ratio)) => {
+                cx.error(
+                    ratio.span(),
+                    format!("check valve '{name}' has a `pilot_ratio` but no `pilot`"),
+                    "add the node whose pressure opens it, e.g. `pilot = \"lower_line\"`",
+                );
+                None
+            }
+        };
         cx.elements.insert(name.clone(), elements.len());
         elements.push(Element::CheckValve(CheckValve {
+            pilot,
             cracking_pressure: cx.slot(
                 format!("{name}.cracking_pressure"),
                 cracking,
