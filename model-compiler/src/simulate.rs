@@ -177,6 +177,14 @@ impl InputSeries {
     }
 }
 
+/// The step times of all `series` (FMPy's input events), sorted, each once.
+pub fn step_times<'a>(series: impl IntoIterator<Item = &'a InputSeries>) -> Vec<f64> {
+    let mut events: Vec<f64> = series.into_iter().flat_map(InputSeries::events).collect();
+    events.sort_by(f64::total_cmp);
+    events.dedup();
+    events
+}
+
 /// The communication points of FMPy's co-simulation loop over `[start, stop]`: the grid
 /// `start + (n + 1)·h`, with an input step time (from `events`) inserted where it falls
 /// before the next grid point (the grid goes on from where it was), and the stop time last.
@@ -318,9 +326,7 @@ pub fn run(fmu_path: &Path, o: &Options) -> Result<Results, (Results, String)> {
         }
         inputs.push((series, vr));
     }
-    let mut events: Vec<f64> = inputs.iter().flat_map(|(s, _)| s.events()).collect();
-    events.sort_by(f64::total_cmp);
-    events.dedup();
+    let events = step_times(inputs.iter().map(|(s, _)| s));
 
     let mut results = Results::default();
     let recorded: Vec<&ScalarVariable> = if o.vars.is_empty() {

@@ -3,32 +3,17 @@
 
 mod common;
 
-use fmu_runtime::Instance;
-use fmu_runtime::model::{Binding, Variable};
-use std::sync::Arc;
+use fmu_runtime::model::Variable;
 
 #[test]
 fn a_slow_compression_follows_the_gas_law() {
-    let model = common::compile_text("accumulator.toml", common::accumulator_circuit());
-    let var = |n: &str| -> Variable {
-        model
-            .variables
-            .iter()
-            .find(|v| v.name == n)
-            .unwrap()
-            .clone()
-    };
-    let (supply, p, held, flow) = (
-        var("supply.p"),
-        var("acc.p"),
-        var("acc.volume"),
-        var("feed.flow"),
+    let (mut inst, v) = common::started(
+        "accumulator.toml",
+        common::accumulator_circuit(),
+        &["supply.p", "acc.p", "acc.volume", "feed.flow"],
     );
-    let Binding::Param(supply) = supply.binding else {
-        panic!("supply.p is a slot")
-    };
-    let mut inst = Instance::new(Arc::new(model));
-    inst.initialize(0.0).unwrap();
+    let [supply, p, held, flow] = <[Variable; 4]>::try_from(v).unwrap();
+    let supply = common::slot_of(&supply);
     let (v0, p0, n, beta, line): (f64, f64, f64, f64, f64) = (2e-3, 50e5, 1.4, 1.5e9, 1e-4);
     // The supply rises from 55 to 200 bar over 20 s: slow against the line's time constant.
     let h = 1e-3;

@@ -5,8 +5,7 @@
 mod common;
 
 use fmu_runtime::Instance;
-use fmu_runtime::model::{Binding, Variable};
-use std::sync::Arc;
+use fmu_runtime::model::Variable;
 
 struct Rig {
     inst: Instance,
@@ -17,18 +16,12 @@ struct Rig {
 
 impl Rig {
     fn new() -> Rig {
-        let model = common::compile_text("check-valve.toml", common::check_valve_circuit());
-        let var = |n: &str| {
-            model
-                .variables
-                .iter()
-                .find(|v| v.name == n)
-                .unwrap()
-                .clone()
-        };
-        let (supply, held, flow) = (var("supply.p"), var("held.p"), var("check.flow"));
-        let mut inst = Instance::new(Arc::new(model));
-        inst.initialize(0.0).unwrap();
+        let (inst, v) = common::started(
+            "check-valve.toml",
+            common::check_valve_circuit(),
+            &["supply.p", "held.p", "check.flow"],
+        );
+        let [supply, held, flow] = <[Variable; 3]>::try_from(v).unwrap();
         Rig {
             inst,
             supply,
@@ -38,10 +31,7 @@ impl Rig {
     }
 
     fn set_supply(&mut self, p: f64) {
-        let Binding::Param(id) = self.supply.binding else {
-            panic!("supply.p is a slot")
-        };
-        self.inst.set_param(id, p);
+        self.inst.set_param(common::slot_of(&self.supply), p);
     }
 
     /// Runs for `seconds` in 1 ms communication steps; every pressure and flow seen.
@@ -128,21 +118,13 @@ name = "holding.flow"
 quantity = "holding.flow"
 "#,
     );
-    let model = common::compile_text("pilot-check.toml", text);
-    let var = |n: &str| {
-        model
-            .variables
-            .iter()
-            .find(|v| v.name == n)
-            .unwrap()
-            .clone()
-    };
-    let (pilot, held, flow) = (var("supply.p"), var("load_side.p"), var("holding.flow"));
-    let Binding::Param(pilot) = pilot.binding else {
-        panic!("supply.p is a slot")
-    };
-    let mut inst = Instance::new(Arc::new(model));
-    inst.initialize(0.0).unwrap();
+    let (mut inst, v) = common::started(
+        "pilot-check.toml",
+        text,
+        &["supply.p", "load_side.p", "holding.flow"],
+    );
+    let [pilot, held, flow] = <[Variable; 3]>::try_from(v).unwrap();
+    let pilot = common::slot_of(&pilot);
     let bar = 1e5;
     let run = |inst: &mut Instance, seconds: f64| -> Vec<(f64, f64)> {
         let t0 = inst.time();

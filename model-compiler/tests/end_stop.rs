@@ -3,25 +3,15 @@
 
 mod common;
 
-use fmu_runtime::Instance;
-use std::sync::Arc;
-
 fn settle(text: String, seconds: f64) -> (f64, f64) {
-    let model = common::compile_text("end-stop.toml", text);
-    let q = model
-        .variables
-        .iter()
-        .find(|v| v.name == "lift.q")
-        .unwrap()
-        .clone();
-    let mut inst = Instance::new(Arc::new(model));
-    inst.initialize(0.0).unwrap();
+    let (mut inst, v) = common::started("end-stop.toml", text, &["lift.q"]);
+    let q = &v[0];
     let mut extreme = f64::INFINITY;
     for k in 1..=(seconds * 1e3) as usize {
         inst.advance(k as f64 * 1e-3).unwrap();
-        extreme = extreme.min(inst.value(&q));
+        extreme = extreme.min(inst.value(q));
     }
-    (inst.value(&q), extreme)
+    (inst.value(q), extreme)
 }
 
 #[test]

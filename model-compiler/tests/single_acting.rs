@@ -3,8 +3,7 @@
 
 mod common;
 
-use fmu_runtime::Instance;
-use std::sync::Arc;
+use fmu_runtime::model::Variable;
 
 const DESCRIPTION: &str = r#"
 [model]
@@ -60,22 +59,12 @@ quantity = "plunger.p_rod"
 
 #[test]
 fn a_plunger_lowers_at_the_metered_flow() {
-    let model = common::compile_text("plunger.toml", DESCRIPTION.to_string());
-    let var = |n: &str| {
-        model
-            .variables
-            .iter()
-            .find(|v| v.name == n)
-            .unwrap()
-            .clone()
-    };
-    let (length, p_cap, p_rod) = (
-        var("plunger.length"),
-        var("plunger.p_cap"),
-        var("plunger.p_rod"),
+    let (mut inst, v) = common::started(
+        "plunger.toml",
+        DESCRIPTION.to_string(),
+        &["plunger.length", "plunger.p_cap", "plunger.p_rod"],
     );
-    let mut inst = Instance::new(Arc::new(model));
-    inst.initialize(0.0).unwrap();
+    let [length, p_cap, p_rod] = <[Variable; 3]>::try_from(v).unwrap();
     // The load rides its oil spring (≈ 21 Hz, lightly damped): the mean speed over many
     // periods (1–3 s) is what continuity fixes, and the mean cap pressure.
     let (mut start, mut pc, mut samples) = (0.0, 0.0, 0);

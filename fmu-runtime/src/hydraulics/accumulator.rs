@@ -2,6 +2,7 @@
 //! compressed polytropically, `p·V_g^n = p0·V0^n`, by the oil that enters once the pressure
 //! exceeds the precharge. Below it the gas fills the shell and the accumulator holds no oil.
 
+use super::orifice::smooth_opening;
 use crate::math;
 
 /// Share of the precharge over which the gas compliance is faded in above `p0` (our
@@ -26,8 +27,7 @@ pub fn compliance(p: f64, v0: f64, p0: f64, n: f64) -> f64 {
         return 0.0;
     }
     let gas = v0 * math::pow(p0 / p, 1.0 / n);
-    let x = ((p - p0) / (FADE * p0)).min(1.0);
-    x * x * (3.0 - 2.0 * x) * gas / (n * p)
+    smooth_opening(p - p0, FADE * p0) * gas / (n * p)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use super::accumulator;
 use super::cylinder::CylinderState;
 use super::fluid::{effective_bulk_modulus, oil_bulk_modulus};
-use super::orifice::{cracking_ramp, turbulent_flow};
+use super::orifice::{cracking_ramp, smooth_opening, turbulent_flow};
 use super::valve::edge_coefficient;
 use crate::model::{
     Circuit, EDGE_AT, EDGE_BT, EDGE_PA, EDGE_PB, EdgeLaw, Element, MeteringEdge, Node,
@@ -96,7 +96,7 @@ fn edge_flow(edge: &MeteringEdge, u: f64, dp: f64, p_lam: f64) -> f64 {
     let value = edge_coefficient(edge, u);
     match edge.law {
         EdgeLaw::Orifice => turbulent_flow(value, dp, p_lam),
-        EdgeLaw::Compensated { margin } => value * compensator_opening(dp, margin),
+        EdgeLaw::Compensated { margin } => value * smooth_opening(dp, margin),
     }
 }
 
@@ -114,23 +114,11 @@ pub fn check_valve_flow(
     k: f64,
     p_lam: f64,
 ) -> f64 {
-    let opening = compensator_opening(signal - cracking, full_open - cracking);
+    let opening = smooth_opening(signal - cracking, full_open - cracking);
     if opening == 0.0 {
         0.0
     } else {
         opening * turbulent_flow(k, dp, p_lam)
-    }
-}
-
-/// 0 for Δp ≤ 0, 1 for Δp ≥ margin, smoothstep (C¹) between.
-pub fn compensator_opening(dp: f64, margin: f64) -> f64 {
-    if dp <= 0.0 {
-        0.0
-    } else if dp >= margin {
-        1.0
-    } else {
-        let x = dp / margin;
-        x * x * (3.0 - 2.0 * x)
     }
 }
 

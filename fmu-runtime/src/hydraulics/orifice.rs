@@ -16,6 +16,20 @@ pub fn turbulent_flow(k: f64, dp: f64, p_lam: f64) -> f64 {
     }
 }
 
+/// An opening faded in over `width`: 0 for `x ≤ 0`, 1 for `x ≥ width`, the smoothstep
+/// `ξ²(3 − 2ξ)` of `ξ = x/width` between (C¹). Opens compensated edges (x = Δp over the
+/// margin), check valves (the signal above cracking) and an accumulator's gas compliance.
+pub fn smooth_opening(x: f64, width: f64) -> f64 {
+    if x <= 0.0 {
+        0.0
+    } else if x >= width {
+        1.0
+    } else {
+        let xi = x / width;
+        xi * xi * (3.0 - 2.0 * xi)
+    }
+}
+
 /// The opening of a valve that cracks at `y = 0`: exactly `0` for `y ≤ 0` (a closed valve
 /// passes nothing, however far below cracking), exactly `y` for `y ≥ s`, and the cubic
 /// `y²(2s − y)/s²` between, which matches value and slope at both ends (C¹), so Newton sees

@@ -15,7 +15,7 @@ use super::readme;
 use crate::diagnostic::Source;
 use crate::lower::report::{ReportSpec, is_automatic};
 use crate::report;
-use crate::simulate::{self, InputSeries, communication_points, isclose};
+use crate::simulate::{self, InputSeries, communication_points, isclose, step_times};
 use fmu_runtime::model::{Causality, VarType};
 use std::path::{Path, PathBuf};
 
@@ -66,9 +66,7 @@ pub fn fmpy_step(default_step: f64, start: f64, stop: f64) -> f64 {
 /// Every Real input of the model as one table: the manoeuvre's series on the union of
 /// their times (two rows at a step), inputs without a series at their start value.
 fn merge(names: &[(String, f64)], series: &[InputSeries], at: Option<&[f64]>) -> InputSeries {
-    let mut events: Vec<f64> = series.iter().flat_map(InputSeries::events).collect();
-    events.sort_by(f64::total_cmp);
-    events.dedup();
+    let events = step_times(series);
     let times: Vec<f64> = match at {
         Some(points) => points.to_vec(),
         None => {
@@ -160,12 +158,7 @@ pub fn package(source: &Source, root: &Path, platforms: &[String]) -> Result<Pac
     let mut in_csv = csv::write(&table.names, &table.time, &table.values);
     let mut resampled = false;
     if in_csv.len() >= MAX_CSV_BYTES || table.time.len() > MAX_ROWS {
-        let events: Vec<f64> = {
-            let mut e: Vec<f64> = loaded.inputs.iter().flat_map(InputSeries::events).collect();
-            e.sort_by(f64::total_cmp);
-            e.dedup();
-            e
-        };
+        let events = step_times(&loaded.inputs);
         let points = communication_points(start, stop, h, &events);
         table = merge(&inputs, &loaded.inputs, Some(&points));
         in_csv = csv::write(&table.names, &table.time, &table.values);

@@ -12,7 +12,7 @@ use super::tube;
 use super::wine;
 use crate::bench::xml::{self, ModelDescription, VarType};
 use crate::fmu_xml;
-use crate::simulate::{self, InputSeries, Results, communication_points, isclose};
+use crate::simulate::{self, InputSeries, Results, communication_points, isclose, step_times};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -183,7 +183,7 @@ fn prepare(case: &Case) -> Result<Prepared, String> {
     let mut zip = fmu_xml::open_fmu(&case.fmu)?;
     let text = fmu_xml::model_description_text(&mut zip, &case.fmu)?;
     let md = xml::parse(&text).map_err(|e| format!("{}: {e}", case.fmu.display()))?;
-    if !isclose(opt.start_time, md.start_time) && opt.start_time != md.start_time {
+    if !isclose(opt.start_time, md.start_time) {
         return Err(format!(
             "{}: StartTime {} differs from the FMU's default experiment start {}",
             opt_path.display(),
@@ -309,9 +309,7 @@ fn choose_binary(case: &Case, o: &Options) -> Result<(&'static str, String), Str
 /// The run through the win64 binary under wine, on the communication points and with the
 /// inputs of [`simulate::run`].
 fn run_win64(case: &Case, p: &Prepared, series: &[InputSeries]) -> Result<Results, String> {
-    let mut events: Vec<f64> = series.iter().flat_map(InputSeries::events).collect();
-    events.sort_by(f64::total_cmp);
-    events.dedup();
+    let events = step_times(series);
     let points = communication_points(p.opt.start_time, p.opt.stop_time, p.opt.step_size, &events);
     let vr = |n: &String| p.md.variable(n).map(|v| v.value_reference).unwrap_or(0);
     let empty = InputSeries {

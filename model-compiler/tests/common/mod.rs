@@ -112,6 +112,34 @@ pub fn compile(file: &str) -> CompiledModel {
 
 /// A description given as text (tests of single components), compiled; errors panic with
 /// their rendering.
+/// A description compiled, its variables `names` looked up, and an instance of it
+/// initialized at t = 0 (for the component tests that drive the `Instance` directly).
+pub fn started(file: &str, text: String, names: &[&str]) -> (Instance, Vec<Variable>) {
+    let model = compile_text(file, text);
+    let vars = names
+        .iter()
+        .map(|n| {
+            model
+                .variables
+                .iter()
+                .find(|v| v.name == *n)
+                .unwrap_or_else(|| panic!("{file}: no variable {n}"))
+                .clone()
+        })
+        .collect();
+    let mut inst = Instance::new(Arc::new(model));
+    inst.initialize(0.0).unwrap();
+    (inst, vars)
+}
+
+/// The slot an input or parameter variable sets.
+pub fn slot_of(v: &Variable) -> fmu_runtime::model::ParamId {
+    match v.binding {
+        Binding::Param(p) => p,
+        Binding::Probe(_) => panic!("{} is not a slot", v.name),
+    }
+}
+
 pub fn compile_text(name: &str, text: String) -> CompiledModel {
     let source = Source::new(name, text);
     match model_compiler::compile(&source) {
