@@ -525,6 +525,13 @@ impl Instance {
         self.work.eval.count
     }
 
+    /// Steps so far in which some pressure stepped by backward Euler near vapour pressure,
+    /// and how many of them were solved a second time because the trapezoidal solution ended
+    /// there (`solver::cavitation`).
+    pub fn backward_euler_steps(&self) -> (u64, u64) {
+        (self.work.euler_steps, self.work.resolved_steps)
+    }
+
     /// Partial (first-order-only) evaluations performed so far, each about a third of a
     /// full one (they skip kinematics, inverse dynamics and constraints).
     pub fn partial_evaluations(&self) -> u64 {

@@ -182,7 +182,10 @@ const DEFS: &[(&str, &str, &[F])] = &[
     ]),
     ("oil", "Oil properties.", &[
         ("density", K::Q, true, "Density [kg/m³]."),
-        ("bulk_modulus", K::QOrDef("bulk_modulus_law"), true, "Bulk modulus [Pa], or the law { a, b } of β(p) = (1 + a p + b p²)/(a + 2 b p)."),
+        ("bulk_modulus", K::QOrDef("bulk_modulus_law"), true, "Bulk modulus of the liquid without air [Pa], or the law { a, b } of β(p) = (1 + a p + b p²)/(a + 2 b p)."),
+        ("air_fraction", K::Q, false, "Undissolved air per liquid volume at atmospheric pressure [-] (default 0.001): softens the oil at low pressure and keeps every volume above the vapour pressure."),
+        ("air_polytropic_index", K::Q, false, "Polytropic index of the air [-] (default 1, isothermal; up to 1.4 adiabatic)."),
+        ("vapour_pressure", K::Q, false, "Absolute pressure at which the oil boils [Pa] (default 1 kPa): no volume falls below it."),
     ]),
     ("bulk_modulus_law", "β(p) = (1 + a p + b p²)/(a + 2 b p).", &[
         ("a", K::Q, true, "a [1/Pa]."),

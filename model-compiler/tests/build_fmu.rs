@@ -374,13 +374,13 @@ fn check_lists_every_slot_and_the_motors() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let rod = run("naya-rod.toml");
-    assert!(rod.contains("  parameter slots (25; "), "{rod}");
+    assert!(rod.contains("  parameter slots (28; "), "{rod}");
     let slot_lines: Vec<&str> = rod
         .lines()
         .skip_while(|l| !l.starts_with("  parameter slots"))
         .skip(1)
         .collect();
-    assert_eq!(slot_lines.len(), 25, "{rod}");
+    assert_eq!(slot_lines.len(), 28, "{rod}");
     assert!(
         slot_lines
             .iter()
@@ -395,6 +395,11 @@ fn check_lists_every_slot_and_the_motors() {
         slot_lines
             .iter()
             .any(|l| l.contains("oil.bulk_modulus.a") && l.contains("6.53e-10 [1/Pa]"))
+    );
+    assert!(
+        slot_lines
+            .iter()
+            .any(|l| l.starts_with("    oil.vapour_pressure ") && l.contains("1000 [Pa]"))
     );
     // Bodies counted as the report counts them: the declared ones, the generated links apart.
     let crane = run("hydraulic-crane.toml");

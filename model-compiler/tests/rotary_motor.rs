@@ -35,7 +35,7 @@ density = 850
 bulk_modulus = "1500 MPa"
 [[hydraulics.pressure_sources]]
 name = "tank"
-pressure = 0
+pressure = "0.1 MPa"
 {supply}
 [[hydraulics.motors]]
 name = "motor"
@@ -77,10 +77,10 @@ fn get(inst: &Instance, name: &str) -> f64 {
 
 #[test]
 fn constant_pressure_accelerates_the_rotor_uniformly() {
-    // Δp = 10 MPa, D = 1e-4 m³/rev, i = 3, J = 2 kg·m², no friction:
+    // Δp = 10.1 − 0.1 = 10 MPa, D = 1e-4 m³/rev, i = 3, J = 2 kg·m², no friction:
     // q̈ = i·Δp·D/(2π·J) = 3·1e7·1e-4/(2π·2) = 238.73 rad/s².
     let mut inst = machine(
-        "[[hydraulics.pressure_sources]]\nname = \"line\"\npressure = \"10 MPa\"",
+        "[[hydraulics.pressure_sources]]\nname = \"line\"\npressure = \"10.1 MPa\"",
         "",
     );
     inst.initialize(0.0).unwrap();

@@ -108,13 +108,15 @@ def test_fmpy_cross_check_run_passes_every_linux64_fmu(tmp_path, monkeypatch, re
     # FMPy 0.3.32's cross_check marks a _ref.csv that lacks any output of the FMU with a
     # warning (its read_csv selects every output by name); _ref.csv holds the outputs the
     # model page plots, as the issue asks, so each Ref cell is a warning, not a failure.
-    # The one other warning: jaiswal-fourbar-friction's "99 %", FMPy's tube missing one
-    # point of the seal-friction jump in its own bit-identical reference (1 of 629).
+    # The other warnings, "99 %" each, are FMPy's tube missing one point of a jump in its own
+    # bit-identical reference (1 of 629): jaiswal-fourbar-friction's seal-friction jump, and
+    # jaiswal-fourbar's valve reversal at t = 8 s, where the cap side swings 55 → 114 → 0.7
+    # bar within 64 ms (it cavitates: the entrained air of issue 14 holds it above vapour).
     warnings = re.findall(r'class="label label-warning"( title="[^"]*")?>([^<]*)<', html)
     ref_cells = [w for w in warnings if w[0].startswith(' title=')]
     others = [w[1] for w in warnings if not w[0]]
     assert len(ref_cells) == len(MODELS), warnings
-    assert others == ["99 %"], warnings
+    assert others == ["99 %", "99 %"], warnings
     # The validator re-reads FMPy's results and compares them with its own tube.
     fmu_count, result_count, problems = validate_repo(str(repo))
     assert (fmu_count, result_count, problems) == (len(model_dirs()), len(MODELS), [])

@@ -129,6 +129,9 @@ fn test_model(guid: &str) -> CompiledModel {
             slot("brake.enabled", 0.0),
             slot("g", 9.81),
             slot("solver.max_iter", 10.0),
+            slot("oil.air_fraction", 1e-3),
+            slot("oil.air_polytropic_index", 1.0),
+            slot("oil.vapour_pressure", 1e3),
         ],
         mechanism: Mechanism {
             bodies: vec![Body {
@@ -165,6 +168,11 @@ fn test_model(guid: &str) -> CompiledModel {
             oil: Oil {
                 density: p(3),
                 bulk_modulus: BulkModulus::Constant(p(4)),
+                air: EntrainedAir {
+                    fraction: p(11),
+                    polytropic_index: p(12),
+                    vapour_pressure: p(13),
+                },
             },
             nodes: vec![],
             spools: vec![],

@@ -1,6 +1,36 @@
-//! Bulk modulus of oil and the effective modulus of a compliant volume.
+//! Bulk modulus of oil — liquid, entrained air, vapour — and the effective modulus of a
+//! compliant volume.
+//!
+//! # Oil that cannot pull
+//! Oil carries undissolved air. Compressed and expanded polytropically, `p V_g^n = const`,
+//! the air makes the mixture soft at low pressure: the mixture law of the Simscape
+//! Hydraulics *Hydraulic Fluid* block and MapleSim's hydraulic chambers,
+//!
+//! ```text
+//! 1/E = (1/β_L + (−dg/dp)) / (1 + g),   g = α ((p_a − p_v)/(p − p_v))^(1/n)
+//! ```
+//!
+//! with `g` the air volume per liquid volume, `α` its value at atmospheric pressure
+//! `p_a`, `β_L` the liquid's modulus. We measure the gas pressure from the oil's vapour
+//! pressure `p_v` (at `p_v` the oil boils and the cavity holds vapour and released air), so
+//! the air volume grows without bound as `p → p_v`: `E → n (p − p_v)` and a volume that is
+//! drained faster than oil arrives approaches `p_v` and never crosses it, while the load
+//! that drains it moves as if nothing held it (cavitation). With `p_v = 0` the law is
+//! Simscape's.
+//!
+//! Below `p_v + δ` the distance `p − p_v` is continued by `δ e^((p − p_v)/δ − 1)` (C¹, always
+//! positive), so that Newton's iterates may stray below `p_v` without leaving the law's
+//! domain; converged steps stay above `p_v` (backward Euler near it, `solver::newton`).
 
-use crate::model::BulkModulus;
+use crate::math;
+use crate::model::{BulkModulus, EntrainedAir};
+
+/// Atmospheric pressure: the pressure at which the air fraction is stated [Pa].
+pub const ATMOSPHERE: f64 = 101_325.0;
+
+/// Share of `p_a − p_v` below which `p − p_v` is continued exponentially (our choice: a
+/// tenth of a percent, ≈ 100 Pa, where the air has expanded to 1000× its atmospheric volume).
+const CONTINUATION: f64 = 1e-3;
 
 /// Oil bulk modulus at pressure `p` [Pa].
 pub fn oil_bulk_modulus(law: &BulkModulus, params: &[f64], p: f64) -> f64 {
@@ -11,6 +41,80 @@ pub fn oil_bulk_modulus(law: &BulkModulus, params: &[f64], p: f64) -> f64 {
             let (a, b) = (params[a.index()], params[b.index()]);
             (1.0 + a * p + b * p * p) / (a + 2.0 * b * p)
         }
+    }
+}
+
+/// The oil's low-pressure law with its parameter values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AirLaw {
+    fraction: f64,
+    /// `1/n`.
+    inverse_index: f64,
+    vapour_pressure: f64,
+}
+
+impl AirLaw {
+    pub fn of(air: &EntrainedAir, params: &[f64]) -> AirLaw {
+        AirLaw {
+            fraction: params[air.fraction.index()],
+            inverse_index: 1.0 / params[air.polytropic_index.index()],
+            vapour_pressure: params[air.vapour_pressure.index()],
+        }
+    }
+
+    /// Mixture bulk modulus at absolute pressure `p` from the liquid's `beta_liquid` [Pa].
+    ///
+    /// ```
+    /// use fmu_runtime::hydraulics::fluid::{AirLaw, ATMOSPHERE};
+    /// // 0.1 % air, isothermal, no vapour pressure: at 1 atm the air is 1/1000 of the
+    /// // liquid and as compliant as 1/(1000 p_a) = 1e-8 1/Pa, 15× the liquid's 6.7e-10.
+    /// let law = AirLaw::new(1e-3, 1.0, 0.0);
+    /// let e = law.mixture_bulk_modulus(1.5e9, ATMOSPHERE);
+    /// let expected = 1.001 / (1.0 / 1.5e9 + 1e-3 / ATMOSPHERE);
+    /// assert!((e / expected - 1.0).abs() < 1e-12);
+    /// // At 200 bar the air costs 0.03 % of the modulus.
+    /// assert!((law.mixture_bulk_modulus(1.5e9, 200e5) / 1.5e9 - 1.0).abs() < 4e-4);
+    /// ```
+    pub fn mixture_bulk_modulus(&self, beta_liquid: f64, p: f64) -> f64 {
+        let (g, compliance) = self.gas(p);
+        (1.0 + g) / (1.0 / beta_liquid + compliance)
+    }
+
+    /// A law from its values: air fraction at atmospheric pressure, polytropic index,
+    /// vapour pressure [Pa].
+    pub fn new(fraction: f64, polytropic_index: f64, vapour_pressure: f64) -> AirLaw {
+        AirLaw {
+            fraction,
+            inverse_index: 1.0 / polytropic_index,
+            vapour_pressure,
+        }
+    }
+
+    /// The oil's vapour pressure [Pa].
+    pub fn vapour_pressure(&self) -> f64 {
+        self.vapour_pressure
+    }
+
+    /// Air volume per liquid volume `g` and its compliance `−dg/dp` [1/Pa] at `p`.
+    fn gas(&self, p: f64) -> (f64, f64) {
+        let span = ATMOSPHERE - self.vapour_pressure;
+        let delta = CONTINUATION * span;
+        let x = p - self.vapour_pressure;
+        // Distance from vapour pressure, continued below δ; `slope` = its derivative.
+        let (d, slope) = if x >= delta {
+            (x, 1.0)
+        } else {
+            let e = math::exp(x / delta - 1.0);
+            (delta * e, e)
+        };
+        let ratio = span / d;
+        let g = self.fraction
+            * if self.inverse_index == 1.0 {
+                ratio
+            } else {
+                math::pow(ratio, self.inverse_index)
+            };
+        (g, g * self.inverse_index / d * slope)
     }
 }
 
@@ -31,6 +135,53 @@ pub fn effective_bulk_modulus(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_mixture_law_is_simscapes_at_zero_vapour_pressure() {
+        // Simscape Hydraulic Fluid block: E = E_l (1 + α (p_a/p)^(1/n)) /
+        // (1 + α p_a^(1/n) E_l / (n p^((n+1)/n))), p absolute here.
+        let (el, alpha, n) = (1.6e9, 0.005, 1.4);
+        let law = AirLaw::new(alpha, n, 0.0);
+        for p in [0.2e5, 1e5, 5e5, 20e5, 100e5, 350e5] {
+            let simscape = el * (1.0 + alpha * math::pow(ATMOSPHERE / p, 1.0 / n))
+                / (1.0
+                    + alpha * math::pow(ATMOSPHERE, 1.0 / n) * el
+                        / (n * math::pow(p, (n + 1.0) / n)));
+            let e = law.mixture_bulk_modulus(el, p);
+            assert!((e / simscape - 1.0).abs() < 1e-12, "{p}: {e} vs {simscape}");
+        }
+    }
+
+    #[test]
+    fn the_modulus_vanishes_at_vapour_pressure_and_stays_positive_below() {
+        let law = AirLaw::new(1e-3, 1.0, 1000.0);
+        // 500 Pa above p_v the air is g = 1e-3·(p_a − p_v)/500 = 0.2 of the liquid and
+        // E = (1 + g)/(1/β + g/500) ≈ 3000 Pa: the oil is softer than the air alone.
+        let g = 1e-3 * (ATMOSPHERE - 1000.0) / 500.0;
+        let e = law.mixture_bulk_modulus(1.5e9, 1000.0 + 500.0);
+        assert!(
+            (e / ((1.0 + g) / (1.0 / 1.5e9 + g / 500.0)) - 1.0).abs() < 1e-12,
+            "{e}"
+        );
+        assert!(e < 3100.0, "{e}");
+        let mut last = f64::INFINITY;
+        for k in 0..40 {
+            let p = 1200.0 - 10.0 * k as f64;
+            let e = law.mixture_bulk_modulus(1.5e9, p);
+            assert!(e > 0.0 && e < last, "{p}: {e}");
+            last = e;
+        }
+    }
+
+    #[test]
+    fn the_continuation_below_vapour_pressure_is_c1() {
+        let law = AirLaw::new(2e-3, 1.2, 2000.0);
+        let delta = CONTINUATION * (ATMOSPHERE - 2000.0);
+        let p = 2000.0 + delta;
+        let (below, above) = (law.gas(p - 1e-9 * delta), law.gas(p + 1e-9 * delta));
+        assert!((below.0 / above.0 - 1.0).abs() < 1e-8);
+        assert!((below.1 / above.1 - 1.0).abs() < 1e-6);
+    }
 
     #[test]
     fn seed_001_effective_moduli() {

@@ -2,7 +2,7 @@
 
 use super::accumulator;
 use super::cylinder::CylinderState;
-use super::fluid::{effective_bulk_modulus, oil_bulk_modulus};
+use super::fluid::{AirLaw, effective_bulk_modulus, oil_bulk_modulus};
 use super::orifice::{cracking_ramp, smooth_opening, turbulent_flow};
 use super::valve::edge_coefficient;
 use crate::model::{
@@ -176,12 +176,14 @@ pub fn pressure_rates(
             wall[c.rod_node] += s.rod_volume.max(0.0) / b;
         }
     }
+    let air = AirLaw::of(&circuit.oil.air, params);
     let mut k = 0;
     for (n, node) in circuit.nodes.iter().enumerate() {
         let Node::Volume(cv) = node else { continue };
         let hose = params[cv.hose_volume.index()];
         let volume = (hose + chamber[n]).max(MIN_VOLUME);
-        let beta_oil = oil_bulk_modulus(&circuit.oil.bulk_modulus, params, pressure[n]);
+        let liquid = oil_bulk_modulus(&circuit.oil.bulk_modulus, params, pressure[n]);
+        let beta_oil = air.mixture_bulk_modulus(liquid, pressure[n]);
         let mut walls = wall[n];
         if let Some(b) = cv.hose_bulk_modulus {
             walls += hose / params[b.index()];

@@ -18,7 +18,22 @@ pub enum BulkModulus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Oil {
     pub density: ParamId,
+    /// Bulk modulus of the liquid without air.
     pub bulk_modulus: BulkModulus,
+    /// Undissolved air and vapour pressure: what the oil does at low pressure.
+    pub air: EntrainedAir,
+}
+
+/// Undissolved (entrained) air in the oil, compressed and expanded polytropically with
+/// the pressure above the oil's vapour pressure (see `hydraulics::fluid`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EntrainedAir {
+    /// Volume of air per volume of liquid at atmospheric pressure [-].
+    pub fraction: ParamId,
+    /// Polytropic index of the air [-] (1 = isothermal).
+    pub polytropic_index: ParamId,
+    /// Absolute pressure at which the oil boils [Pa]; no volume falls below it.
+    pub vapour_pressure: ParamId,
 }
 
 /// A control volume: one pressure, a primary unknown of the Newton loop.
@@ -485,6 +500,8 @@ impl Circuit {
             BulkModulus::Constant(b) => out.push(b),
             BulkModulus::PressureDependent { a, b } => out.extend([a, b]),
         }
+        let air = &self.oil.air;
+        out.extend([air.fraction, air.polytropic_index, air.vapour_pressure]);
         for n in &self.nodes {
             match n {
                 Node::Volume(v) => {

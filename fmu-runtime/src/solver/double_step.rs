@@ -292,7 +292,7 @@ fn residual(
         ds.z[ds.order[r + k]] = ds.x[k];
     }
     for i in 0..nw {
-        ws.wd[i] = c1 * ds.x[nf + i] + ws.wd_hat[i];
+        ws.wd[i] = ws.wd_gain[i] * ds.x[nf + i] + ws.wd_hat[i];
         ws.x[i] = ds.x[nf + i];
     }
     let w = &ws.x[..nw];
@@ -384,9 +384,8 @@ pub fn step(
         ws.zd_hat[i] = -(2.0 / h * st.z[i] + st.zd[i]);
         ws.zdd_hat[i] = -(4.0 / (h * h) * st.z[i] + 4.0 / h * st.zd[i] + st.zdd[i]);
     }
-    for i in 0..nw {
-        ws.wd_hat[i] = -(2.0 / h * st.w[i] + st.wd[i]);
-    }
+    // Pressures near vapour pressure by backward Euler (see `cavitation`).
+    let euler = super::cavitation::history(m, l, p, st, ws, h);
     let (nf, n) = {
         let ds = ws.double_step.as_mut().expect("double-step workspace");
         let r = ds.rank;
@@ -406,8 +405,13 @@ pub fn step(
     let mut iterations = 0;
     let mut previous = f64::INFINITY;
     let mut refresh = true;
-    for it in 1..=m.solver.max_iterations {
-        iterations = it;
+    let (mut it, mut spent, mut resolved) = (0, 0, false);
+    loop {
+        it += 1;
+        if it > m.solver.max_iterations {
+            break;
+        }
+        iterations = spent + it;
         residual(m, l, p, ws, h, true)?;
         if refresh {
             for k in 0..n {
@@ -448,6 +452,14 @@ pub fn step(
         let tol_of = |i: usize| if i < nf { tol[0] } else { tol[nz + i - nf] };
         let size = super::apply_update(&mut ds.x[..n], &ds.dx[..n], tol_of, st.time + h)?;
         if size <= 1.0 {
+            // A trapezoidal pressure that ended near vapour pressure: solve again with
+            // backward Euler for it.
+            let ds = ws.double_step.as_ref().unwrap();
+            ws.x[..nw].copy_from_slice(&ds.x[nf..nf + nw]);
+            if !resolved && super::cavitation::overshoots(m, l, p, st, ws, h, 0) {
+                (resolved, spent, it, refresh, previous) = (true, it, 0, true, f64::INFINITY);
+                continue;
+            }
             converged = true;
             break;
         }
@@ -471,6 +483,10 @@ pub fn step(
     st.zdd.copy_from_slice(&ds.zdd);
     st.w.copy_from_slice(&ds.x[nf..nf + nw]);
     st.wd.copy_from_slice(&ws.wd);
+    if euler || resolved {
+        ws.euler_steps += 1;
+        ws.resolved_steps += u64::from(resolved);
+    }
     st.iterations = iterations;
     st.steps += 1;
     Ok(())

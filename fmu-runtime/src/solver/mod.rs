@@ -3,6 +3,7 @@
 //! index-3 augmented Lagrangian; static-equilibrium initialisation; output probes.
 
 pub mod assembled;
+pub mod cavitation;
 pub mod double_step;
 pub mod equilibrium;
 pub mod evaluate;
@@ -66,6 +67,15 @@ pub struct Workspace {
     pub(crate) zd_hat: Vec<f64>,
     pub(crate) zdd_hat: Vec<f64>,
     pub(crate) wd_hat: Vec<f64>,
+    /// `∂ẇ/∂w` of each first-order state in this step: 2/h (trapezoidal) or 1/h (backward
+    /// Euler, a pressure near vapour pressure; see [`cavitation`]).
+    pub(crate) wd_gain: Vec<f64>,
+    pub(crate) euler: Vec<bool>,
+    /// Steps that took some pressure by backward Euler, and those of them solved twice (the
+    /// trapezoidal solution ended near vapour pressure): diagnostics, like the evaluation
+    /// counts.
+    pub(crate) euler_steps: u64,
+    pub(crate) resolved_steps: u64,
     pub(crate) zd: Vec<f64>,
     pub(crate) zdd: Vec<f64>,
     pub(crate) wd: Vec<f64>,
@@ -119,6 +129,10 @@ impl Workspace {
             zd_hat: vec![0.0; l.nz],
             zdd_hat: vec![0.0; l.nz],
             wd_hat: vec![0.0; l.nw],
+            wd_gain: vec![0.0; l.nw],
+            euler: vec![false; l.nw],
+            euler_steps: 0,
+            resolved_steps: 0,
             zd: vec![0.0; l.nz],
             zdd: vec![0.0; l.nz],
             wd: vec![0.0; l.nw],

@@ -34,7 +34,7 @@ fn derived(ws: &mut Workspace, l: &Layout, h: f64) {
         ws.zdd[i] = c2 * ws.x[i] + ws.zdd_hat[i];
     }
     for i in 0..l.nw {
-        ws.wd[i] = c1 * ws.x[l.nz + i] + ws.wd_hat[i];
+        ws.wd[i] = ws.wd_gain[i] * ws.x[l.nz + i] + ws.wd_hat[i];
     }
 }
 
@@ -424,7 +424,7 @@ pub fn tangent_probe(
     let (nz, nw) = (l.nz, l.nw);
     let n = nz + nw;
     let alpha = penalty(m, p, st.mass_scale, h);
-    predict(l, st, ws, h);
+    predict(m, l, p, st, ws, h);
     let saved = st.tangent.clone();
     residual(m, l, p, ws, h, alpha, true);
     fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Dense, false)?;
@@ -460,20 +460,26 @@ pub fn tangent_probe(
     })
 }
 
-/// Trapezoidal history ("hat") vectors of the step from `st` by `h`, the predictor
-/// `z + h ż`, `w`, and the multipliers carried over.
-fn predict(l: &Layout, st: &State, ws: &mut Workspace, h: f64) {
+/// Trapezoidal history ("hat") vectors of the step from `st` by `h` (backward Euler for
+/// pressures near vapour pressure), the predictor `z + h ż`, `w`, and the multipliers
+/// carried over. Returns whether any pressure takes backward Euler.
+fn predict(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &State,
+    ws: &mut Workspace,
+    h: f64,
+) -> bool {
     let nz = l.nz;
     for i in 0..nz {
         ws.zd_hat[i] = -(2.0 / h * st.z[i] + st.zd[i]);
         ws.zdd_hat[i] = -(4.0 / (h * h) * st.z[i] + 4.0 / h * st.zd[i] + st.zdd[i]);
         ws.x[i] = st.z[i] + h * st.zd[i];
     }
-    for i in 0..l.nw {
-        ws.wd_hat[i] = -(2.0 / h * st.w[i] + st.wd[i]);
-        ws.x[nz + i] = st.w[i];
-    }
+    ws.x[nz..nz + l.nw].copy_from_slice(&st.w);
     ws.lambda.copy_from_slice(&st.lambda);
+    super::cavitation::history(m, l, p, st, ws, h)
 }
 
 /// `dx = −J⁻¹ F` with the factored tangent of the state.
@@ -513,7 +519,7 @@ pub fn step(
     let tol = &m.solver;
 
     // History ("hat") vectors and predictor.
-    predict(l, st, ws, h);
+    let mut euler = predict(m, l, p, st, ws, h);
 
     let mut converged = false;
     let mut iterations = 0;
@@ -531,7 +537,9 @@ pub fn step(
     // relative is as good as one of this step.
     let same_step = (st.tangent_step - h).abs() <= 1e-9 * h;
     let reuse = m.solver.reuse_tangent;
-    let mut refresh = (!(reuse && same_step)).then_some(Refresh::All);
+    // A pressure stepping by backward Euler changes its column of the tangent: such steps
+    // form their own (and leave none to keep, below).
+    let mut refresh = (!(reuse && same_step) || euler).then_some(Refresh::All);
     let mut last_refresh = None;
     // With a fresh tangent per step (the seeds' scheme) an update larger than 1e3
     // tolerances calls for the tangent of the current iterate (full Newton far from the
@@ -540,8 +548,16 @@ pub fn step(
     // tangent, and re-forming it would double the step's cost for nothing.
     let far = if reuse { f64::INFINITY } else { 1e3 };
     let s = 0.25 * h * h;
-    for it in 1..=tol.max_iterations {
-        iterations = it;
+    let mut it = 0;
+    // Iterations of a first solve that ended near vapour pressure (see below).
+    let mut spent = 0;
+    let mut resolved = false;
+    loop {
+        it += 1;
+        if it > tol.max_iterations {
+            break;
+        }
+        iterations = spent + it;
         if !residual(m, l, p, ws, h, alpha, true) {
             return Err(format!("non-finite residual at t = {} s", st.time + h));
         }
@@ -567,6 +583,18 @@ pub fn step(
         let tol = &ws.tol;
         let size = super::apply_update(&mut ws.x[..n], &ws.dx[..n], |i| tol[i], st.time + h)?;
         if size <= 1.0 {
+            // A trapezoidal pressure that ended near vapour pressure overshot it, or may
+            // have: solve the step again with backward Euler for it.
+            if !resolved && super::cavitation::overshoots(m, l, p, st, ws, h, nz) {
+                resolved = true;
+                euler = true;
+                spent = it;
+                it = 0;
+                refresh = Some(Refresh::All);
+                previous = f64::INFINITY;
+                previous_z = f64::INFINITY;
+                continue;
+            }
             converged = true;
             break;
         }
@@ -617,6 +645,12 @@ pub fn step(
     st.zd.copy_from_slice(&ws.zd);
     st.zdd.copy_from_slice(&ws.zdd);
     st.wd.copy_from_slice(&ws.wd);
+    if euler {
+        // The tangent holds backward-Euler columns: the next step forms its own.
+        st.tangent_step = 0.0;
+        ws.euler_steps += 1;
+        ws.resolved_steps += u64::from(resolved);
+    }
     if nc > 0 {
         // The velocity projection uses Φ_z of the last Newton evaluation (positions within
         // the tolerance of the accepted ones); the acceleration projection evaluates at the

@@ -65,6 +65,11 @@ pub fn empty_circuit(b: &mut Builder) -> Circuit {
         oil: Oil {
             density: b.p("oil.density", 850.0),
             bulk_modulus: BulkModulus::Constant(b.p("oil.bulk", 1.5e9)),
+            air: EntrainedAir {
+                fraction: b.p("oil.air_fraction", 1e-3),
+                polytropic_index: b.p("oil.air_polytropic_index", 1.0),
+                vapour_pressure: b.p("oil.vapour_pressure", 1e3),
+            },
         },
         nodes: vec![],
         spools: vec![],
@@ -153,6 +158,11 @@ pub fn naya_rod(kappa: f64, step: f64) -> CompiledModel {
     let oil = Oil {
         density: b.p("oil.density", 850.0),
         bulk_modulus: BulkModulus::PressureDependent { a, b: bb },
+        air: EntrainedAir {
+            fraction: b.p("oil.air_fraction", 1e-3),
+            polytropic_index: b.p("oil.air_polytropic_index", 1.0),
+            vapour_pressure: b.p("oil.vapour_pressure", 1e3),
+        },
     };
     let zero = b.p("zero", 0.0);
     let vol = |name: &str, guess: f64| {
@@ -309,6 +319,11 @@ pub fn jaiswal_fourbar(step: f64) -> CompiledModel {
     let oil = Oil {
         density: b.p("oil.density", 850.0),
         bulk_modulus: BulkModulus::Constant(b.p("oil.bulk", 1.5e9)),
+        air: EntrainedAir {
+            fraction: b.p("oil.air_fraction", 1e-3),
+            polytropic_index: b.p("oil.air_polytropic_index", 1.0),
+            vapour_pressure: b.p("oil.vapour_pressure", 1e3),
+        },
     };
     let hose_b = b.p("hose.bulk", 550e6);
     let vol = |b: &mut Builder, name: &str, v: f64, pre: Option<f64>| {

@@ -75,7 +75,14 @@ pub struct MotorDesc {
 #[serde(deny_unknown_fields)]
 pub struct OilDesc {
     pub density: Quantity,
+    /// Bulk modulus of the liquid (no air).
     pub bulk_modulus: Located<BulkModulusDesc>,
+    /// Undissolved air per liquid volume at atmospheric pressure; default 0.001.
+    pub air_fraction: Option<Quantity>,
+    /// Polytropic index of the air; default 1 (isothermal).
+    pub air_polytropic_index: Option<Quantity>,
+    /// Absolute pressure at which the oil boils; default 1 kPa.
+    pub vapour_pressure: Option<Quantity>,
 }
 
 /// A node held at a fixed pressure (supply, tank).

@@ -4,13 +4,14 @@ use super::mechanism::point_ref;
 use super::{Ctx, Expect};
 use crate::description::{
     BulkModulusDesc, CylinderDesc, Description, EdgeDesc, FrictionModel, HydraulicsDesc, Located,
-    Table, ValveDesc,
+    OilDesc, Table, ValveDesc,
 };
 use crate::units::{self, Dim};
+use fmu_runtime::hydraulics::fluid::ATMOSPHERE;
 use fmu_runtime::model::{
     Accumulator, BulkModulus, CheckValve, Circuit, ControlVolume, Cushion, Cylinder,
-    DirectionalValve, EdgeLaw, Element, Friction, Leakage, MeteringEdge, Node, Oil, Orifice, Pump,
-    ReliefValve, RotaryMotor, Spool,
+    DirectionalValve, EdgeLaw, Element, EntrainedAir, Friction, Leakage, MeteringEdge, Node, Oil,
+    Orifice, Pump, ReliefValve, RotaryMotor, Spool,
 };
 use toml::Spanned;
 
@@ -30,10 +31,18 @@ pub(super) fn lower_circuit(
     let oil = lower_oil(cx, h);
 
     let mut nodes = Vec::new();
+    let vapour = cx.params[oil.air.vapour_pressure.index()].default;
     for s in &h.pressure_sources {
         cx.declare(&s.name, "pressure source");
         let name = s.name.get_ref().clone();
         let p = cx.value(&s.pressure, P);
+        require_above_vapour(
+            cx,
+            &s.pressure,
+            p,
+            vapour,
+            &format!("pressure source '{name}'"),
+        );
         cx.nodes.insert(name.clone(), nodes.len());
         let pressure = cx.slot(
             format!("{name}.pressure"),
@@ -67,6 +76,7 @@ pub(super) fn lower_circuit(
         });
         let precharge = v.precharge.as_ref().map(|q| {
             let p = cx.value(q, P);
+            require_above_vapour(cx, q, p, vapour, &format!("the precharge of '{name}'"));
             cx.slot(
                 format!("{name}.precharge"),
                 p,
@@ -703,9 +713,104 @@ fn lower_oil(cx: &mut Ctx, h: &HydraulicsDesc) -> Oil {
             }
         },
     };
+    let air = lower_air(cx, h.oil.as_ref());
     Oil {
         density,
         bulk_modulus,
+        air,
+    }
+}
+
+/// Pressures are absolute: one below the oil's vapour pressure is a gauge pressure written
+/// by mistake (a tank at `0`) or a state oil cannot be in.
+fn require_above_vapour(
+    cx: &mut Ctx,
+    q: &crate::description::Quantity,
+    p: f64,
+    vapour: f64,
+    what: &str,
+) {
+    if p.is_finite() && p < vapour {
+        cx.error(
+            q.span(),
+            format!("{what} is {p} Pa, below the oil's vapour pressure ({vapour} Pa)"),
+            "pressures are absolute: a tank open to the air is \"1 bar\" (1.013 bar), not 0",
+        );
+    }
+}
+
+/// Undissolved air per liquid volume at atmospheric pressure when none is given (our
+/// choice: 0.1 %, within the 0.1–1 % usually quoted for mobile hydraulics, at the low end
+/// so that working pressures above ~30 bar keep 98 % of the liquid's modulus).
+const DEFAULT_AIR_FRACTION: f64 = 1e-3;
+/// Polytropic index of the entrained air when none is given (our choice: isothermal, as
+/// Simscape's isothermal-liquid default; small bubbles exchange heat quickly).
+const DEFAULT_AIR_INDEX: f64 = 1.0;
+/// Vapour pressure when none is given (our choice: 1 kPa absolute; mineral oils boil
+/// below that at working temperature, so the bound errs on the safe side by < 0.01 bar).
+const DEFAULT_VAPOUR_PRESSURE: f64 = 1e3;
+
+fn lower_air(cx: &mut Ctx, oil: Option<&OilDesc>) -> EntrainedAir {
+    let (fraction, index, vapour) = match oil {
+        Some(o) => (
+            o.air_fraction.as_ref(),
+            o.air_polytropic_index.as_ref(),
+            o.vapour_pressure.as_ref(),
+        ),
+        None => (None, None, None),
+    };
+    let alpha = cx.value_or(fraction, PLAIN, DEFAULT_AIR_FRACTION);
+    if let Some(q) = fraction
+        && alpha.is_finite()
+        && !(alpha > 0.0 && alpha <= 0.2)
+    {
+        cx.error(
+            q.span(),
+            format!("air_fraction {alpha} is outside (0, 0.2]"),
+            "give the undissolved air per liquid volume at atmospheric pressure, e.g. 0.001 (0.1 %); it must be positive: oil without air has nothing to hold it above vapour pressure",
+        );
+    }
+    let n = cx.value_or(index, PLAIN, DEFAULT_AIR_INDEX);
+    if let Some(q) = index
+        && n.is_finite()
+        && !(1.0..=2.0).contains(&n)
+    {
+        cx.error(
+            q.span(),
+            format!("air_polytropic_index {n} is outside 1 (isothermal) … 2"),
+            "give 1.0 for isothermal air (the default), 1.4 for adiabatic",
+        );
+    }
+    let pv = cx.value_or(vapour, P, DEFAULT_VAPOUR_PRESSURE);
+    if let Some(q) = vapour
+        && pv.is_finite()
+        && !(0.0..=0.5 * ATMOSPHERE).contains(&pv)
+    {
+        cx.error(
+            q.span(),
+            format!("vapour_pressure {pv} Pa is outside 0 … 0.5 atm (absolute)"),
+            "give the absolute pressure at which the oil boils, e.g. \"0.01 bar\" (mineral oil)",
+        );
+    }
+    EntrainedAir {
+        fraction: cx.slot(
+            "oil.air_fraction".into(),
+            alpha,
+            PLAIN,
+            "Undissolved air per liquid volume at atmospheric pressure",
+        ),
+        polytropic_index: cx.slot(
+            "oil.air_polytropic_index".into(),
+            n,
+            PLAIN,
+            "Polytropic index of the entrained air",
+        ),
+        vapour_pressure: cx.slot(
+            "oil.vapour_pressure".into(),
+            pv,
+            P,
+            "Vapour pressure of the oil (absolute)",
+        ),
     }
 }
 
