@@ -64,6 +64,9 @@ pub struct State {
     pub projection_scale: Vec<f64>,
     pub projection_pivots: Vec<usize>,
     pub tangent_step: f64,
+    /// `∂ẇ/∂w` of each first-order state the tangent was formed with (2/h trapezoidal, 1/h
+    /// backward Euler near vapour pressure): a kept tangent must match the step's.
+    pub tangent_gain: Vec<f64>,
     /// Entries of `tangent`/`tangent_raw` and of `projection` in use (the sparse path's
     /// value buffers are shorter than n²); every entry beyond is zero, so copies of the
     /// state (once per internal step, for the rollback) move only the used part.
@@ -105,6 +108,7 @@ impl State {
             projection_scale: vec![0.0; 2 * layout.nz],
             projection_pivots: vec![0; layout.nz],
             tangent_step: 0.0,
+            tangent_gain: vec![0.0; layout.nw],
             tangent_used: 0,
             projection_used: 0,
             tangent_sparse: false,
@@ -154,6 +158,7 @@ impl State {
         self.projection_pivots
             .copy_from_slice(&other.projection_pivots);
         self.tangent_step = other.tangent_step;
+        self.tangent_gain.copy_from_slice(&other.tangent_gain);
         self.tangent_sparse = other.tangent_sparse;
         self.iterations = other.iterations;
         self.steps = other.steps;
@@ -179,7 +184,7 @@ pub struct Snapshot {
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
-const SNAPSHOT_VERSION: u32 = 4;
+const SNAPSHOT_VERSION: u32 = 5;
 
 impl Snapshot {
     /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
@@ -213,7 +218,7 @@ impl Snapshot {
             s.mass_scale,
             s.tangent_step,
         ];
-        let vectors: [&[f64]; 13] = [
+        let vectors: [&[f64]; 14] = [
             &scalars,
             &s.z,
             &s.zd,
@@ -227,6 +232,7 @@ impl Snapshot {
             &s.tangent_scale,
             &s.projection,
             &s.projection_scale,
+            &s.tangent_gain,
         ];
         for v in vectors {
             for x in v {
@@ -248,7 +254,8 @@ impl Snapshot {
             + s.tangent_raw.len()
             + s.tangent_scale.len()
             + s.projection.len()
-            + s.projection_scale.len();
+            + s.projection_scale.len()
+            + s.tangent_gain.len();
         let words = s.partition.len() + s.tangent_pivots.len() + s.projection_pivots.len();
         8 + 4 + 4 + guid.len() + 16 + 2 + 4 + 8 + 4 + 4 * words + 8 * floats + 8
     }
@@ -344,6 +351,7 @@ impl Snapshot {
             &mut state.tangent_scale,
             &mut state.projection,
             &mut state.projection_scale,
+            &mut state.tangent_gain,
         ] {
             r.fill(v)?;
         }

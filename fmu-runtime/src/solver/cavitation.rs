@@ -87,3 +87,12 @@ pub fn overshoots(
     }
     any
 }
+
+/// Whether two sets of `∂ẇ/∂w` gains choose the same rule for every state: they differ by a
+/// factor 2 between the rules, and in the last bits between steps of the same size
+/// (`h = t_end − t`).
+pub fn same_rules(a: &[f64], b: &[f64]) -> bool {
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| (x - y).abs() <= 1e-6 * x.abs())
+}

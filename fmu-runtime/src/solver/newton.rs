@@ -105,6 +105,7 @@ fn tangent(
     // A first-order refresh updates the factors the state holds, on their path.
     let first_order = columns == Refresh::FirstOrder && st.tangent_step > 0.0;
     st.tangent_step = 0.0;
+    st.tangent_gain.copy_from_slice(&ws.wd_gain);
     let path = match (first_order, st.tangent_sparse) {
         (true, true) => SolverPath::Sparse,
         (true, false) => SolverPath::Dense,
@@ -537,9 +538,15 @@ pub fn step(
     // relative is as good as one of this step.
     let same_step = (st.tangent_step - h).abs() <= 1e-9 * h;
     let reuse = m.solver.reuse_tangent;
-    // A pressure stepping by backward Euler changes its column of the tangent: such steps
-    // form their own (and leave none to keep, below).
-    let mut refresh = (!(reuse && same_step) || euler).then_some(Refresh::All);
+    // A pressure that changes between the trapezoidal rule and backward Euler changes its
+    // column of a kept tangent: the first-order columns are formed again.
+    let mut refresh = if !(reuse && same_step) {
+        Some(Refresh::All)
+    } else if !super::cavitation::same_rules(&st.tangent_gain, &ws.wd_gain) {
+        Some(Refresh::FirstOrder)
+    } else {
+        None
+    };
     let mut last_refresh = None;
     // With a fresh tangent per step (the seeds' scheme) an update larger than 1e3
     // tolerances calls for the tangent of the current iterate (full Newton far from the
@@ -590,7 +597,7 @@ pub fn step(
                 euler = true;
                 spent = it;
                 it = 0;
-                refresh = Some(Refresh::All);
+                refresh = Some(Refresh::FirstOrder);
                 previous = f64::INFINITY;
                 previous_z = f64::INFINITY;
                 continue;
@@ -646,8 +653,6 @@ pub fn step(
     st.zdd.copy_from_slice(&ws.zdd);
     st.wd.copy_from_slice(&ws.wd);
     if euler {
-        // The tangent holds backward-Euler columns: the next step forms its own.
-        st.tangent_step = 0.0;
         ws.euler_steps += 1;
         ws.resolved_steps += u64::from(resolved);
     }
