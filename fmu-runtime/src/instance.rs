@@ -533,6 +533,13 @@ impl Instance {
         self.work.eval.count
     }
 
+    /// Volumes (indices among the pressure unknowns, in node order) that the static
+    /// equilibrium left free and the initialization held at the make-up pressure as trapped
+    /// oil (`solver::trapped_oil`).
+    pub fn held_at_make_up(&self) -> &[usize] {
+        &self.work.held_at_make_up
+    }
+
     /// Steps so far in which some pressure stepped by backward Euler near vapour pressure,
     /// and how many of them were solved a second time because the trapezoidal solution ended
     /// there (`solver::cavitation`).

@@ -157,6 +157,7 @@ pub fn report(l: &Lowered) -> String {
                 node(mo.port_b)
             );
         }
+        initial_pressures(l, &mut out);
     }
     out.push_str("  interface:\n");
     for v in &m.variables {
@@ -204,4 +205,45 @@ pub fn report(l: &Lowered) -> String {
         let _ = writeln!(out, "   {mark}{:<width$}  {value} [{unit}]", p.name);
     }
     out
+}
+
+/// The pressures every volume starts from, as the FMU's initialization computes them (the
+/// start values of the description, its `[init]`), and why: trapped oil held at the make-up
+/// pressure, a stated precharge, the static equilibrium, or the starting guess.
+fn initial_pressures(l: &Lowered, out: &mut String) {
+    let m = &l.model;
+    if m.circuit.volumes() == 0 {
+        return;
+    }
+    let mut inst = fmu_runtime::Instance::new(std::sync::Arc::new(m.clone()));
+    let t0 = m.default_experiment.start_time;
+    let how = if m.init.static_equilibrium {
+        "static equilibrium"
+    } else {
+        "no static equilibrium: precharge or initial_guess"
+    };
+    if let Err(e) = inst.initialize(if t0.is_finite() { t0 } else { 0.0 }) {
+        let _ = writeln!(
+            out,
+            "  initial pressures: the initialization fails: {}",
+            e.message
+        );
+        return;
+    }
+    let _ = writeln!(out, "  initial pressures ({how}):");
+    let volumes = m.circuit.nodes.iter().filter_map(|n| match n {
+        Node::Volume(v) => Some(v),
+        Node::Pressure { .. } => None,
+    });
+    for (k, v) in volumes.enumerate() {
+        let p = inst.state().w[k];
+        let why = if inst.held_at_make_up().contains(&k) {
+            " (trapped: held at the make-up pressure)"
+        } else if v.precharge.is_some() {
+            " (precharge)"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "    {} {:.4} bar{why}", v.name, p / 1e5);
+    }
 }

@@ -78,19 +78,20 @@ fn mass(m: &CompiledModel, l: &Layout, ws: &Workspace) -> Vec<f64> {
 }
 
 /// Unknowns of the equilibrium problem: `[w; λ; free parameters]`.
-struct Problem<'a> {
+pub(super) struct Problem<'a> {
     m: &'a CompiledModel,
     l: &'a Layout,
     free: &'a [ParamId],
-    /// Volume-node index → node index, for pre-charges.
-    precharged: Vec<(usize, f64)>,
+    /// Volumes (indices among the pressure unknowns) held at a pressure: pre-charges, and
+    /// trapped oil at the make-up pressure (`trapped_oil`).
+    pub(super) precharged: Vec<(usize, f64)>,
 }
 
 impl Problem<'_> {
     /// First-order states solved for: pressures and spools. Friction states stay at zero
     /// (friction ignored at the start, as seed 001 does): at rest a bristle deflection
     /// could carry any part of the load, which leaves the problem indeterminate.
-    fn solved_states(&self) -> usize {
+    pub(super) fn solved_states(&self) -> usize {
         self.l.n_pressures + self.l.n_spools
     }
 
@@ -103,7 +104,7 @@ impl Problem<'_> {
     }
 
     /// The unknowns at the current state and parameters.
-    fn start(&self, st: &State, p: &[f64]) -> Vec<f64> {
+    pub(super) fn start(&self, st: &State, p: &[f64]) -> Vec<f64> {
         let mut u = st.w[..self.solved_states()].to_vec();
         u.extend_from_slice(&st.lambda);
         u.extend(self.free.iter().map(|id| p[id.index()]));
@@ -148,7 +149,7 @@ impl Problem<'_> {
 
 /// Levenberg–Marquardt on the row-equilibrated problem. Returns the final unknowns and
 /// the residual there, and leaves the state and parameters set to them.
-fn solve(
+pub(super) fn solve(
     problem: &Problem<'_>,
     u0: Vec<f64>,
     st: &mut State,
@@ -262,7 +263,12 @@ fn finish(
     }
 }
 
-fn problem<'a>(m: &'a CompiledModel, l: &'a Layout, p: &[f64], free: &'a [ParamId]) -> Problem<'a> {
+pub(super) fn problem<'a>(
+    m: &'a CompiledModel,
+    l: &'a Layout,
+    p: &[f64],
+    free: &'a [ParamId],
+) -> Problem<'a> {
     let mut precharged = Vec::new();
     let mut k = 0;
     for node in &m.circuit.nodes {
@@ -297,9 +303,11 @@ pub fn initialize(
         .map(|i| mm[i * l.nz + i])
         .fold(0.0, f64::max)
         .max(1e-9);
+    ws.held_at_make_up.clear();
     if m.init.static_equilibrium {
         let prob = problem(m, l, p, &[]);
         solve(&prob, prob.start(st, &params), st, &mut params, ws)?;
+        ws.held_at_make_up = super::trapped_oil::settle(m, l, &mut params, st, ws)?;
     }
     settle(m, l, p, st, ws, &mm)?;
     st.iterations = 0;

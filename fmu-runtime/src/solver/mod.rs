@@ -13,6 +13,7 @@ mod outputs;
 pub mod plan;
 pub mod sparse_lu;
 pub mod sparsity;
+mod trapped_oil;
 
 pub use equilibrium::solve_equilibrium_parameters;
 pub use outputs::Outputs;
@@ -74,6 +75,9 @@ pub struct Workspace {
     /// Steps that took some pressure by backward Euler, and those of them solved twice (the
     /// trapezoidal solution ended near vapour pressure): diagnostics, like the evaluation
     /// counts.
+    /// Volumes (among the pressure unknowns) the initialization held at the make-up
+    /// pressure as trapped oil (`trapped_oil`).
+    pub(crate) held_at_make_up: Vec<usize>,
     pub(crate) euler_steps: u64,
     pub(crate) resolved_steps: u64,
     pub(crate) zd: Vec<f64>,
@@ -131,6 +135,7 @@ impl Workspace {
             wd_hat: vec![0.0; l.nw],
             wd_gain: vec![0.0; l.nw],
             euler: vec![false; l.nw],
+            held_at_make_up: Vec::new(),
             euler_steps: 0,
             resolved_steps: 0,
             zd: vec![0.0; l.nz],

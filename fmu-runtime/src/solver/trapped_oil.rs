@@ -1,0 +1,121 @@
+//! Trapped oil at the start (issue 14, item 4).
+//!
+//! A volume that no element conducts into at the static equilibrium (valves centred, check
+//! and relief valves shut, no leakage) keeps whatever pressure it starts with: the
+//! equilibrium fixes only the net force of the cylinders it acts on, and the least-squares
+//! solve returns the split nearest its starting guess (a rod chamber at −43 bar). A real
+//! machine's trapped oil was last at the pressure of what it was open to: the lower chamber
+//! of a blocked cylinder sits at the make-up (tank) pressure and the other carries the load.
+//! So, lowest first, each trapped volume without a stated `precharge` is held at the lowest
+//! source pressure of the circuit, and kept there if the equilibrium still holds and no
+//! trapped volume is pushed below that pressure; otherwise it keeps the pressure the
+//! equilibrium dictates.
+
+use super::equilibrium::{Problem, problem, solve};
+use super::{Layout, Workspace};
+use crate::instance::State;
+use crate::model::{CompiledModel, Node};
+
+/// The make-up pressure: the lowest pressure source of the circuit (the tank), if any.
+fn make_up_pressure(m: &CompiledModel, p: &[f64]) -> Option<f64> {
+    m.circuit
+        .nodes
+        .iter()
+        .filter_map(|n| match n {
+            Node::Pressure { pressure, .. } => Some(p[pressure.index()]),
+            Node::Volume(_) => None,
+        })
+        .reduce(f64::min)
+}
+
+/// Volumes (indices among the pressure unknowns) without a precharge whose pressure rate
+/// does not depend on their own pressure at the state: nothing conducts into them.
+fn trapped_volumes(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+) -> Vec<usize> {
+    let precharged: Vec<bool> = m
+        .circuit
+        .nodes
+        .iter()
+        .filter_map(|n| match n {
+            Node::Volume(v) => Some(v.precharge.is_some()),
+            Node::Pressure { .. } => None,
+        })
+        .collect();
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    let base: Vec<f64> = ws.eval.rates.clone();
+    let mut trapped = Vec::new();
+    for k in 0..l.n_pressures {
+        if precharged[k] {
+            continue;
+        }
+        let p0 = st.w[k];
+        st.w[k] = p0 + 1e-3 * p0.abs().max(1e5);
+        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        if ws.eval.rates[k] == base[k] {
+            trapped.push(k);
+        }
+        st.w[k] = p0;
+    }
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    trapped
+}
+
+/// Largest force residual that still counts as equilibrium, relative to the load.
+const BALANCE: f64 = 1e-8;
+
+/// After the static-equilibrium solve: trapped volumes to the make-up pressure where the
+/// equilibrium leaves them free (see the module docs). Returns the volumes so held.
+pub(super) fn settle(
+    m: &CompiledModel,
+    l: &Layout,
+    params: &mut [f64],
+    st: &mut State,
+    ws: &mut Workspace,
+) -> Result<Vec<usize>, String> {
+    let Some(make_up) = make_up_pressure(m, params) else {
+        return Ok(Vec::new());
+    };
+    let mut trapped = trapped_volumes(m, l, params, st, ws);
+    if trapped.is_empty() {
+        return Ok(Vec::new());
+    }
+    // The force scale: what the machine's weight and applied forces ask of its actuators
+    // with every volume at the make-up pressure.
+    let w0 = st.w.clone();
+    st.w[..l.n_pressures].fill(make_up);
+    ws.eval
+        .run(m, l, params, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    let load = ws.eval.r_mech.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+    st.w.copy_from_slice(&w0);
+    trapped.sort_by(|&a, &b| st.w[a].total_cmp(&st.w[b]));
+    let mut held: Vec<usize> = Vec::new();
+    let (mut w, mut lambda) = (st.w.clone(), st.lambda.clone());
+    for &k in &trapped {
+        let mut prob: Problem<'_> = problem(m, l, params, &[]);
+        prob.precharged.extend(held.iter().map(|&j| (j, make_up)));
+        prob.precharged.push((k, make_up));
+        let u0 = prob.start(st, params);
+        let (_, r) = solve(&prob, u0, st, params, ws)?;
+        let force = r[..l.nz].iter().fold(0.0f64, |s, v| s.max(v.abs()));
+        let pins = r[l.nz + prob.solved_states()..]
+            .iter()
+            .fold(0.0f64, |s, v| s.max(v.abs()));
+        let above = trapped
+            .iter()
+            .all(|&j| st.w[j] >= make_up - 1.0 || w[j] < make_up - 1.0);
+        if force <= BALANCE * load.max(1.0) && pins <= 1.0 && above {
+            held.push(k);
+            w.copy_from_slice(&st.w);
+            lambda.copy_from_slice(&st.lambda);
+        } else {
+            st.w.copy_from_slice(&w);
+            st.lambda.copy_from_slice(&lambda);
+        }
+    }
+    Ok(held)
+}
