@@ -435,6 +435,11 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
                     "check valve".into(),
                     format!("{} → {}, cracking {}, full open {}, K = {}", escape(&d.node_name(c.from)), escape(&d.node_name(c.to)), d.p(c.cracking_pressure), d.p(c.full_open_pressure), d.p(c.coefficient)),
                 ],
+                Element::CounterbalanceValve(c) => vec![
+                    escape(&c.name),
+                    "counterbalance valve".into(),
+                    format!("{} → {}, pilot {}, setting {}, pilot ratio {}, K = {}", escape(&d.node_name(c.load)), escape(&d.node_name(c.valve)), escape(&d.node_name(c.pilot)), d.p(c.setting), d.p(c.pilot_ratio), d.p(c.coefficient)),
+                ],
                 Element::Pump(p) => vec![
                     escape(&p.name),
                     "fixed-displacement pump".into(),

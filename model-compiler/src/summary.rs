@@ -119,6 +119,13 @@ pub fn report(l: &Lowered) -> String {
                 Element::CheckValve(k) => {
                     format!("check valve {}: {} → {}", k.name, node(k.from), node(k.to))
                 }
+                Element::CounterbalanceValve(k) => format!(
+                    "counterbalance valve {}: {} → {}, pilot {}",
+                    k.name,
+                    node(k.load),
+                    node(k.valve),
+                    node(k.pilot)
+                ),
                 Element::ReliefValve(r) => {
                     format!("relief valve {}: {} → {}", r.name, node(r.from), node(r.to))
                 }

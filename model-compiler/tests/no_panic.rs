@@ -29,6 +29,7 @@ fn circuits() -> Vec<(&'static str, String)> {
         ("check valve circuit", common::check_valve_circuit()),
         ("accumulator circuit", common::accumulator_circuit()),
         ("end-stop slide", common::end_stop_slide("10 mm", -9.81)),
+        ("counterbalance lift", common::counterbalance_lift(1000.0)),
     ]
 }
 

@@ -78,6 +78,16 @@ pub fn element_flows(
                 );
                 transfer(inflow, c.from, c.to, q)
             }
+            Element::CounterbalanceValve(c) => {
+                let q = counterbalance_flow(
+                    pressure[c.load],
+                    pressure[c.valve],
+                    pressure[c.pilot],
+                    |id| params[id.index()],
+                    c,
+                );
+                transfer(inflow, c.load, c.valve, q)
+            }
             Element::Pump(p) => {
                 let q = params[p.displacement.index()] * params[p.speed.index()] / TAU
                     * params[p.volumetric_efficiency.index()];
@@ -122,6 +132,37 @@ pub fn check_valve_flow(
     }
 }
 
+/// Flow of a counterbalance valve from its load port to its valve port (negative: the
+/// lifting flow through its check): the poppet opened by `(p_load − p_valve) + φ·(p_pilot −
+/// p_valve)` over `setting`, a smoothstep over `opening_range`, times `K·√Δp`; the check
+/// from the valve port as [`check_valve_flow`]. Both shut exactly below their openings.
+pub fn counterbalance_flow(
+    p_load: f64,
+    p_valve: f64,
+    p_pilot: f64,
+    value: impl Fn(crate::model::ParamId) -> f64,
+    c: &crate::model::CounterbalanceValve,
+) -> f64 {
+    let dp = p_load - p_valve;
+    let (k, p_lam) = (value(c.coefficient), value(c.laminar_pressure));
+    let signal = dp + value(c.pilot_ratio) * (p_pilot - p_valve);
+    let opening = smooth_opening(signal - value(c.setting), value(c.opening_range));
+    let poppet = if opening == 0.0 {
+        0.0
+    } else {
+        opening * turbulent_flow(k, dp, p_lam)
+    };
+    let check = check_valve_flow(
+        -dp,
+        -dp,
+        value(c.check_cracking_pressure),
+        value(c.check_full_open_pressure),
+        k,
+        p_lam,
+    );
+    poppet - check
+}
+
 fn transfer(inflow: &mut [f64], from: usize, to: usize, q: f64) -> f64 {
     inflow[from] -= q;
     inflow[to] += q;
@@ -147,6 +188,7 @@ pub fn pressure_rates(
         wall,
         gas,
         stored,
+        compliance,
     } = scratch;
     chamber.fill(0.0);
     rate.fill(0.0);
@@ -196,6 +238,7 @@ pub fn pressure_rates(
             // ṗ = ΣQ / (V/β_e + dV_gas/dp).
             (inflow[n] - rate[n]) / (volume / beta + gas[n])
         };
+        compliance[k] = volume / beta + gas[n];
         k += 1;
     }
 }
@@ -210,6 +253,8 @@ pub struct VolumeScratch {
     gas: Vec<f64>,
     /// Oil held by each accumulator [m³].
     stored: Vec<f64>,
+    /// `dV_oil/dp` of each volume (in volume order) [m³/Pa]: `ṗ = ΣQ / compliance`.
+    compliance: Vec<f64>,
 }
 
 impl VolumeScratch {
@@ -221,7 +266,13 @@ impl VolumeScratch {
             wall: vec![0.0; n],
             gas: vec![0.0; n],
             stored: vec![0.0; circuit.accumulators.len()],
+            compliance: vec![0.0; circuit.volumes()],
         }
+    }
+
+    /// Compliance `dV_oil/dp` of each volume at the last evaluation [m³/Pa].
+    pub fn compliance(&self) -> &[f64] {
+        &self.compliance
     }
 
     /// Oil held by each accumulator at the last evaluation [m³].

@@ -167,6 +167,27 @@ pub struct CheckValve {
     pub pilot: Option<(usize, ParamId)>,
 }
 
+/// Counterbalance (over-centre) valve between a load-holding chamber `load` and the line
+/// `valve` to the directional valve. From `load` to `valve` a poppet opens by the opening
+/// signal `(p_load − p_valve) + φ·(p_pilot − p_valve)` (spring chamber at the valve port):
+/// shut below `setting`, a smoothstep over `opening_range` above it, times the orifice law
+/// `K·√Δp`. From `valve` to `load` a built-in check valve passes the lifting flow freely.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CounterbalanceValve {
+    pub name: String,
+    pub load: usize,
+    pub valve: usize,
+    pub pilot: usize,
+    pub setting: ParamId,
+    pub pilot_ratio: ParamId,
+    pub opening_range: ParamId,
+    /// Flow coefficient K of the poppet fully open and of the check [m³/(s·√Pa)].
+    pub coefficient: ParamId,
+    pub check_cracking_pressure: ParamId,
+    pub check_full_open_pressure: ParamId,
+    pub laminar_pressure: ParamId,
+}
+
 /// Fixed-displacement pump from `inlet` to `outlet`: Q = D ω / 2π · η_v.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pump {
@@ -198,6 +219,7 @@ pub enum Element {
     Leakage(Leakage),
     /// Last, so that the serialized models without one keep their encoding.
     CheckValve(CheckValve),
+    CounterbalanceValve(CounterbalanceValve),
 }
 
 impl Element {
@@ -207,6 +229,7 @@ impl Element {
             Element::Orifice(o) => &o.name,
             Element::ReliefValve(r) => &r.name,
             Element::CheckValve(c) => &c.name,
+            Element::CounterbalanceValve(c) => &c.name,
             Element::Pump(p) => &p.name,
             Element::Leakage(l) => &l.name,
         }
@@ -222,6 +245,7 @@ impl Element {
                 nodes.extend(c.pilot.map(|(node, _)| node));
                 nodes
             }
+            Element::CounterbalanceValve(c) => vec![c.load, c.valve, c.pilot],
             Element::Pump(p) => vec![p.inlet, p.outlet],
             Element::Leakage(l) => vec![l.from, l.to],
         }
@@ -529,6 +553,15 @@ impl Circuit {
                     ]);
                     out.extend(c.pilot.map(|(_, ratio)| ratio));
                 }
+                Element::CounterbalanceValve(c) => out.extend([
+                    c.setting,
+                    c.pilot_ratio,
+                    c.opening_range,
+                    c.coefficient,
+                    c.check_cracking_pressure,
+                    c.check_full_open_pressure,
+                    c.laminar_pressure,
+                ]),
                 Element::Pump(p) => out.extend([p.displacement, p.speed, p.volumetric_efficiency]),
                 Element::Leakage(l) => out.push(l.conductance),
             }

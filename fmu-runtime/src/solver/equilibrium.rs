@@ -141,6 +141,12 @@ impl Problem<'_> {
                     .sum::<f64>();
         }
         r[nz..nz + nw].copy_from_slice(&e.r_first[..nw]);
+        // Volumes: the net inflow ṗ·dV/dp, not ṗ itself. Near vapour pressure the oil's
+        // modulus vanishes and with it ṗ, whatever the flow: a spurious root that left a
+        // line vented to tank at 400 Pa.
+        for (k, c) in e.volumes.compliance().iter().enumerate() {
+            r[nz + k] = -e.rates[k] * c;
+        }
         for (j, &(k, value)) in self.precharged.iter().enumerate() {
             r[nz + nw + j] = st.w[k] - value;
         }

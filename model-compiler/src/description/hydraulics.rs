@@ -21,6 +21,8 @@ pub struct HydraulicsDesc {
     #[serde(default)]
     pub check_valves: Vec<CheckValveDesc>,
     #[serde(default)]
+    pub counterbalance_valves: Vec<CounterbalanceValveDesc>,
+    #[serde(default)]
     pub pumps: Vec<PumpDesc>,
     #[serde(default)]
     pub leakages: Vec<LeakageDesc>,
@@ -210,6 +212,28 @@ pub struct CheckValveDesc {
     pub area: Option<Quantity>,
     pub discharge_coefficient: Option<Quantity>,
     pub coefficient: Option<Quantity>,
+    pub laminar_pressure: Option<Quantity>,
+}
+
+/// Counterbalance (over-centre) valve between a load-holding chamber and its valve line.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CounterbalanceValveDesc {
+    pub name: Name,
+    /// The chamber (volume) whose load it holds.
+    pub load: Name,
+    /// The line to the directional valve.
+    pub valve: Name,
+    /// The opposite line, whose pressure helps open it.
+    pub pilot: Name,
+    pub setting: Quantity,
+    pub pilot_ratio: Quantity,
+    pub opening_range: Option<Quantity>,
+    pub area: Option<Quantity>,
+    pub discharge_coefficient: Option<Quantity>,
+    pub coefficient: Option<Quantity>,
+    pub check_cracking_pressure: Option<Quantity>,
+    pub check_full_open_pressure: Option<Quantity>,
     pub laminar_pressure: Option<Quantity>,
 }
 

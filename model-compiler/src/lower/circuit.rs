@@ -9,9 +9,9 @@ use crate::description::{
 use crate::units::{self, Dim};
 use fmu_runtime::hydraulics::fluid::ATMOSPHERE;
 use fmu_runtime::model::{
-    Accumulator, BulkModulus, CheckValve, Circuit, ControlVolume, Cushion, Cylinder,
-    DirectionalValve, EdgeLaw, Element, EntrainedAir, Friction, Leakage, MeteringEdge, Node, Oil,
-    Orifice, Pump, ReliefValve, RotaryMotor, Spool,
+    Accumulator, BulkModulus, CheckValve, Circuit, ControlVolume, CounterbalanceValve, Cushion,
+    Cylinder, DirectionalValve, EdgeLaw, Element, EntrainedAir, Friction, Leakage, MeteringEdge,
+    Node, Oil, Orifice, Pump, ReliefValve, RotaryMotor, Spool,
 };
 use toml::Spanned;
 
@@ -245,6 +245,11 @@ pub(super) fn lower_circuit(
             from,
             to,
         }));
+    }
+    for c in &h.counterbalance_valves {
+        let valve = lower_counterbalance(cx, c);
+        cx.elements.insert(valve.name.clone(), elements.len());
+        elements.push(Element::CounterbalanceValve(valve));
     }
     for p in &h.pumps {
         cx.declare(&p.name, "pump");
@@ -558,6 +563,107 @@ fn check_connections(
                 .warning(),
             );
         }
+    }
+}
+
+/// Opening range of a counterbalance valve's poppet when none is given (our choice: 20 bar,
+/// the pressure rise over the full flow of a typical catalogue curve).
+const DEFAULT_CBV_OPENING_RANGE: f64 = 20e5;
+/// Cracking pressure of its built-in check valve when none is given (our choice: 0.5 bar,
+/// full open 2 bar above it).
+const DEFAULT_CBV_CHECK_CRACKING: f64 = 0.5e5;
+const DEFAULT_CBV_CHECK_SPAN: f64 = 2e5;
+
+fn lower_counterbalance(
+    cx: &mut Ctx,
+    c: &crate::description::CounterbalanceValveDesc,
+) -> CounterbalanceValve {
+    cx.declare(&c.name, "counterbalance valve");
+    let name = c.name.get_ref().clone();
+    let load = cx.node_ref(&c.load);
+    let valve = cx.node_ref(&c.valve);
+    let pilot = cx.node_ref(&c.pilot);
+    same_node_check(cx, &c.valve, load, valve);
+    same_node_check(cx, &c.pilot, load, pilot);
+    let setting = cx.value(&c.setting, P);
+    cx.require_positive(&c.setting, setting, "setting");
+    let ratio = cx.value(&c.pilot_ratio, PLAIN);
+    cx.require_positive(&c.pilot_ratio, ratio, "pilot_ratio");
+    let range = cx.value_or(c.opening_range.as_ref(), P, DEFAULT_CBV_OPENING_RANGE);
+    if let Some(q) = &c.opening_range {
+        cx.require_positive(q, range, "opening_range");
+    }
+    let crack = cx.value_or(
+        c.check_cracking_pressure.as_ref(),
+        P,
+        DEFAULT_CBV_CHECK_CRACKING,
+    );
+    if let Some(q) = &c.check_cracking_pressure {
+        cx.require_non_negative(q, crack, "check_cracking_pressure");
+    }
+    let full = cx.value_or(
+        c.check_full_open_pressure.as_ref(),
+        P,
+        crack + DEFAULT_CBV_CHECK_SPAN,
+    );
+    if let Some(q) = &c.check_full_open_pressure
+        && (full.is_nan() || full <= crack)
+    {
+        cx.error(
+            q.span(),
+            format!(
+                "counterbalance valve '{name}': check_full_open_pressure {full} Pa must be above check_cracking_pressure {crack} Pa"
+            ),
+            "give the drop at which the check is fully open, e.g. cracking + 2 bar",
+        );
+    }
+    let k = flow_coefficient(
+        cx,
+        "counterbalance valve",
+        &c.name,
+        (&c.coefficient, &c.area, &c.discharge_coefficient),
+    );
+    let laminar_pressure = laminar(cx, &name, c.laminar_pressure.as_ref());
+    let mut slot = |field: &str, v: f64, expect: Expect, what: &str| {
+        cx.slot(
+            format!("{name}.{field}"),
+            v,
+            expect,
+            format!("{what} of {name}"),
+        )
+    };
+    CounterbalanceValve {
+        setting: slot("setting", setting, P, "Opening pressure (setting)"),
+        pilot_ratio: slot("pilot_ratio", ratio, PLAIN, "Pilot ratio φ"),
+        opening_range: slot(
+            "opening_range",
+            range,
+            P,
+            "Pressure rise from shut to fully open",
+        ),
+        coefficient: slot(
+            "coefficient",
+            k,
+            FLOW_COEFFICIENT,
+            "Flow coefficient K fully open (Q = K·sqrt(Δp))",
+        ),
+        check_cracking_pressure: slot(
+            "check_cracking_pressure",
+            crack,
+            P,
+            "Cracking pressure of the built-in check",
+        ),
+        check_full_open_pressure: slot(
+            "check_full_open_pressure",
+            full,
+            P,
+            "Drop at which the built-in check is fully open",
+        ),
+        laminar_pressure,
+        name,
+        load,
+        valve,
+        pilot,
     }
 }
 

@@ -106,6 +106,7 @@ pub(crate) fn exposure(cx: &Ctx, id: ParamId) -> Exposure {
         "orifice" => field == "coefficient",
         "relief valve" => matches!(field, "cracking_pressure" | "gain"),
         "check valve" => matches!(field, "cracking_pressure" | "coefficient"),
+        "counterbalance valve" => matches!(field, "setting" | "pilot_ratio" | "coefficient"),
         "pump" => matches!(field, "speed" | "displacement" | "volumetric_efficiency"),
         "leakage" => field == "conductance",
         "cylinder" if field == "friction.model" => {
@@ -141,7 +142,9 @@ fn inline_field(cx: &Ctx, target: &str) -> Option<&'static str> {
         "valve" => &["spool", "edges", "range", "dead_band_centre"][..],
         "relief valve" => &["smoothing"][..],
         "volume" => &["initial_guess"][..],
-        "orifice" | "check valve" => &["area", "discharge_coefficient"][..],
+        "orifice" | "check valve" | "counterbalance valve" => {
+            &["area", "discharge_coefficient"][..]
+        }
         _ => &[][..],
     };
     inline

@@ -304,3 +304,106 @@ quantity = "lift.q"
 "#
     )
 }
+
+/// A slide of `mass` on a vertical prismatic joint on a cylinder (bore 63, rod 40 mm); the
+/// cap side (`cap_side`) is held by the counterbalance valve `cbv` (setting 100 bar, 3:1)
+/// towards `line_a`; the rod side is `line_b`, the pilot. Supply 200 bar, tank 1 bar. The
+/// return edges are ten times the meter-in edges, as in a counterbalance circuit: the valve's
+/// spring chamber sits at its valve port, so back pressure there would add to the setting.
+pub fn counterbalance_lift(mass: f64) -> String {
+    format!(
+        r#"[model]
+name = "counterbalance-lift"
+gravity = [0, -9.81, 0]
+[solver]
+step = "1 ms"
+[init]
+static_equilibrium = true
+[[bodies]]
+name = "carriage"
+parent = "ground"
+joint = {{ type = "prismatic", name = "lift", origin = [0, 0, 0], axis = [0, 1, 0], initial = 0 }}
+mass = {mass}
+com = [0, 0, 0]
+inertia = [1, 1, 1, 0, 0, 0]
+[hydraulics.oil]
+density = "850 kg/m3"
+bulk_modulus = "1500 MPa"
+[[hydraulics.pressure_sources]]
+name = "supply"
+pressure = "200 bar"
+[[hydraulics.pressure_sources]]
+name = "tank"
+pressure = "1 bar"
+[[hydraulics.volumes]]
+name = "cap_side"
+volume = "0.3 L"
+[[hydraulics.volumes]]
+name = "line_a"
+volume = "0.3 L"
+[[hydraulics.volumes]]
+name = "line_b"
+volume = "0.3 L"
+[[hydraulics.valves]]
+name = "valve"
+P = "supply"
+T = "tank"
+A = "line_a"
+B = "line_b"
+spool = {{ range = [-1, 1], time_constant = "20 ms", command = 0 }}
+edges.PA = {{ coefficient = [[-1, 0], [0.1, 0], [1, 8.8e-8]] }}
+edges.PB = {{ coefficient = [[-1, 8.8e-8], [-0.1, 0], [1, 0]] }}
+edges.AT = {{ coefficient = [[-1, 1e-6], [-0.1, 1e-8], [0, 1e-8], [0.1, 0], [1, 0]] }}
+edges.BT = {{ coefficient = [[-1, 0], [-0.1, 0], [0, 1e-8], [0.1, 1e-8], [1, 1e-6]] }}
+# The pilot through a damping orifice into a small pilot chamber, as counterbalance valves
+# are built: without it the valve and the load's oil spring hunt.
+[[hydraulics.volumes]]
+name = "pilot"
+volume = "10 mL"
+[[hydraulics.orifices]]
+name = "pilot_damping"
+from = "line_b"
+to = "pilot"
+coefficient = 1e-10                  # ≈ 0.3 mm
+[[hydraulics.counterbalance_valves]]
+name = "cbv"
+load = "cap_side"
+valve = "line_a"
+pilot = "pilot"
+setting = "100 bar"
+pilot_ratio = 3                      # 3:1, the ratio catalogues give for loads prone to oscillate
+opening_range = "50 bar"
+
+coefficient = 3e-7
+[[hydraulics.cylinders]]
+name = "lift_cyl"
+cap = {{ body = "ground", point = [0, -1.0, 0] }}
+rod = {{ body = "carriage", point = [0, 0, 0] }}
+bore = "63 mm"
+rod_diameter = "40 mm"
+stroke = "0.8 m"
+retracted_length = "0.5 m"
+cap_volume = "cap_side"
+rod_volume = "line_b"
+friction = {{ model = "viscous", coefficient = "2000 N s/m" }}
+[[interface.inputs]]
+name = "valve.command"
+target = "valve.command"
+[[interface.outputs]]
+name = "height"
+quantity = "lift.q"
+[[interface.outputs]]
+name = "speed"
+quantity = "lift.qd"
+[[interface.outputs]]
+name = "p_cap"
+quantity = "cap_side.p"
+[[interface.outputs]]
+name = "p_b"
+quantity = "line_b.p"
+[[interface.outputs]]
+name = "cbv.flow"
+quantity = "cbv.flow"
+"#
+    )
+}
