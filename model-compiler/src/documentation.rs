@@ -405,7 +405,11 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
                     let s = &m.circuit.spools[v.spool];
                     vec![
                         escape(&v.name),
-                        "4/3 directional valve".into(),
+                        if v.neutral.is_some() {
+                            "4/3 directional valve, open centre (P→T)".into()
+                        } else {
+                            "4/3 directional valve".into()
+                        },
                         format!(
                             "P = {}, T = {}, A = {}, B = {}; spool range [{}, {}], τ = {}, command {}, laminar below {}",
                             escape(&d.node_name(v.port_p)),

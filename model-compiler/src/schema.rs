@@ -222,6 +222,7 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("PB", K::Def("edge"), false, "P → B."),
         ("AT", K::Def("edge"), false, "A → T."),
         ("BT", K::Def("edge"), false, "B → T."),
+        ("PT", K::Def("edge"), false, "P → T: the neutral edge of an open-centre valve (6/3 bypass gallery), open around the centre."),
     ]),
     ("valve", "A 4/3 directional valve (command = spool position).", &[
         ("name", K::Name, true, "Unique name."),

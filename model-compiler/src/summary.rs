@@ -106,12 +106,17 @@ pub fn report(l: &Lowered) -> String {
         for e in &c.elements {
             let text = match e {
                 Element::DirectionalValve(v) => format!(
-                    "valve {}: P {}, T {}, A {}, B {}",
+                    "valve {}: P {}, T {}, A {}, B {}{}",
                     v.name,
                     node(v.port_p),
                     node(v.port_t),
                     node(v.port_a),
-                    node(v.port_b)
+                    node(v.port_b),
+                    if v.neutral.is_some() {
+                        ", open centre (P→T)"
+                    } else {
+                        ""
+                    }
                 ),
                 Element::Orifice(o) => {
                     format!("orifice {}: {} → {}", o.name, node(o.from), node(o.to))

@@ -44,6 +44,11 @@ pub fn element_flows(
                 inflow[v.port_a] += q_pa - q_at;
                 inflow[v.port_b] += q_pb - q_bt;
                 inflow[v.port_t] += q_at + q_bt;
+                if let Some(neutral) = &v.neutral {
+                    let q_pt = edge_flow(neutral, u, pp - pt, pl);
+                    inflow[v.port_p] -= q_pt;
+                    inflow[v.port_t] += q_pt;
+                }
                 q_pa - q_at
             }
             Element::Orifice(o) => {

@@ -124,6 +124,9 @@ pub struct DirectionalValve {
     pub edges: [MeteringEdge; 4],
     /// Below this |Δp| the flow is laminar (linear-cubic blend, finite slope at 0) [Pa].
     pub laminar_pressure: ParamId,
+    /// Open centre: the P→T edge (the neutral bypass of a 6/3 valve's gallery), open
+    /// around the centre and closing as the spool shifts.
+    pub neutral: Option<MeteringEdge>,
 }
 
 /// Fixed orifice (throttle): Q = K √Δp with a laminar region.

@@ -213,6 +213,7 @@ pub fn naya_rod(kappa: f64, step: f64) -> CompiledModel {
         port_b: 3,
         edges: [rising.clone(), falling.clone(), falling, rising],
         laminar_pressure: b.p("valve.laminar", 2e5),
+        neutral: None,
     };
     let cyl = Cylinder {
         name: "cylinder".into(),
@@ -378,6 +379,7 @@ pub fn jaiswal_fourbar(step: f64) -> CompiledModel {
         port_b: 4,
         edges: [pos.clone(), neg.clone(), neg, pos],
         laminar_pressure: lam,
+        neutral: None,
     };
     let throttle = Orifice {
         name: "throttle".into(),

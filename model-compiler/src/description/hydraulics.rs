@@ -149,6 +149,9 @@ pub struct EdgesDesc {
     pub at: Option<Located<EdgeDesc>>,
     #[serde(rename = "BT")]
     pub bt: Option<Located<EdgeDesc>>,
+    /// Open centre: the neutral P→T edge.
+    #[serde(rename = "PT")]
+    pub pt: Option<Located<EdgeDesc>>,
 }
 
 /// 4/3 directional valve.

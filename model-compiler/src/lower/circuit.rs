@@ -1037,8 +1037,12 @@ fn lower_valve(cx: &mut Ctx, v: &ValveDesc, spools: &mut Vec<Spool>) -> Directio
             "give at least one edge an opening, e.g. edges.PA = { area = [[0, 0], [1, \"20 mm2\"]], discharge_coefficient = 0.7 }",
         );
     }
+    let neutral = edges_desc
+        .and_then(|e| e.pt.as_ref())
+        .map(|e| lower_edge(cx, &name, v.name.span(), "PT", e));
     let laminar_pressure = laminar(cx, &name, v.laminar_pressure.as_ref());
     DirectionalValve {
+        neutral,
         name,
         spool: spool_index,
         port_p: ports[0],
