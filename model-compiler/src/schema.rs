@@ -340,6 +340,7 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("wall_bulk_modulus", K::Q, false, "Wall compliance as a bulk modulus [Pa]."),
         ("friction", K::Def("friction"), false, "Friction model."),
         ("cushion", K::Def("cushion"), false, "End cushions."),
+        ("make_up", K::Name, false, "Anti-cavitation: a make-up check valve `<cylinder>_make_up_cap|rod` from this node (the tank) into each chamber volume."),
     ]),
     ("motor", "A hydraulic motor driving a revolute joint.", &[
         ("name", K::Name, true, "Unique name."),
@@ -350,6 +351,7 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("gear_ratio", K::Q, false, "Gear ratio motor:joint."),
         ("leakage", K::Q, false, "Leakage conductance [m³/(s·Pa)]."),
         ("friction", K::Q, false, "Viscous friction [N·m·s/rad]."),
+        ("make_up", K::Name, false, "Anti-cavitation: a make-up check valve `<motor>_make_up_a|b` from this node (the tank) into each line volume."),
     ]),
     ("interface", "The FMI variables.", &[
         ("inputs", K::Defs("input"), false, "FMI inputs bound to parameter slots."),

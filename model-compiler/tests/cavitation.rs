@@ -142,6 +142,11 @@ fn no_shipped_machine_falls_below_vapour_pressure_with_every_input_at_its_bound(
 /// line B returns to tank through a wide orifice at 1 bar. Released horizontal, gravity
 /// turns the arm and the motor pumps line A empty.
 fn overrunning_motor(line_a: &str, precharge: &str) -> String {
+    overrunning_motor_with(line_a, precharge, "")
+}
+
+/// [`overrunning_motor`] with `extra` lines in its motor table.
+fn overrunning_motor_with(line_a: &str, precharge: &str, extra: &str) -> String {
     format!(
         r#"[model]
 name = "overrunning-motor"
@@ -183,6 +188,7 @@ joint = "hinge"
 A = "line_a"
 B = "line_b"
 displacement = "50 cm3/rev"
+{extra}
 [[interface.outputs]]
 name = "angle"
 quantity = "hinge.q"
@@ -311,4 +317,34 @@ fn a_charged_line_drained_within_a_step_stops_at_vapour_pressure() {
         euler > 0,
         "the drained line never stepped by backward Euler"
     );
+}
+
+#[test]
+fn a_make_up_valve_feeds_the_drained_line_from_tank() {
+    // The overrunning motor of the test above with `make_up = "tank"`: line A is refilled
+    // through its make-up check valve and stays a cracking drop below the tank.
+    let (mut inst, v) = common::started(
+        "overrunning-motor.toml",
+        overrunning_motor_with(
+            "0.2 L",
+            "1 bar",
+            "make_up = \"tank\"\n[[interface.outputs]]\nname = \"motor_make_up_a.flow\"\nquantity = \"motor_make_up_a.flow\"",
+        ),
+        &["p_a", "angle", "motor_make_up_a.flow", "rate"],
+    );
+    let mut lowest_a = f64::INFINITY;
+    for k in 1..=600 {
+        inst.advance(k as f64 * 1e-3).unwrap();
+        lowest_a = lowest_a.min(inst.value(&v[0]));
+    }
+    // Motor flow D·ω/2π drawn from line A = the make-up flow, at steady drain.
+    let drawn = 50e-6 * inst.value(&v[3]) / std::f64::consts::TAU;
+    let make_up = inst.value(&v[2]);
+    println!(
+        "with make-up: line A lowest {:.3} bar, make-up flow {make_up:.4e} m3/s vs drawn {drawn:.4e}, angle {:.4} rad",
+        lowest_a / 1e5,
+        inst.value(&v[1])
+    );
+    assert!(lowest_a > 0.5e5, "line A fell to {lowest_a} Pa");
+    assert!((make_up / drawn - 1.0).abs() < 0.02, "{make_up} vs {drawn}");
 }

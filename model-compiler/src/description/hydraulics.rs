@@ -71,6 +71,9 @@ pub struct MotorDesc {
     pub leakage: Option<Quantity>,
     /// Viscous friction on the motor shaft [N·m·s/rad]; default 0.
     pub friction: Option<Quantity>,
+    /// Anti-cavitation: a make-up check valve from this node (the tank) into each line that
+    /// is a volume.
+    pub make_up: Option<Name>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -338,4 +341,7 @@ pub struct CylinderDesc {
     pub wall_bulk_modulus: Option<Quantity>,
     pub friction: Option<FrictionDesc>,
     pub cushion: Option<CushionDesc>,
+    /// Anti-cavitation: a make-up check valve from this node (the tank) into each chamber
+    /// that is a volume.
+    pub make_up: Option<Name>,
 }

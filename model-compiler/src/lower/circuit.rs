@@ -246,6 +246,30 @@ pub(super) fn lower_circuit(
             to,
         }));
     }
+    // Make-up (anti-cavitation) check valves the cylinders and motors ask for.
+    let make_ups = h
+        .cylinders
+        .iter()
+        .filter_map(|c| {
+            let from = c.make_up.as_ref()?;
+            Some((
+                &c.name,
+                from,
+                [("cap", &c.cap_volume), ("rod", &c.rod_volume)],
+            ))
+        })
+        .chain(h.motors.iter().filter_map(|m| {
+            let from = m.make_up.as_ref()?;
+            Some((&m.name, from, [("a", &m.a), ("b", &m.b)]))
+        }));
+    for (owner, from, ports) in make_ups {
+        for (port, node) in ports {
+            if let Some(valve) = make_up_valve(cx, owner, from, port, node, &nodes) {
+                cx.elements.insert(valve.name.clone(), elements.len());
+                elements.push(Element::CheckValve(valve));
+            }
+        }
+    }
     for c in &h.counterbalance_valves {
         let valve = lower_counterbalance(cx, c);
         cx.elements.insert(valve.name.clone(), elements.len());
@@ -564,6 +588,70 @@ fn check_connections(
             );
         }
     }
+}
+
+/// Make-up check valves (our choices): cracking 0.2 bar, fully open 1 bar above, K = 3e-6
+/// m³/(s·√Pa) (57 L/min at 1 bar), laminar below 0.1 bar — a valve sized to refill a
+/// chamber as fast as a load can empty it, not to meter.
+const MAKE_UP_CRACKING: f64 = 0.2e5;
+const MAKE_UP_FULL_OPEN: f64 = 1.2e5;
+const MAKE_UP_COEFFICIENT: f64 = 3e-6;
+const MAKE_UP_LAMINAR: f64 = 0.1e5;
+
+/// The make-up check valve `<owner>_make_up_<port>` from `from` into `node`, if `node` is a
+/// volume (a port on a pressure source needs none).
+fn make_up_valve(
+    cx: &mut Ctx,
+    owner: &crate::description::Name,
+    from: &crate::description::Name,
+    port: &str,
+    node: &crate::description::Name,
+    nodes: &[Node],
+) -> Option<CheckValve> {
+    let source = cx.node_ref(from);
+    if !cx.nodes.contains_key(node.get_ref())
+        || matches!(
+            nodes.get(cx.nodes[node.get_ref()]),
+            Some(Node::Pressure { .. })
+        )
+    {
+        return None;
+    }
+    let to = cx.nodes[node.get_ref()];
+    let name = Spanned::new(from.span(), format!("{}_make_up_{port}", owner.get_ref()));
+    if !cx.declare(&name, "check valve") {
+        return None;
+    }
+    same_node_check(cx, node, source, to);
+    let name = name.into_inner();
+    let mut slot = |field: &str, v: f64, expect: Expect, what: &str| {
+        cx.slot(
+            format!("{name}.{field}"),
+            v,
+            expect,
+            format!("{what} of {name}"),
+        )
+    };
+    Some(CheckValve {
+        cracking_pressure: slot(
+            "cracking_pressure",
+            MAKE_UP_CRACKING,
+            P,
+            "Cracking pressure",
+        ),
+        full_open_pressure: slot("full_open_pressure", MAKE_UP_FULL_OPEN, P, "Full-open drop"),
+        coefficient: slot(
+            "coefficient",
+            MAKE_UP_COEFFICIENT,
+            FLOW_COEFFICIENT,
+            "Flow coefficient K fully open (Q = K·sqrt(Δp))",
+        ),
+        laminar_pressure: slot("laminar_pressure", MAKE_UP_LAMINAR, P, "Laminar region"),
+        pilot: None,
+        name,
+        from: source,
+        to,
+    })
 }
 
 /// Opening range of a counterbalance valve's poppet when none is given (our choice: 20 bar,
