@@ -348,3 +348,30 @@ fn a_make_up_valve_feeds_the_drained_line_from_tank() {
     assert!(lowest_a > 0.5e5, "line A fell to {lowest_a} Pa");
     assert!((make_up / drawn - 1.0).abs() < 0.02, "{make_up} vs {drawn}");
 }
+
+#[test]
+fn the_double_step_formulation_stops_at_vapour_pressure_too() {
+    // The charged line of the test above, integrated by coordinate partitioning.
+    let text = overrunning_motor("20 mL", "50 bar").replace(
+        "[solver]\nstep = \"1 ms\"",
+        "[solver]\nstep = \"1 ms\"\nformulation = \"double-step\"",
+    );
+    assert!(text.contains("double-step"));
+    let (mut inst, v) = common::started("overrunning-motor.toml", text, &["p_a"]);
+    inst.set_joint_rates(&[10.0]).unwrap();
+    let pv = vapour_pressure(&inst);
+    let mut lowest_a = f64::INFINITY;
+    for k in 1..=300 {
+        inst.advance(k as f64 * 1e-3).unwrap();
+        lowest_a = lowest_a.min(inst.value(&v[0]));
+        assert!(
+            lowest_a >= pv,
+            "step {k}: line A at {lowest_a} Pa < {pv} Pa"
+        );
+    }
+    let (euler, resolved) = inst.backward_euler_steps();
+    println!(
+        "double-step: lowest {lowest_a:.1} Pa; {euler} backward-Euler steps, {resolved} solved again"
+    );
+    assert!(euler > 0 && lowest_a < pv + 5e3);
+}
