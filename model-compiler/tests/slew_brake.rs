@@ -107,7 +107,7 @@ fn centring_the_spool_stops_the_slew_at_the_torque_of_the_brake_setting() {
     );
     let n = inst.model().circuit.volumes();
     let mut lowest = f64::INFINITY;
-    let mut step = |inst: &mut fmu_runtime::Instance, k: usize, lowest: &mut f64| {
+    let step = |inst: &mut fmu_runtime::Instance, k: usize, lowest: &mut f64| {
         inst.advance(k as f64 * 1e-3).unwrap();
         *lowest = inst.state().w[..n].iter().fold(*lowest, |a, &p| a.min(p));
     };
