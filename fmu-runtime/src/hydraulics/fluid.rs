@@ -55,11 +55,11 @@ pub struct AirLaw {
 
 impl AirLaw {
     pub fn of(air: &EntrainedAir, params: &[f64]) -> AirLaw {
-        AirLaw {
-            fraction: params[air.fraction.index()],
-            inverse_index: 1.0 / params[air.polytropic_index.index()],
-            vapour_pressure: params[air.vapour_pressure.index()],
-        }
+        AirLaw::new(
+            params[air.fraction.index()],
+            params[air.polytropic_index.index()],
+            params[air.vapour_pressure.index()],
+        )
     }
 
     /// Mixture bulk modulus at absolute pressure `p` from the liquid's `beta_liquid` [Pa].

@@ -84,13 +84,7 @@ pub fn element_flows(
                 transfer(inflow, c.from, c.to, q)
             }
             Element::CounterbalanceValve(c) => {
-                let q = counterbalance_flow(
-                    pressure[c.load],
-                    pressure[c.valve],
-                    pressure[c.pilot],
-                    |id| params[id.index()],
-                    c,
-                );
+                let q = counterbalance_flow(c, params, pressure);
                 transfer(inflow, c.load, c.valve, q)
             }
             Element::Pump(p) => {
@@ -142,13 +136,13 @@ pub fn check_valve_flow(
 /// p_valve)` over `setting`, a smoothstep over `opening_range`, times `K·√Δp`; the check
 /// from the valve port as [`check_valve_flow`]. Both shut exactly below their openings.
 pub fn counterbalance_flow(
-    p_load: f64,
-    p_valve: f64,
-    p_pilot: f64,
-    value: impl Fn(crate::model::ParamId) -> f64,
     c: &crate::model::CounterbalanceValve,
+    params: &[f64],
+    pressure: &[f64],
 ) -> f64 {
-    let dp = p_load - p_valve;
+    let value = |id: crate::model::ParamId| params[id.index()];
+    let (p_valve, p_pilot) = (pressure[c.valve], pressure[c.pilot]);
+    let dp = pressure[c.load] - p_valve;
     let (k, p_lam) = (value(c.coefficient), value(c.laminar_pressure));
     let signal = dp + value(c.pilot_ratio) * (p_pilot - p_valve);
     let opening = smooth_opening(signal - value(c.setting), value(c.opening_range));

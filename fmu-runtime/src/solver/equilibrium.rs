@@ -140,13 +140,14 @@ impl Problem<'_> {
                     .map(|k| e.phi_z[k * nz + i] * st.lambda[k])
                     .sum::<f64>();
         }
-        r[nz..nz + nw].copy_from_slice(&e.r_first[..nw]);
         // Volumes: the net inflow ṗ·dV/dp, not ṗ itself. Near vapour pressure the oil's
         // modulus vanishes and with it ṗ, whatever the flow: a spurious root that left a
-        // line vented to tank at 400 Pa.
+        // line vented to tank at 400 Pa. Spools: their own residuals.
+        let np = self.l.n_pressures;
         for (k, c) in e.volumes.compliance().iter().enumerate() {
             r[nz + k] = -e.rates[k] * c;
         }
+        r[nz + np..nz + nw].copy_from_slice(&e.r_first[np..nw]);
         for (j, &(k, value)) in self.precharged.iter().enumerate() {
             r[nz + nw + j] = st.w[k] - value;
         }

@@ -220,31 +220,14 @@ pub(super) fn lower_circuit(
             }
         };
         cx.elements.insert(name.clone(), elements.len());
-        elements.push(Element::CheckValve(CheckValve {
-            pilot,
-            cracking_pressure: cx.slot(
-                format!("{name}.cracking_pressure"),
-                cracking,
-                P,
-                format!("Cracking pressure (drop) of {name}"),
-            ),
-            full_open_pressure: cx.slot(
-                format!("{name}.full_open_pressure"),
-                full_open,
-                P,
-                format!("Pressure drop at which {name} is fully open"),
-            ),
-            coefficient: cx.slot(
-                format!("{name}.coefficient"),
-                k,
-                FLOW_COEFFICIENT,
-                format!("Flow coefficient K of {name} fully open (Q = K·sqrt(Δp))"),
-            ),
-            laminar_pressure,
+        elements.push(Element::CheckValve(check_valve(
+            cx,
             name,
-            from,
-            to,
-        }));
+            (from, to),
+            (cracking, full_open, k),
+            laminar_pressure,
+            pilot,
+        )));
     }
     // Make-up (anti-cavitation) check valves the cylinders and motors ask for.
     let make_ups = h
@@ -624,34 +607,52 @@ fn make_up_valve(
     }
     same_node_check(cx, node, source, to);
     let name = name.into_inner();
-    let mut slot = |field: &str, v: f64, expect: Expect, what: &str| {
-        cx.slot(
-            format!("{name}.{field}"),
-            v,
-            expect,
-            format!("{what} of {name}"),
-        )
-    };
-    Some(CheckValve {
-        cracking_pressure: slot(
-            "cracking_pressure",
-            MAKE_UP_CRACKING,
-            P,
-            "Cracking pressure",
-        ),
-        full_open_pressure: slot("full_open_pressure", MAKE_UP_FULL_OPEN, P, "Full-open drop"),
-        coefficient: slot(
-            "coefficient",
-            MAKE_UP_COEFFICIENT,
-            FLOW_COEFFICIENT,
-            "Flow coefficient K fully open (Q = K·sqrt(Δp))",
-        ),
-        laminar_pressure: slot("laminar_pressure", MAKE_UP_LAMINAR, P, "Laminar region"),
-        pilot: None,
+    let laminar_pressure = laminar_or(cx, &name, None, MAKE_UP_LAMINAR);
+    Some(check_valve(
+        cx,
         name,
-        from: source,
+        (source, to),
+        (MAKE_UP_CRACKING, MAKE_UP_FULL_OPEN, MAKE_UP_COEFFICIENT),
+        laminar_pressure,
+        None,
+    ))
+}
+
+/// A check valve `name` from `from` to `to` with its slots: cracking and full-open drops,
+/// full-open flow coefficient.
+fn check_valve(
+    cx: &mut Ctx,
+    name: String,
+    (from, to): (usize, usize),
+    (cracking, full_open, k): (f64, f64, f64),
+    laminar_pressure: fmu_runtime::model::ParamId,
+    pilot: Option<(usize, fmu_runtime::model::ParamId)>,
+) -> CheckValve {
+    CheckValve {
+        pilot,
+        cracking_pressure: cx.slot(
+            format!("{name}.cracking_pressure"),
+            cracking,
+            P,
+            format!("Cracking pressure (drop) of {name}"),
+        ),
+        full_open_pressure: cx.slot(
+            format!("{name}.full_open_pressure"),
+            full_open,
+            P,
+            format!("Pressure drop at which {name} is fully open"),
+        ),
+        coefficient: cx.slot(
+            format!("{name}.coefficient"),
+            k,
+            FLOW_COEFFICIENT,
+            format!("Flow coefficient K of {name} fully open (Q = K·sqrt(Δp))"),
+        ),
+        laminar_pressure,
+        name,
+        from,
         to,
-    })
+    }
 }
 
 /// Opening range of a counterbalance valve's poppet when none is given (our choice: 20 bar,
@@ -826,7 +827,17 @@ fn laminar(
     name: &str,
     q: Option<&crate::description::Quantity>,
 ) -> fmu_runtime::model::ParamId {
-    let v = cx.value_or(q, P, DEFAULT_LAMINAR_PRESSURE);
+    laminar_or(cx, name, q, DEFAULT_LAMINAR_PRESSURE)
+}
+
+/// [`laminar`] with another default.
+fn laminar_or(
+    cx: &mut Ctx,
+    name: &str,
+    q: Option<&crate::description::Quantity>,
+    default: f64,
+) -> fmu_runtime::model::ParamId {
+    let v = cx.value_or(q, P, default);
     if let Some(q) = q {
         cx.require_positive(q, v, "laminar_pressure");
     }
