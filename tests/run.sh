@@ -124,7 +124,9 @@ stage_system() {
     [ -d /usr/lib/rustlib/src/rust/library/std ] || pkgs+=(rust-web-src)
     command -v x86_64-w64-mingw32-gcc >/dev/null || pkgs+=(gcc-mingw-w64-x86-64)
     command -v aarch64-linux-gnu-gcc >/dev/null || pkgs+=(gcc-aarch64-linux-gnu)
-    [ -e /usr/aarch64-linux-gnu/lib/libc.so.6 ] || pkgs+=(libc6-dev-arm64-cross)
+    # The C start files the linker needs, not libc.so.6: that one comes with the runtime
+    # package libc6-arm64-cross, which stays when the -dev package is gone.
+    [ -e /usr/aarch64-linux-gnu/lib/crti.o ] || pkgs+=(libc6-dev-arm64-cross)
     command -v wine >/dev/null || pkgs+=(wine wine64)
     command -v qemu-aarch64 >/dev/null || pkgs+=(qemu-user)
     if [ ${#pkgs[@]} -eq 0 ]; then
