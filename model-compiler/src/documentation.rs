@@ -405,13 +405,13 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
                     let s = &m.circuit.spools[v.spool];
                     vec![
                         escape(&v.name),
-                        if v.neutral.is_some() {
-                            "4/3 directional valve, open centre (P→T)".into()
-                        } else {
-                            "4/3 directional valve".into()
-                        },
                         format!(
-                            "P = {}, T = {}, A = {}, B = {}; spool range [{}, {}], τ = {}, command {}, laminar below {}",
+                            "4/3 directional valve{}{}",
+                            if v.neutral.is_some() { ", open centre (P→T)" } else { "" },
+                            if v.load_sense.is_some() { ", load-sensing section" } else { "" }
+                        ),
+                        format!(
+                            "P = {}, T = {}, A = {}, B = {}; spool range [{}, {}], τ = {}, command {}, laminar below {}{}",
                             escape(&d.node_name(v.port_p)),
                             escape(&d.node_name(v.port_t)),
                             escape(&d.node_name(v.port_a)),
@@ -420,7 +420,12 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
                             g(s.max),
                             d.p(s.time_constant),
                             d.p(s.command),
-                            d.p(v.laminar_pressure)
+                            d.p(v.laminar_pressure),
+                            v.load_sense.as_ref().map_or(String::new(), |ls| format!(
+                                "; LS line {} through a shuttle, K = {}",
+                                escape(&d.node_name(ls.node)),
+                                d.p(ls.coefficient)
+                            ))
                         ),
                     ]
                 }
@@ -448,6 +453,23 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
                     escape(&p.name),
                     "fixed-displacement pump".into(),
                     format!("{} → {}, {} per rev at {}", escape(&d.node_name(p.inlet)), escape(&d.node_name(p.outlet)), d.p(p.displacement), d.p(p.speed)),
+                ],
+                Element::LoadSensingPump(p) => vec![
+                    escape(&p.name),
+                    "load-sensing variable pump".into(),
+                    format!(
+                        "{} → {}, LS line {}; up to {} per rev at {}, margin {}, cut-off {}, droop {}, τ = {}, leakage {}",
+                        escape(&d.node_name(p.inlet)),
+                        escape(&d.node_name(p.outlet)),
+                        escape(&d.node_name(p.load_sense)),
+                        d.p(p.displacement),
+                        d.p(p.speed),
+                        d.p(p.margin),
+                        d.p(p.cutoff),
+                        d.p(p.band),
+                        d.p(p.time_constant),
+                        d.p(p.leakage)
+                    ),
                 ],
                 Element::Leakage(l) => vec![
                     escape(&l.name),

@@ -106,7 +106,7 @@ pub fn report(l: &Lowered) -> String {
         for e in &c.elements {
             let text = match e {
                 Element::DirectionalValve(v) => format!(
-                    "valve {}: P {}, T {}, A {}, B {}{}",
+                    "valve {}: P {}, T {}, A {}, B {}{}{}",
                     v.name,
                     node(v.port_p),
                     node(v.port_t),
@@ -116,7 +116,10 @@ pub fn report(l: &Lowered) -> String {
                         ", open centre (P→T)"
                     } else {
                         ""
-                    }
+                    },
+                    v.load_sense
+                        .as_ref()
+                        .map_or(String::new(), |ls| format!(", LS → {}", node(ls.node)))
                 ),
                 Element::Orifice(o) => {
                     format!("orifice {}: {} → {}", o.name, node(o.from), node(o.to))
@@ -137,6 +140,13 @@ pub fn report(l: &Lowered) -> String {
                 Element::Pump(p) => {
                     format!("pump {}: {} → {}", p.name, node(p.inlet), node(p.outlet))
                 }
+                Element::LoadSensingPump(p) => format!(
+                    "load-sensing pump {}: {} → {}, LS {}",
+                    p.name,
+                    node(p.inlet),
+                    node(p.outlet),
+                    node(p.load_sense)
+                ),
                 Element::Leakage(k) => {
                     format!("leakage {}: {} → {}", k.name, node(k.from), node(k.to))
                 }

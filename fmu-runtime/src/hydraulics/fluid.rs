@@ -77,7 +77,14 @@ impl AirLaw {
     /// ```
     pub fn mixture_bulk_modulus(&self, beta_liquid: f64, p: f64) -> f64 {
         let (g, compliance) = self.gas(p);
-        (1.0 + g) / (1.0 / beta_liquid + compliance)
+        if g.is_finite() && compliance.is_finite() {
+            (1.0 + g) / (1.0 / beta_liquid + compliance)
+        } else {
+            // Far below vapour pressure the continued distance underflows and the air
+            // fraction overflows; the modulus tends to `(1 + g)/compliance → n·δ` there, the
+            // value a static-equilibrium trial far below p_v must see (not NaN).
+            CONTINUATION * (ATMOSPHERE - self.vapour_pressure) / self.inverse_index
+        }
     }
 
     /// A law from its values: air fraction at atmospheric pressure, polytropic index,
@@ -171,6 +178,19 @@ mod tests {
             assert!(e > 0.0 && e < last, "{p}: {e}");
             last = e;
         }
+    }
+
+    #[test]
+    fn far_below_vapour_pressure_the_modulus_stays_finite() {
+        let law = AirLaw::new(1e-3, 1.4, 1000.0);
+        let floor = CONTINUATION * (ATMOSPHERE - 1000.0) * 1.4;
+        // Overflowed (−40 bar) the limit itself; at 1 kPa below p_v within 0.3 % of it.
+        for p in [-40e5, -1e5, -1e3, 0.0] {
+            let e = law.mixture_bulk_modulus(1.5e9, p);
+            assert!(e.is_finite() && e > 0.0, "{p}: {e}");
+            assert!((e / floor - 1.0).abs() < 5e-3, "{p}: {e} vs {floor}");
+        }
+        assert!((law.mixture_bulk_modulus(1.5e9, -40e5) / floor - 1.0).abs() < 1e-12);
     }
 
     #[test]

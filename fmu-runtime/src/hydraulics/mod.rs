@@ -9,4 +9,5 @@ pub mod friction;
 pub mod motor;
 pub mod network;
 pub mod orifice;
+pub mod pump;
 pub mod valve;

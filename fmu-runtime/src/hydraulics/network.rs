@@ -4,6 +4,7 @@ use super::accumulator;
 use super::cylinder::CylinderState;
 use super::fluid::{AirLaw, effective_bulk_modulus, oil_bulk_modulus};
 use super::orifice::{cracking_ramp, smooth_opening, turbulent_flow};
+use super::pump;
 use super::valve::edge_coefficient;
 use crate::model::{
     Circuit, EDGE_AT, EDGE_BT, EDGE_PA, EDGE_PB, EdgeLaw, Element, MeteringEdge, Node,
@@ -13,7 +14,8 @@ use std::f64::consts::TAU;
 /// Volumes below this are clamped so a mis-specified chamber cannot divide by zero [m³].
 pub const MIN_VOLUME: f64 = 1e-9;
 
-/// Flow of every element for the given node pressures and spool positions.
+/// Flow of every element for the given node pressures, spool positions and relative
+/// displacements of the variable pumps.
 /// Sign: from `from`/inlet to `to`/outlet; for valves, the net flow into port A.
 /// Adds each element's flows into `inflow` (per node).
 pub fn element_flows(
@@ -21,6 +23,7 @@ pub fn element_flows(
     params: &[f64],
     pressure: &[f64],
     spool: &[f64],
+    displacement: &[f64],
     flow: &mut [f64],
     inflow: &mut [f64],
 ) {
@@ -48,6 +51,17 @@ pub fn element_flows(
                     let q_pt = edge_flow(neutral, u, pp - pt, pl);
                     inflow[v.port_p] -= q_pt;
                     inflow[v.port_t] += q_pt;
+                }
+                if let Some(ls) = &v.load_sense {
+                    let k = params[ls.coefficient.index()];
+                    let p_ls = pressure[ls.node];
+                    let gate_a = smooth_opening(edge_coefficient(&v.edges[EDGE_PA], u), ls.gate[0]);
+                    let gate_b = smooth_opening(edge_coefficient(&v.edges[EDGE_PB], u), ls.gate[1]);
+                    let q_a = gate_a * load_signal_flow(pa - p_ls, k, pl);
+                    let q_b = gate_b * load_signal_flow(pb - p_ls, k, pl);
+                    inflow[v.port_a] -= q_a;
+                    inflow[v.port_b] -= q_b;
+                    inflow[ls.node] += q_a + q_b;
                 }
                 q_pa - q_at
             }
@@ -92,12 +106,26 @@ pub fn element_flows(
                     * params[p.volumetric_efficiency.index()];
                 transfer(inflow, p.inlet, p.outlet, q)
             }
+            Element::LoadSensingPump(p) => {
+                let q = pump::flow(p, params, pressure, displacement[p.state]);
+                transfer(inflow, p.inlet, p.outlet, q)
+            }
             Element::Leakage(l) => {
                 let q = params[l.conductance.index()] * (pressure[l.from] - pressure[l.to]);
                 transfer(inflow, l.from, l.to, q)
             }
         };
     }
+}
+
+/// Drop over which a section's shuttle opens from shut to fully open (our choice: small
+/// beside any LS margin, wide enough for a C¹ opening Newton follows).
+pub const SHUTTLE_OPENING: f64 = 0.1e5;
+
+/// Flow through a section's LS signal passage into the LS line at a drop `dp` (working
+/// port − LS line): the shuttle passes it one way only, a check without cracking pressure.
+fn load_signal_flow(dp: f64, k: f64, p_lam: f64) -> f64 {
+    check_valve_flow(dp, dp, 0.0, SHUTTLE_OPENING, k, p_lam)
 }
 
 /// Flow through one valve edge at spool position `u` and pressure drop `dp`.

@@ -127,6 +127,52 @@ pub struct DirectionalValve {
     /// Open centre: the P→T edge (the neutral bypass of a 6/3 valve's gallery), open
     /// around the centre and closing as the spool shifts.
     pub neutral: Option<MeteringEdge>,
+    /// Load-sensing section: the signal passage from the working port the spool opens to
+    /// the LS line (see [`LoadSensePort`]).
+    pub load_sense: Option<LoadSensePort>,
+}
+
+/// The LS port of a valve section. Once the spool opens P→A (P→B), a signal passage joins
+/// port A (B) to `node` through a shuttle, a check that only lets oil into the LS line: the
+/// sections of one LS line form the shuttle network, and the line carries the highest
+/// load pressure (less the passage's drop at the bleed flow). In neutral the passage is
+/// shut and the LS line drains through its bleed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoadSensePort {
+    pub node: usize,
+    /// Flow coefficient K of the signal passage [m³/(s·√Pa)].
+    pub coefficient: ParamId,
+    /// Edge values (of the P→A, P→B tables) over which the passage opens from shut to
+    /// fully open: the gate is `smoothstep(K_PA(u)/gate[0])`, likewise for B.
+    pub gate: [f64; 2],
+}
+
+/// Variable-displacement pump with a load-sensing regulator and pressure cut-off (see
+/// [`crate::hydraulics::pump`]): delivers `ε·D·ω/2π − G·(p_out − p_in)`, the relative
+/// displacement ε a first-order state of the Newton loop.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoadSensingPump {
+    pub name: String,
+    pub inlet: usize,
+    pub outlet: usize,
+    /// The LS line whose pressure the regulator holds the outlet above.
+    pub load_sense: usize,
+    /// Index of its displacement among the pumps' states (after the spools in `w`).
+    pub state: usize,
+    /// Maximum displacement [m³/rev].
+    pub displacement: ParamId,
+    /// Shaft speed [rad/s].
+    pub speed: ParamId,
+    /// LS margin (the flow controller's Δp setting) [Pa].
+    pub margin: ParamId,
+    /// Pressure cut-off (the pressure controller's setting, absolute) [Pa].
+    pub cutoff: ParamId,
+    /// Droop of the regulator: the pressure error that takes ε from 0 to 1 [Pa].
+    pub band: ParamId,
+    /// Time constant of the swash plate's first-order lag [s].
+    pub time_constant: ParamId,
+    /// Internal leakage from outlet to inlet [m³/(s·Pa)].
+    pub leakage: ParamId,
 }
 
 /// Fixed orifice (throttle): Q = K √Δp with a laminar region.
@@ -213,6 +259,9 @@ pub struct Leakage {
     pub conductance: ParamId,
 }
 
+// A valve is the largest element (its four edge tables); elements live once in the
+// compiled model, read in place, so boxing would only add an indirection per flow.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Element {
     DirectionalValve(DirectionalValve),
@@ -223,6 +272,7 @@ pub enum Element {
     /// Last, so that the serialized models without one keep their encoding.
     CheckValve(CheckValve),
     CounterbalanceValve(CounterbalanceValve),
+    LoadSensingPump(LoadSensingPump),
 }
 
 impl Element {
@@ -234,13 +284,18 @@ impl Element {
             Element::CheckValve(c) => &c.name,
             Element::CounterbalanceValve(c) => &c.name,
             Element::Pump(p) => &p.name,
+            Element::LoadSensingPump(p) => &p.name,
             Element::Leakage(l) => &l.name,
         }
     }
 
     pub fn nodes(&self) -> Vec<usize> {
         match self {
-            Element::DirectionalValve(v) => vec![v.port_p, v.port_t, v.port_a, v.port_b],
+            Element::DirectionalValve(v) => {
+                let mut nodes = vec![v.port_p, v.port_t, v.port_a, v.port_b];
+                nodes.extend(v.load_sense.as_ref().map(|ls| ls.node));
+                nodes
+            }
             Element::Orifice(o) => vec![o.from, o.to],
             Element::ReliefValve(r) => vec![r.from, r.to],
             Element::CheckValve(c) => {
@@ -250,6 +305,7 @@ impl Element {
             }
             Element::CounterbalanceValve(c) => vec![c.load, c.valve, c.pilot],
             Element::Pump(p) => vec![p.inlet, p.outlet],
+            Element::LoadSensingPump(p) => vec![p.inlet, p.outlet, p.load_sense],
             Element::Leakage(l) => vec![l.from, l.to],
         }
     }
@@ -493,6 +549,14 @@ pub struct Circuit {
 }
 
 impl Circuit {
+    /// Number of variable-displacement pumps (one displacement state each).
+    pub fn displacement_states(&self) -> usize {
+        self.elements
+            .iter()
+            .filter(|e| matches!(e, Element::LoadSensingPump(_)))
+            .count()
+    }
+
     /// Number of internal friction states of all cylinders.
     pub fn friction_states(&self) -> usize {
         self.cylinders.iter().map(|c| c.friction.states()).sum()
@@ -544,7 +608,10 @@ impl Circuit {
         }
         for e in &self.elements {
             match e {
-                Element::DirectionalValve(v) => out.push(v.laminar_pressure),
+                Element::DirectionalValve(v) => {
+                    out.push(v.laminar_pressure);
+                    out.extend(v.load_sense.as_ref().map(|ls| ls.coefficient));
+                }
                 Element::Orifice(o) => out.extend([o.coefficient, o.laminar_pressure]),
                 Element::ReliefValve(r) => out.extend([r.cracking_pressure, r.gain]),
                 Element::CheckValve(c) => {
@@ -566,6 +633,15 @@ impl Circuit {
                     c.laminar_pressure,
                 ]),
                 Element::Pump(p) => out.extend([p.displacement, p.speed, p.volumetric_efficiency]),
+                Element::LoadSensingPump(p) => out.extend([
+                    p.displacement,
+                    p.speed,
+                    p.margin,
+                    p.cutoff,
+                    p.band,
+                    p.time_constant,
+                    p.leakage,
+                ]),
                 Element::Leakage(l) => out.push(l.conductance),
             }
         }

@@ -109,6 +109,8 @@ pub enum Probe {
     StepCount,
     /// Oil held by accumulator `i` [m³].
     AccumulatorVolume(usize),
+    /// Relative displacement ε ∈ [0, 1] of the variable pump that is element `i` [-].
+    PumpDisplacement(usize),
 }
 
 impl Probe {
@@ -129,9 +131,14 @@ impl Probe {
             }
             Probe::SpoolPosition(i) => i < m.circuit.spools.len(),
             Probe::ElementFlow(i) => i < m.circuit.elements.len(),
-            Probe::PumpPower(i) => {
-                matches!(m.circuit.elements.get(i), Some(super::Element::Pump(_)))
-            }
+            Probe::PumpPower(i) => matches!(
+                m.circuit.elements.get(i),
+                Some(super::Element::Pump(_) | super::Element::LoadSensingPump(_))
+            ),
+            Probe::PumpDisplacement(i) => matches!(
+                m.circuit.elements.get(i),
+                Some(super::Element::LoadSensingPump(_))
+            ),
             Probe::MarkerPosition(i, _) | Probe::MarkerVelocity(i, _) => {
                 i < m.mechanism.markers.len()
             }

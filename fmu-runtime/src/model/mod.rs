@@ -23,7 +23,7 @@ pub use mechanism::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the serialized [`CompiledModel`] layout; bump on any change of these types.
-pub const MODEL_FORMAT_VERSION: u32 = 9;
+pub const MODEL_FORMAT_VERSION: u32 = 10;
 
 /// Index into the instance parameter vector (see module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -243,6 +243,21 @@ impl CompiledModel {
                     if edge.table.len() < 2 || edge.table.windows(2).any(|w| w[1].0 <= w[0].0) {
                         return err(format!("valve {}: an edge table is not increasing", v.name));
                     }
+                }
+                if let Some(ls) = &v.load_sense
+                    && !ls.gate.iter().all(|g| g.is_finite() && *g > 0.0)
+                {
+                    return err(format!("valve {}: its LS gate must be positive", v.name));
+                }
+            }
+        }
+        // Pump displacement states: each index once, 0..count.
+        let mut seen = vec![false; self.circuit.displacement_states()];
+        for e in &self.circuit.elements {
+            if let Element::LoadSensingPump(p) = e {
+                match seen.get_mut(p.state) {
+                    Some(s) if !*s => *s = true,
+                    _ => return err(format!("pump {} has a bad displacement state", p.name)),
                 }
             }
         }

@@ -67,7 +67,7 @@ impl Ports {
             r
         };
         let mut ports = Vec::new();
-        let mut friction = l.n_pressures + l.n_spools;
+        let mut friction = l.first_friction();
         for (i, c) in m.circuit.cylinders.iter().enumerate() {
             let mut rows = rows_at(&[c.cap_node, c.rod_node]);
             let states = c.friction.states();

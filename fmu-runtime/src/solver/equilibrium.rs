@@ -12,9 +12,10 @@
 
 use super::linalg::{lu_factor, lu_solve};
 use super::{Layout, Workspace};
+use crate::hydraulics::pump;
 use crate::instance::State;
 use crate::mechanics::dynamics::mass_matrix;
-use crate::model::{CompiledModel, Node, ParamId};
+use crate::model::{CompiledModel, Element, Node, ParamId};
 use nalgebra::Matrix6;
 
 /// Solves Φ(z) = 0 by minimum-norm Gauss–Newton corrections of the joint coordinates.
@@ -85,14 +86,18 @@ pub(super) struct Problem<'a> {
     /// Volumes (indices among the pressure unknowns) held at a pressure: pre-charges, and
     /// trapped oil at the make-up pressure (`trapped_oil`).
     pub(super) precharged: Vec<(usize, f64)>,
+    /// Pump regulators without their saturation (`ε = σ`): a first pass from a far
+    /// starting guess, where a saturated regulator has no slope to follow.
+    linear_regulators: bool,
 }
 
 impl Problem<'_> {
-    /// First-order states solved for: pressures and spools. Friction states stay at zero
-    /// (friction ignored at the start, as seed 001 does): at rest a bristle deflection
-    /// could carry any part of the load, which leaves the problem indeterminate.
+    /// First-order states solved for: pressures, spools and pump displacements. Friction
+    /// states stay at zero (friction ignored at the start, as seed 001 does): at rest a
+    /// bristle deflection could carry any part of the load, which leaves the problem
+    /// indeterminate.
     pub(super) fn solved_states(&self) -> usize {
-        self.l.n_pressures + self.l.n_spools
+        self.l.first_friction()
     }
 
     fn unknowns(&self) -> usize {
@@ -101,6 +106,16 @@ impl Problem<'_> {
 
     fn equations(&self) -> usize {
         self.l.nz + self.solved_states() + self.precharged.len()
+    }
+
+    /// Keeps the pressures of a trial at or above the oil's vapour pressure: no real
+    /// state lies below it, and a Newton step on a turbulent vent `√Δp` lands on the
+    /// mirror point below the tank (10 bar → −8 bar and back, for ever) unless held.
+    fn project(&self, u: &mut [f64], p: &[f64]) {
+        let floor = p[self.m.circuit.oil.air.vapour_pressure.index()];
+        for x in &mut u[..self.l.n_pressures] {
+            *x = x.max(floor);
+        }
     }
 
     /// The unknowns at the current state and parameters.
@@ -142,12 +157,20 @@ impl Problem<'_> {
         }
         // Volumes: the net inflow ṗ·dV/dp, not ṗ itself. Near vapour pressure the oil's
         // modulus vanishes and with it ṗ, whatever the flow: a spurious root that left a
-        // line vented to tank at 400 Pa. Spools: their own residuals.
+        // line vented to tank at 400 Pa. Spools and pumps: their own residuals.
         let np = self.l.n_pressures;
         for (k, c) in e.volumes.compliance().iter().enumerate() {
             r[nz + k] = -e.rates[k] * c;
         }
         r[nz + np..nz + nw].copy_from_slice(&e.r_first[np..nw]);
+        if self.linear_regulators {
+            for el in &self.m.circuit.elements {
+                if let Element::LoadSensingPump(pump) = el {
+                    let j = self.l.first_displacement() + pump.state;
+                    r[nz + j] = st.w[j] - pump::regulator_signal(pump, p, &e.pressure);
+                }
+            }
+        }
         for (j, &(k, value)) in self.precharged.iter().enumerate() {
             r[nz + nw + j] = st.w[k] - value;
         }
@@ -226,7 +249,8 @@ pub(super) fn solve(
             let mut du = g.clone();
             if lu_factor(&mut damped, n, &mut piv, &mut rs).is_ok() {
                 lu_solve(&damped, n, &piv, &rs, &mut du);
-                let trial: Vec<f64> = u.iter().zip(&du).map(|(a, b)| a + b).collect();
+                let mut trial: Vec<f64> = u.iter().zip(&du).map(|(a, b)| a + b).collect();
+                problem.project(&mut trial, p);
                 problem.residual(&trial, st, p, ws, &mut r_trial);
                 let f1 = norm2(&r_trial, &row_w);
                 if f1.is_finite() && f1 < f0 {
@@ -291,6 +315,7 @@ pub(super) fn problem<'a>(
         l,
         free,
         precharged,
+        linear_regulators: false,
     }
 }
 
@@ -312,7 +337,14 @@ pub fn initialize(
         .max(1e-9);
     ws.held_at_make_up.clear();
     if m.init.static_equilibrium {
-        let prob = problem(m, l, p, &[]);
+        let mut prob = problem(m, l, p, &[]);
+        if l.n_displacements > 0 {
+            // Regulators first without saturation, so that the pump lines find their
+            // pressures from any guess; then the real law from there.
+            prob.linear_regulators = true;
+            solve(&prob, prob.start(st, &params), st, &mut params, ws)?;
+            prob.linear_regulators = false;
+        }
         solve(&prob, prob.start(st, &params), st, &mut params, ws)?;
         ws.held_at_make_up = super::trapped_oil::settle(m, l, &mut params, st, ws)?;
     }

@@ -7,13 +7,14 @@ use crate::hydraulics::cylinder::{self, CylinderState};
 use crate::hydraulics::friction;
 use crate::hydraulics::motor::{self, MotorState};
 use crate::hydraulics::network;
+use crate::hydraulics::pump;
 use crate::hydraulics::valve::dead_band;
 use crate::mechanics::Kinematics;
 use crate::mechanics::constraints::{self, ConstraintEval, PrismaticReference};
 use crate::mechanics::dynamics::{self, add_point_force};
 use crate::mechanics::end_stop;
 use crate::mechanics::spatial::{Vec3, Vec6, vec3};
-use crate::model::{CompiledModel, ForceElement, Node, PointRef};
+use crate::model::{CompiledModel, Element, ForceElement, Node, PointRef};
 
 /// What the first-order columns of the tangent linearise about: the last full evaluation's
 /// inverse-dynamics residual, actuator forces, and the generalised force of a unit force
@@ -88,7 +89,8 @@ pub struct Evaluation {
     pub rates: Vec<f64>,
     /// `M z̈ − Q` (without constraint forces).
     pub r_mech: Vec<f64>,
-    /// Residuals of the first-order states: `ṗ − rate` and `τ u̇ + u − u_set`.
+    /// Residuals of the first-order states: `ṗ − rate`, `τ u̇ + u − u_set` (spools) and
+    /// `τ ε̇ + ε − ε*` (pump displacements).
     pub r_first: Vec<f64>,
     pub phi: Vec<f64>,
     /// Φ_z, row-major nc × nz.
@@ -167,8 +169,8 @@ impl Evaluation {
         }
 
         // Cylinders: geometry from the pins, force back onto the pins; friction states follow
-        // the spools in w.
-        let mut fy = l.n_pressures + l.n_spools;
+        // the spools and pump displacements in w.
+        let mut fy = l.first_friction();
         for (c, s) in m.circuit.cylinders.iter().zip(self.cylinders.iter_mut()) {
             let line = PinLine::between(&self.kin, &c.cap_point, &c.rod_point);
             let (xa, xb, e) = (line.a, line.b, line.unit);
@@ -329,7 +331,7 @@ impl Evaluation {
             }
         }
         self.r_mech.copy_from_slice(&base.r_mech);
-        let mut fy = l.n_pressures + l.n_spools;
+        let mut fy = l.first_friction();
         for (i, (c, s)) in m
             .circuit
             .cylinders
@@ -373,12 +375,14 @@ impl Evaluation {
     /// Flows, pressure rates and first-order residuals at the current node pressures and
     /// cylinder states.
     fn hydraulic_rates(&mut self, m: &CompiledModel, l: &Layout, p: &[f64], w: &[f64], wd: &[f64]) {
-        let spool = &w[l.n_pressures..];
+        let spool = &w[l.n_pressures..l.first_displacement()];
+        let displacement = &w[l.first_displacement()..l.first_friction()];
         network::element_flows(
             &m.circuit,
             p,
             &self.pressure,
             spool,
+            displacement,
             &mut self.flow,
             &mut self.inflow,
         );
@@ -407,6 +411,13 @@ impl Evaluation {
             )
             .clamp(s.min, s.max);
             self.r_first[j] = p[s.time_constant.index()] * wd[j] + w[j] - target;
+        }
+        for e in &m.circuit.elements {
+            if let Element::LoadSensingPump(pump) = e {
+                let j = l.first_displacement() + pump.state;
+                let target = pump::regulator_setting(pump, p, &self.pressure);
+                self.r_first[j] = p[pump.time_constant.index()] * wd[j] + w[j] - target;
+            }
         }
     }
 

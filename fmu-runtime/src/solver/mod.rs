@@ -27,13 +27,16 @@ use evaluate::Evaluation;
 pub struct Layout {
     /// Joint coordinates.
     pub nz: usize,
-    /// First-order states: control-volume pressures, then spool positions.
+    /// First-order states: control-volume pressures, spool positions, pump displacements,
+    /// friction states, in this order.
     pub nw: usize,
     /// Constraint equations.
     pub nc: usize,
     pub n_pressures: usize,
     pub n_spools: usize,
-    /// Internal friction states (LuGre bristles, lubricant film), after the spools.
+    /// Relative displacements of the variable pumps (swash plates), after the spools.
+    pub n_displacements: usize,
+    /// Internal friction states (LuGre bristles, lubricant film), after the displacements.
     pub n_friction: usize,
 }
 
@@ -41,15 +44,27 @@ impl Layout {
     pub fn of(m: &CompiledModel) -> Layout {
         let n_pressures = m.circuit.volumes();
         let n_spools = m.circuit.spools.len();
+        let n_displacements = m.circuit.displacement_states();
         let n_friction = m.circuit.friction_states();
         Layout {
             nz: m.mechanism.coordinates(),
-            nw: n_pressures + n_spools + n_friction,
+            nw: n_pressures + n_spools + n_displacements + n_friction,
             nc: m.mechanism.constraint_equations(),
             n_pressures,
             n_spools,
+            n_displacements,
             n_friction,
         }
+    }
+
+    /// Index in `w` of the first pump displacement.
+    pub fn first_displacement(&self) -> usize {
+        self.n_pressures + self.n_spools
+    }
+
+    /// Index in `w` of the first friction state.
+    pub fn first_friction(&self) -> usize {
+        self.first_displacement() + self.n_displacements
     }
 }
 
@@ -184,7 +199,9 @@ pub fn place_at_initial_configuration(m: &CompiledModel, l: &Layout, p: &[f64], 
     for (i, s) in m.circuit.spools.iter().enumerate() {
         st.w[l.n_pressures + i] = p[s.command.index()].clamp(s.min, s.max);
     }
-    st.w[l.n_pressures + l.n_spools..].fill(0.0);
+    // Pumps start destroked, friction states relaxed (the equilibrium solve sets the
+    // displacements).
+    st.w[l.first_displacement()..].fill(0.0);
 }
 
 /// Reference vectors of prismatic cut joints: their relative orientation is held at

@@ -102,6 +102,13 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
         Probe::AccumulatorVolume(i) => o.accumulators[i],
         Probe::PumpPower(e) => match &m.circuit.elements[e] {
             Element::Pump(pump) => (o.pressure[pump.outlet] - o.pressure[pump.inlet]) * o.flow[e],
+            Element::LoadSensingPump(pump) => {
+                (o.pressure[pump.outlet] - o.pressure[pump.inlet]) * o.flow[e]
+            }
+            _ => 0.0,
+        },
+        Probe::PumpDisplacement(e) => match &m.circuit.elements[e] {
+            Element::LoadSensingPump(pump) => st.w[l.first_displacement() + pump.state],
             _ => 0.0,
         },
         Probe::MotorSpeed(i) => o.motors[i].speed,

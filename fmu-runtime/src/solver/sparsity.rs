@@ -112,7 +112,7 @@ impl TangentPattern {
                 }),
             });
         }
-        let mut friction = l.nz + l.n_pressures + l.n_spools;
+        let mut friction = l.nz + l.first_friction();
         for cyl in &m.circuit.cylinders {
             let mut s = path_of(&cyl.cap_point);
             s.union_with(&path_of(&cyl.rod_point));
@@ -128,8 +128,10 @@ impl TangentPattern {
         }
         for e in &m.circuit.elements {
             let mut s = with_nodes(BitSet::new(n), &e.nodes());
-            if let Element::DirectionalValve(v) = e {
-                s.insert(l.nz + l.n_pressures + v.spool);
+            match e {
+                Element::DirectionalValve(v) => s.insert(l.nz + l.n_pressures + v.spool),
+                Element::LoadSensingPump(p) => s.insert(l.nz + l.first_displacement() + p.state),
+                _ => {}
             }
             supports.push(s);
         }

@@ -214,6 +214,7 @@ pub fn naya_rod(kappa: f64, step: f64) -> CompiledModel {
         edges: [rising.clone(), falling.clone(), falling, rising],
         laminar_pressure: b.p("valve.laminar", 2e5),
         neutral: None,
+        load_sense: None,
     };
     let cyl = Cylinder {
         name: "cylinder".into(),
@@ -380,6 +381,7 @@ pub fn jaiswal_fourbar(step: f64) -> CompiledModel {
         edges: [pos.clone(), neg.clone(), neg, pos],
         laminar_pressure: lam,
         neutral: None,
+        load_sense: None,
     };
     let throttle = Orifice {
         name: "throttle".into(),

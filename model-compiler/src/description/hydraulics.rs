@@ -25,6 +25,8 @@ pub struct HydraulicsDesc {
     #[serde(default)]
     pub pumps: Vec<PumpDesc>,
     #[serde(default)]
+    pub load_sensing_pumps: Vec<LoadSensingPumpDesc>,
+    #[serde(default)]
     pub leakages: Vec<LeakageDesc>,
     #[serde(default)]
     pub cylinders: Vec<CylinderDesc>,
@@ -174,6 +176,10 @@ pub struct ValveDesc {
     /// Default 2 bar.
     pub laminar_pressure: Option<Quantity>,
     pub edges: Option<EdgesDesc>,
+    /// Load-sensing section: the LS line its working ports signal to through a shuttle.
+    pub load_sense: Option<Name>,
+    /// Flow coefficient of the LS signal passage [m³/(s·√Pa)]; default 10 mm² at Cd 0.7.
+    pub load_sense_coefficient: Option<Quantity>,
 }
 
 /// Fixed orifice: `area` + `discharge_coefficient`, or `coefficient`.
@@ -253,6 +259,30 @@ pub struct PumpDesc {
     pub displacement: Quantity,
     pub speed: Quantity,
     pub volumetric_efficiency: Option<Quantity>,
+}
+
+/// Variable-displacement pump with a load-sensing regulator and pressure cut-off.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadSensingPumpDesc {
+    pub name: Name,
+    pub inlet: Name,
+    pub outlet: Name,
+    /// The LS line (the highest load pressure of the sections).
+    pub load_sense: Name,
+    /// Maximum displacement per revolution (`"45 cm3/rev"`).
+    pub displacement: Quantity,
+    pub speed: Quantity,
+    /// LS margin Δp_LS (the flow controller's setting).
+    pub margin: Quantity,
+    /// Pressure cut-off (absolute).
+    pub cutoff: Quantity,
+    /// Regulator droop: pressure error from zero to full displacement; default 1 bar.
+    pub regulator_band: Option<Quantity>,
+    /// Swash-plate lag; default 40 ms.
+    pub time_constant: Option<Quantity>,
+    /// Internal leakage conductance; default 1e-12 m³/(s·Pa).
+    pub leakage: Option<Quantity>,
 }
 
 /// Laminar leakage Q = G Δp.

@@ -15,6 +15,8 @@ use fmu_runtime::model::{
 };
 use toml::Spanned;
 
+mod load_sensing;
+
 const P: Expect = Expect::Dim(Dim::PRESSURE);
 const PLAIN: Expect = Expect::Dim(Dim::NONE);
 const FLOW_COEFFICIENT: Expect = Expect::Plain("m3/(s·sqrt(Pa))");
@@ -301,6 +303,11 @@ pub(super) fn lower_circuit(
             inlet,
             outlet,
         }));
+    }
+    for (state, d) in h.load_sensing_pumps.iter().enumerate() {
+        let pump = load_sensing::lower_load_sensing_pump(cx, d, state);
+        cx.elements.insert(pump.name.clone(), elements.len());
+        elements.push(Element::LoadSensingPump(pump));
     }
     for l in &h.leakages {
         cx.declare(&l.name, "leakage");
@@ -1140,7 +1147,9 @@ fn lower_valve(cx: &mut Ctx, v: &ValveDesc, spools: &mut Vec<Spool>) -> Directio
         .and_then(|e| e.pt.as_ref())
         .map(|e| lower_edge(cx, &name, v.name.span(), "PT", e));
     let laminar_pressure = laminar(cx, &name, v.laminar_pressure.as_ref());
+    let load_sense = load_sensing::load_sense_port(cx, v, &name, [ports[2], ports[3]], &edges);
     DirectionalValve {
+        load_sense,
         neutral,
         name,
         spool: spool_index,

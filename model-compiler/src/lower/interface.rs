@@ -72,7 +72,8 @@ pub(crate) enum Exposure {
 
 /// The rule: operating conditions and loads that change on a real machine while it runs
 /// or that calibration adjusts are tunable (masses/payload, supply and tank pressures,
-/// valve commands, external forces, pump speed and displacement, relief settings,
+/// valve commands, external forces, pump speed, displacement and regulator settings
+/// (LS margin, cut-off), relief settings,
 /// throttle and leakage coefficients, friction coefficients, spring stiffness and
 /// damping); geometry, volumes, areas, stroke, fluid and wall properties, initial
 /// conditions, valve characteristics, friction model choice and solver settings are fixed.
@@ -107,7 +108,10 @@ pub(crate) fn exposure(cx: &Ctx, id: ParamId) -> Exposure {
         "relief valve" => matches!(field, "cracking_pressure" | "gain"),
         "check valve" => matches!(field, "cracking_pressure" | "coefficient"),
         "counterbalance valve" => matches!(field, "setting" | "pilot_ratio" | "coefficient"),
-        "pump" => matches!(field, "speed" | "displacement" | "volumetric_efficiency"),
+        "pump" => matches!(
+            field,
+            "speed" | "displacement" | "volumetric_efficiency" | "margin" | "cutoff"
+        ),
         "leakage" => field == "conductance",
         "cylinder" if field == "friction.model" => {
             return Fixed(
@@ -852,16 +856,37 @@ fn resolve_quantity(
                 })
             }
             (Element::DirectionalValve(_), _) => bad(cx, "valve", &["spool", "flow"]),
-            (Element::Pump(_), "power") => Some(real(
+            (Element::Pump(_) | Element::LoadSensingPump(_), "power") => Some(real(
                 Probe::PumpPower(i),
                 "W",
                 format!("Hydraulic power delivered by pump {head}"),
             )),
-            (Element::Pump(_), "flow") => Some(Resolved {
+            (Element::Pump(_) | Element::LoadSensingPump(_), "flow") => Some(Resolved {
                 description: format!("Flow of pump {head}"),
                 ..flow
             }),
-            (Element::Pump(_), _) => bad(cx, "pump", &["flow", "power"]),
+            (Element::Pump(p), "p") => Some(real(
+                Probe::NodePressure(p.outlet),
+                "Pa",
+                format!("Outlet pressure of pump {head}"),
+            )),
+            (Element::LoadSensingPump(p), "p") => Some(real(
+                Probe::NodePressure(p.outlet),
+                "Pa",
+                format!("Outlet pressure of pump {head}"),
+            )),
+            (Element::LoadSensingPump(_), "displacement") => Some(Resolved {
+                probe: Probe::PumpDisplacement(i),
+                var_type: VarType::Real,
+                unit: None,
+                description: format!(
+                    "Relative displacement of pump {head} (0 destroked, 1 full displacement)"
+                ),
+            }),
+            (Element::LoadSensingPump(_), _) => {
+                bad(cx, "pump", &["p", "displacement", "flow", "power"])
+            }
+            (Element::Pump(_), _) => bad(cx, "pump", &["p", "flow", "power"]),
             (_, "flow") => Some(Resolved {
                 description: format!("Flow through {head}"),
                 ..flow

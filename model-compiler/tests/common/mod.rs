@@ -407,3 +407,119 @@ quantity = "cbv.flow"
 "#
     )
 }
+
+/// A vertical slide of `mass` kg lifted by a 63/40 mm cylinder fed by LS section
+/// `valve_<name>`; the section's A line is the cap side.
+fn ls_section(name: &str, mass: f64, x: f64) -> String {
+    format!(
+        r#"[[bodies]]
+name = "{name}"
+parent = "ground"
+joint = {{ type = "prismatic", name = "{name}_lift", origin = [{x}, 0, 0], axis = [0, 1, 0], initial = 0 }}
+mass = {mass}
+com = [0, 0, 0]
+inertia = [1, 1, 1, 0, 0, 0]
+[[hydraulics.volumes]]
+name = "{name}_cap"
+volume = "0.3 L"
+[[hydraulics.volumes]]
+name = "{name}_rod"
+volume = "0.3 L"
+[[hydraulics.valves]]
+name = "valve_{name}"
+P = "pump_line"
+T = "tank"
+A = "{name}_cap"
+B = "{name}_rod"
+load_sense = "ls"
+spool = {{ range = [-1, 1], time_constant = "20 ms", command = 0 }}
+edges.PA = {{ coefficient = [[-1, 0], [0.1, 0], [1, 8.8e-8]] }}
+edges.PB = {{ coefficient = [[-1, 8.8e-8], [-0.1, 0], [1, 0]] }}
+edges.AT = {{ coefficient = [[-1, 1e-6], [-0.1, 0], [1, 0]] }}
+edges.BT = {{ coefficient = [[-1, 0], [0.1, 0], [1, 1e-6]] }}
+[[hydraulics.cylinders]]
+name = "{name}_cyl"
+cap = {{ body = "ground", point = [{x}, -1.0, 0] }}
+rod = {{ body = "{name}", point = [0, 0, 0] }}
+bore = "63 mm"
+rod_diameter = "40 mm"
+stroke = "0.8 m"
+retracted_length = "0.5 m"
+cap_volume = "{name}_cap"
+rod_volume = "{name}_rod"
+friction = {{ model = "viscous", coefficient = "2000 N s/m" }}
+[[interface.inputs]]
+name = "valve_{name}.command"
+target = "valve_{name}.command"
+[[interface.outputs]]
+name = "{name}.p_cap"
+quantity = "{name}_cyl.p_cap"
+[[interface.outputs]]
+name = "{name}.p_rod"
+quantity = "{name}_cyl.p_rod"
+[[interface.outputs]]
+name = "{name}.speed"
+quantity = "{name}_lift.qd"
+"#
+    )
+}
+
+/// Two sections (2 t and 1 t) on a 28 cm³/rev LS pump at 1500 rpm, margin 20 bar, cut-off
+/// 250 bar; the LS line (50 mL) bleeds to tank through a 0.5 L/min-class orifice.
+pub fn load_sensing_machine() -> String {
+    format!(
+        r#"[model]
+name = "ls-two-sections"
+gravity = [0, -9.81, 0]
+[solver]
+step = "1 ms"
+[init]
+static_equilibrium = true
+[hydraulics.oil]
+density = "850 kg/m3"
+bulk_modulus = "1500 MPa"
+[[hydraulics.pressure_sources]]
+name = "tank"
+pressure = "1 bar"
+[[hydraulics.volumes]]
+name = "pump_line"
+volume = "0.5 L"
+[[hydraulics.volumes]]
+name = "ls"
+volume = "50 mL"
+[[hydraulics.orifices]]
+name = "ls_bleed"
+from = "ls"
+to = "tank"
+coefficient = 3.4e-9
+[[hydraulics.load_sensing_pumps]]
+name = "pump"
+inlet = "tank"
+outlet = "pump_line"
+load_sense = "ls"
+displacement = "28 cm3/rev"
+speed = "1500 rpm"
+margin = "20 bar"
+cutoff = "250 bar"
+regulator_band = "1 bar"
+time_constant = "40 ms"
+[[interface.outputs]]
+name = "pump.p"
+quantity = "pump.p"
+[[interface.outputs]]
+name = "pump.displacement"
+quantity = "pump.displacement"
+[[interface.outputs]]
+name = "pump.power"
+quantity = "pump.power"
+[[interface.outputs]]
+name = "ls.p"
+quantity = "ls.p"
+[[interface.outputs]]
+name = "iterations"
+quantity = "solver.iterations"
+{}{}"#,
+        ls_section("heavy", 2000.0, 0.0),
+        ls_section("light", 1000.0, 1.0)
+    )
+}
