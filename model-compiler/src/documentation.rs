@@ -349,6 +349,20 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
                         d.p(j.damping)
                     ),
                 ],
+                ForceElement::Rope(r) => vec![
+                    escape(&r.name),
+                    "rope (winch)".into(),
+                    format!(
+                        "drum {} (radius {}), over {} point(s) to the hook on {}; unstretched {} out at drum angle 0, EA = {}, c = {}; slack carries nothing",
+                        escape(&m.mechanism.bodies[r.drum].name),
+                        d.p(r.drum_radius),
+                        r.path.len() - 2,
+                        escape(&d.body_name(r.path[r.path.len() - 1].body)),
+                        d.p(r.length),
+                        d.p(r.axial_stiffness),
+                        d.p(r.damping)
+                    ),
+                ],
             })
             .collect();
         d.table(&["name", "kind", "data"], rows);

@@ -160,6 +160,15 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("damping", K::Q, false, "Damping [N·s/m]."),
         ("free_length", K::Q, true, "Free length [m]."),
     ]),
+    ("rope", "A winch rope from a drum over sheaves to a hook: stretch e = path length − (length + drum_radius·q), tension max(0, EA/(rope out)·e + c·ė) (the damping faded in over the first millimetre); slack, it carries nothing. Outputs <rope>.length, .out, .tension.", &[
+        ("name", K::Name, true, "Unique name."),
+        ("drum", K::Name, true, "The drum: a body on a revolute joint; its positive angle pays out."),
+        ("drum_radius", K::Q, true, "Drum radius [m] (to the rope's centre line)."),
+        ("path", K::Defs("point"), true, "Where the rope leaves the drum (a point of the drum's parent), the sheaves, the hook point."),
+        ("length", K::Q, true, "Unstretched rope out at drum angle 0 [m]."),
+        ("axial_stiffness", K::Q, true, "Axial stiffness EA [N], e.g. \"40 MN\"."),
+        ("damping", K::Q, false, "Damping of the stretch [N·s/m] (default 0)."),
+    ]),
     ("point_force", "An external force on a body point (components are input slots).", &[
         ("name", K::Name, true, "Unique name."),
         ("body", K::Name, true, "Body."),
@@ -440,6 +449,7 @@ const ROOT: &[F] = &[
     ("cut_joints", K::Defs("cut_joint"), false, "Joints that close loops."),
     ("spring_dampers", K::Defs("spring_damper"), false, "Spring–dampers."),
     ("point_forces", K::Defs("point_force"), false, "External forces."),
+    ("ropes", K::Defs("rope"), false, "Winch ropes from a drum over sheaves to a hook."),
     ("hydraulics", K::Def("hydraulics"), false, "The hydraulic circuit."),
     ("interface", K::Def("interface"), false, "The FMI interface."),
     ("report", K::Def("report"), false, "Standard manoeuvre and plots of `hydromech report`."),

@@ -80,6 +80,23 @@ pub fn report(l: &Lowered) -> String {
             }
         }
         walk(&mut out, &m.mechanism, None, 0);
+        for f in &m.mechanism.forces {
+            if let fmu_runtime::model::ForceElement::Rope(r) = f {
+                let name = |b: Option<usize>| b.map_or("ground", |i| bodies[i].name.as_str());
+                let over: Vec<&str> = r.path[1..r.path.len() - 1]
+                    .iter()
+                    .map(|p| name(p.body))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "    rope {}: drum {}, over [{}] to {}",
+                    r.name,
+                    bodies[r.drum].name,
+                    over.join(", "),
+                    name(r.path[r.path.len() - 1].body)
+                );
+            }
+        }
         for c in &m.mechanism.cut_joints {
             let name = |b: Option<usize>| b.map_or("ground", |i| bodies[i].name.as_str());
             let _ = writeln!(

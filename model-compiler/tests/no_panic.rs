@@ -31,6 +31,7 @@ fn circuits() -> Vec<(&'static str, String)> {
         ("end-stop slide", common::end_stop_slide("10 mm", -9.81)),
         ("counterbalance lift", common::counterbalance_lift(1000.0)),
         ("load-sensing machine", common::load_sensing_machine()),
+        ("winch and rope", common::winch(6.5, "assembled")),
     ]
 }
 

@@ -9,6 +9,7 @@ pub mod constraints;
 pub mod dynamics;
 pub mod end_stop;
 pub mod kinematics;
+pub mod rope;
 pub mod spatial;
 
 pub use kinematics::{BodyKinematics, Kinematics};

@@ -111,6 +111,11 @@ pub enum Probe {
     AccumulatorVolume(usize),
     /// Relative displacement ε ∈ [0, 1] of the variable pump that is element `i` [-].
     PumpDisplacement(usize),
+    /// Path length from drum to hook [m], unstretched rope out [m] and tension [N] of rope
+    /// `i` (in the order of the ropes among the force elements).
+    RopeLength(usize),
+    RopeOut(usize),
+    RopeTension(usize),
 }
 
 impl Probe {
@@ -144,6 +149,9 @@ impl Probe {
             }
             Probe::BodyAngle(i, _) | Probe::BodyAngularVelocity(i, _) => i < nb,
             Probe::AccumulatorVolume(i) => i < m.circuit.accumulators.len(),
+            Probe::RopeLength(i) | Probe::RopeOut(i) | Probe::RopeTension(i) => {
+                i < crate::solver::evaluate::rope_count(m)
+            }
             _ => true,
         }
     }

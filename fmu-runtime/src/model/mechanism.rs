@@ -141,12 +141,32 @@ pub struct JointLimit {
     pub damping: ParamId,
 }
 
+/// A winch rope: from a drum on a revolute tree joint over sheaves to a hook (see
+/// [`crate::mechanics::rope`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rope {
+    pub name: String,
+    /// The body that is the drum: its revolute tree joint's angle q pays out `r·q`.
+    pub drum: usize,
+    pub drum_radius: ParamId,
+    /// Where the rope leaves the drum (a point of the drum's parent), the sheaves it runs
+    /// over, and the hook point, in order.
+    pub path: Vec<PointRef>,
+    /// Unstretched rope out at q = 0 [m].
+    pub length: ParamId,
+    /// Axial stiffness EA [N]: the rope's stiffness is EA over the rope out.
+    pub axial_stiffness: ParamId,
+    /// Damping of the stretch [N·s/m].
+    pub damping: ParamId,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ForceElement {
     SpringDamper(SpringDamper),
     PointForce(PointForce),
-    /// Last, so that models without one keep their serialized encoding.
+    /// Last ones, so that models without them keep their serialized encoding.
     JointLimit(JointLimit),
+    Rope(Rope),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -23,7 +23,7 @@ pub use mechanism::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the serialized [`CompiledModel`] layout; bump on any change of these types.
-pub const MODEL_FORMAT_VERSION: u32 = 10;
+pub const MODEL_FORMAT_VERSION: u32 = 11;
 
 /// Index into the instance parameter vector (see module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -226,6 +226,20 @@ impl CompiledModel {
                 return err(format!("marker {} refers to a missing body", m.name));
             }
         }
+        for f in &self.mechanism.forces {
+            if let ForceElement::Rope(r) = f {
+                let revolute = matches!(
+                    self.mechanism.bodies.get(r.drum).map(|b| b.joint),
+                    Some(JointKind::Revolute { .. })
+                );
+                if !revolute || r.path.len() < 2 {
+                    return err(format!(
+                        "rope {} needs a drum on a revolute joint and a path of two points",
+                        r.name
+                    ));
+                }
+            }
+        }
         for c in &self.mechanism.cut_joints {
             if !body_ok(c.a.body) || !body_ok(c.b.body) {
                 return err(format!("cut joint {} refers to a missing body", c.name));
@@ -299,6 +313,7 @@ impl CompiledModel {
                 ForceElement::SpringDamper(s) => out.extend([s.a, s.b]),
                 ForceElement::PointForce(p) => out.push(p.point),
                 ForceElement::JointLimit(_) => {}
+                ForceElement::Rope(r) => out.extend(r.path.iter().copied()),
             }
         }
         for c in &self.circuit.cylinders {
@@ -321,6 +336,9 @@ impl CompiledModel {
                 ForceElement::PointForce(p) => out.extend(p.force),
                 ForceElement::JointLimit(j) => {
                     out.extend([j.lower, j.upper, j.stiffness, j.damping])
+                }
+                ForceElement::Rope(r) => {
+                    out.extend([r.drum_radius, r.length, r.axial_stiffness, r.damping])
                 }
             }
         }

@@ -32,6 +32,7 @@ use super::evaluate::{Evaluation, FirstOrderBase};
 use crate::hydraulics::cylinder;
 use crate::mechanics::dynamics::mass_matrix;
 use crate::mechanics::end_stop;
+use crate::mechanics::rope;
 use crate::model::{CompiledModel, ForceElement};
 
 /// Where a port acts.
@@ -129,6 +130,9 @@ pub struct AssemblyWork {
     /// A spring's `J = ∂ℓ/∂z` and `J̇`.
     line: Vec<f64>,
     line_rate: Vec<f64>,
+    /// `∂e/∂ż` and its rate of a rope's stretch, summed over its segments.
+    rope: Vec<f64>,
+    rope_rate: Vec<f64>,
     /// The ports' quantities at the linearisation point.
     base: PortBase,
     /// Per port (group order) its force or torque slopes `(∂/∂ℓ, ∂/∂ℓ̇)`, per first-order
@@ -146,6 +150,8 @@ impl AssemblyWork {
             columns: vec![0.0; n * l.nz],
             line: vec![0.0; l.nz],
             line_rate: vec![0.0; l.nz],
+            rope: vec![0.0; l.nz],
+            rope_rate: vec![0.0; l.nz],
             base: PortBase {
                 line: vec![(0.0, 0.0); m.circuit.cylinders.len()],
                 motor_rate: vec![0.0; m.circuit.motors.len()],
@@ -291,6 +297,47 @@ pub(crate) fn joint_columns(
                     j,
                     j_rate,
                     force,
+                    mech: 1.0,
+                    rows: &[],
+                    row_slope: &[],
+                },
+            );
+        }
+    }
+
+    // Ropes while taut: tension slopes (∂T/∂e, ∂T/∂ė) along the stretch's Jacobian, the
+    // segments' line Jacobians less the drum radius on the drum's coordinate.
+    let mut k = 0;
+    for f in &mech.forces {
+        if let ForceElement::Rope(r) = f {
+            let rs = &eval.ropes[k];
+            k += 1;
+            let (kt, dt) =
+                rope::tension_slopes(rs.stretch, rs.stretch_rate, rs.stiffness, rs.damping);
+            if kt == 0.0 && dt == 0.0 {
+                continue;
+            }
+            work.rope.fill(0.0);
+            work.rope_rate.fill(0.0);
+            for pair in r.path.windows(2) {
+                let (j, j_rate) = (&mut work.line, &mut work.line_rate);
+                eval.kin.line_jacobian(mech, &pair[0], &pair[1], j, j_rate);
+                for i in 0..nz {
+                    work.rope[i] += j[i];
+                    work.rope_rate[i] += j_rate[i];
+                }
+            }
+            if let Some(c) = eval.kin.bodies[r.drum].coordinate {
+                work.rope[c] -= input.p[r.drum_radius.index()];
+            }
+            add_line(
+                columns,
+                n,
+                2.0 / h,
+                LineElement {
+                    j: &work.rope,
+                    j_rate: &work.rope_rate,
+                    force: (s * kt, s * dt),
                     mech: 1.0,
                     rows: &[],
                     row_slope: &[],

@@ -13,6 +13,7 @@ use crate::mechanics::Kinematics;
 use crate::mechanics::constraints::{self, ConstraintEval, PrismaticReference};
 use crate::mechanics::dynamics::{self, add_point_force};
 use crate::mechanics::end_stop;
+use crate::mechanics::rope::{self, RopeState};
 use crate::mechanics::spatial::{Vec3, Vec6, vec3};
 use crate::model::{CompiledModel, Element, ForceElement, Node, PointRef};
 
@@ -78,6 +79,8 @@ pub struct Evaluation {
     scratch: Vec<Vec6>,
     pub cylinders: Vec<CylinderState>,
     pub motors: Vec<MotorState>,
+    /// Every rope's geometry and tension, in the order of the force elements.
+    pub ropes: Vec<RopeState>,
     /// Pressure of every node [Pa].
     pub pressure: Vec<f64>,
     inflow: Vec<f64>,
@@ -118,6 +121,7 @@ impl Evaluation {
             scratch: vec![Vec6::zeros(); nb],
             cylinders: vec![CylinderState::default(); m.circuit.cylinders.len()],
             motors: vec![MotorState::default(); m.circuit.motors.len()],
+            ropes: vec![RopeState::default(); rope_count(m)],
             pressure: vec![0.0; m.circuit.nodes.len()],
             inflow: vec![0.0; m.circuit.nodes.len()],
             volumes: network::VolumeScratch::new(&m.circuit),
@@ -229,6 +233,28 @@ impl Evaluation {
                 }
                 // Generalized forces, added to the residual below.
                 ForceElement::JointLimit(_) => {}
+                ForceElement::Rope(_) => {}
+            }
+        }
+        // Ropes: the tension pulls neighbouring path points together; the drum's share is a
+        // generalized force, added below.
+        let mut k = 0;
+        for f in &mech.forces {
+            if let ForceElement::Rope(r) = f {
+                let (q, qd) = self.kin.bodies[r.drum]
+                    .coordinate
+                    .map_or((0.0, 0.0), |c| (z[c], zd[c]));
+                let s = RopeState::of(r, p, &self.kin, q, qd);
+                for pair in r.path.windows(2) {
+                    let (xa, _) = self.kin.point(&pair[0]);
+                    let (xb, _) = self.kin.point(&pair[1]);
+                    let pull = rope::direction(&xa, &xb) * s.tension;
+                    add_point_force(&mut self.applied, pair[0].body, &xa, &pull);
+                    add_point_force(&mut self.applied, pair[1].body, &xb, &(-pull));
+                }
+                self.power -= s.tension * s.stretch_rate;
+                self.ropes[k] = s;
+                k += 1;
             }
         }
 
@@ -256,6 +282,16 @@ impl Evaluation {
                 );
                 self.r_mech[c] -= tau;
                 self.power += tau * zd[c];
+            }
+        }
+        // Ropes: the tension turns the drum to pay out, `T·r` on its coordinate.
+        let mut k = 0;
+        for f in &mech.forces {
+            if let ForceElement::Rope(r) = f {
+                if let Some(c) = self.kin.bodies[r.drum].coordinate {
+                    self.r_mech[c] -= self.ropes[k].tension * p[r.drum_radius.index()];
+                }
+                k += 1;
             }
         }
 
@@ -427,6 +463,15 @@ impl Evaluation {
         let pe = dynamics::potential_energy(&self.kin, &vec3(m.gravity)) + self.spring_energy;
         (ke, pe)
     }
+}
+
+/// Number of ropes among the force elements.
+pub fn rope_count(m: &CompiledModel) -> usize {
+    m.mechanism
+        .forces
+        .iter()
+        .filter(|f| matches!(f, ForceElement::Rope(_)))
+        .count()
 }
 
 /// Seal friction (and its internal-state residuals at `fy`) and the net force of one

@@ -16,6 +16,7 @@ pub struct Outputs {
     pub flow: Vec<f64>,
     /// Oil held by each accumulator [m³].
     pub accumulators: Vec<f64>,
+    pub ropes: Vec<crate::mechanics::rope::RopeState>,
     /// Marker position and velocity, `[x, y, z, vx, vy, vz]`.
     pub markers: Vec<[f64; 6]>,
     /// Body planar angles about world x, y, z and angular velocity, `[θx, θy, θz, ωx, ωy, ωz]`.
@@ -35,6 +36,7 @@ impl Outputs {
             pressure: vec![0.0; m.circuit.nodes.len()],
             flow: vec![0.0; m.circuit.elements.len()],
             accumulators: vec![0.0; m.circuit.accumulators.len()],
+            ropes: vec![Default::default(); super::evaluate::rope_count(m)],
             markers: vec![[0.0; 6]; m.mechanism.markers.len()],
             bodies: vec![[0.0; 6]; m.mechanism.bodies.len()],
             kinetic: 0.0,
@@ -52,6 +54,7 @@ impl Outputs {
         self.pressure.copy_from_slice(&e.pressure);
         self.flow.copy_from_slice(&e.flow);
         self.accumulators.copy_from_slice(e.volumes.stored_oil());
+        self.ropes.copy_from_slice(&e.ropes);
         for (out, mk) in self.markers.iter_mut().zip(&m.mechanism.markers) {
             let (x, v) = e.kin.point(&mk.point);
             *out = [x.x, x.y, x.z, v.x, v.y, v.z];
@@ -111,6 +114,9 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
             Element::LoadSensingPump(pump) => st.w[l.first_displacement() + pump.state],
             _ => 0.0,
         },
+        Probe::RopeLength(i) => o.ropes[i].length,
+        Probe::RopeOut(i) => o.ropes[i].out,
+        Probe::RopeTension(i) => o.ropes[i].tension,
         Probe::MotorSpeed(i) => o.motors[i].speed,
         Probe::MotorTorque(i) => o.motors[i].torque,
         Probe::MotorFlow(i) => o.motors[i].flow,

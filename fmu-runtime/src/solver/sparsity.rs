@@ -110,6 +110,16 @@ impl TangentPattern {
                     body: Some(jl.body),
                     point: [0.0; 3],
                 }),
+                ForceElement::Rope(r) => {
+                    let mut s = path_of(&PointRef {
+                        body: Some(r.drum),
+                        point: [0.0; 3],
+                    });
+                    for point in &r.path {
+                        s.union_with(&path_of(point));
+                    }
+                    s
+                }
             });
         }
         let mut friction = l.nz + l.first_friction();

@@ -227,6 +227,25 @@ pub struct SpringDamperDesc {
     pub free_length: Quantity,
 }
 
+/// `[[ropes]]`: a winch rope from a drum over sheaves to a hook; slack, it carries nothing.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RopeDesc {
+    pub name: Name,
+    /// The drum: a body on a revolute joint whose positive angle pays the rope out.
+    pub drum: Name,
+    pub drum_radius: Quantity,
+    /// Where the rope leaves the drum (a point of the drum's parent), the sheaves it runs
+    /// over, and the hook point, in order.
+    pub path: Spanned<Vec<PointDesc>>,
+    /// Unstretched rope out at drum angle 0 (from the first point of `path`).
+    pub length: Quantity,
+    /// Axial stiffness EA of the rope (the stiffness is EA over the rope out).
+    pub axial_stiffness: Quantity,
+    /// Damping of the stretch; default 0.
+    pub damping: Option<Quantity>,
+}
+
 /// `[[point_forces]]`: a force in world axes at a body point (slots `<name>.force.x|y|z`).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

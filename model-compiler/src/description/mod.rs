@@ -38,6 +38,8 @@ pub struct Description {
     pub spring_dampers: Vec<SpringDamperDesc>,
     #[serde(default)]
     pub point_forces: Vec<PointForceDesc>,
+    #[serde(default)]
+    pub ropes: Vec<RopeDesc>,
     pub hydraulics: Option<HydraulicsDesc>,
     pub interface: Option<InterfaceDesc>,
     /// `hydromech report`: standard manoeuvre and plots (documentation only).

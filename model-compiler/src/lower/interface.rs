@@ -142,6 +142,7 @@ fn inline_field(cx: &Ctx, target: &str) -> Option<&'static str> {
         "marker" => &["point", "body"][..],
         "cylinder" => &["cap", "rod", "bore", "rod_diameter"][..],
         "spring-damper" => &["a", "b"][..],
+        "rope" => &["path", "drum"][..],
         "point force" => &["point", "body"][..],
         "valve" => &["spool", "edges", "range", "dead_band_centre"][..],
         "relief valve" => &["smoothing"][..],
@@ -768,6 +769,26 @@ fn resolve_quantity(
                 ))
             }
             _ => bad(cx, "motor", &["speed", "torque", "flow", "p_a", "p_b"]),
+        };
+    }
+    if let Some(&i) = cx.ropes.get(head) {
+        return match tail {
+            "length" => Some(real(
+                Probe::RopeLength(i),
+                "m",
+                format!("Length of rope {head}'s path from the drum to the hook"),
+            )),
+            "out" => Some(real(
+                Probe::RopeOut(i),
+                "m",
+                format!("Unstretched rope {head} paid out"),
+            )),
+            "tension" => Some(real(
+                Probe::RopeTension(i),
+                "N",
+                format!("Tension of rope {head} (0 when slack)"),
+            )),
+            _ => bad(cx, "rope", &["length", "out", "tension"]),
         };
     }
     if let Some(&i) = cx.accumulators.get(head) {

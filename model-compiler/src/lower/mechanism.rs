@@ -177,6 +177,12 @@ pub(super) fn lower_mechanism(cx: &mut Ctx, d: &Description) -> Mechanism {
     }
 
     forces.extend(limits.into_iter().map(ForceElement::JointLimit));
+    for r in &d.ropes {
+        if let Some(rope) = super::rope::lower_rope(cx, r, &bodies) {
+            cx.ropes.insert(rope.name.clone(), cx.ropes.len());
+            forces.push(ForceElement::Rope(rope));
+        }
+    }
     Mechanism {
         bodies,
         cut_joints,

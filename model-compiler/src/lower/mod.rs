@@ -11,6 +11,7 @@ mod interface;
 pub mod mass;
 mod mechanism;
 pub mod report;
+mod rope;
 mod visual;
 
 pub use analysis::Analysis;
@@ -154,6 +155,8 @@ pub(crate) struct Ctx {
     pub cylinders: HashMap<String, usize>,
     pub motors: HashMap<String, usize>,
     pub accumulators: HashMap<String, usize>,
+    /// Rope name → index among the ropes.
+    pub ropes: HashMap<String, usize>,
     /// Unit of each spool's signal when its range was written with one (`V`, `A`).
     pub spool_units: Vec<Option<String>>,
     /// Units of signal slots whose values were written with a unit (`V`, `A`).
@@ -184,6 +187,7 @@ impl Ctx {
             cylinders: HashMap::new(),
             motors: HashMap::new(),
             accumulators: HashMap::new(),
+            ropes: HashMap::new(),
             spool_units: Vec::new(),
             signal_units: HashMap::new(),
             density: 850.0,

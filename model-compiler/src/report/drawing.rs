@@ -228,6 +228,7 @@ pub fn machine(l: &Lowered, z: &[f64], view: [usize; 2], user_bodies: &[String])
                     }
                     ForceElement::PointForce(p) => add(&p.point),
                     ForceElement::JointLimit(_) => {}
+                    ForceElement::Rope(r) => r.path.iter().for_each(&mut add),
                 }
             }
             items.push((
@@ -288,9 +289,11 @@ pub fn machine(l: &Lowered, z: &[f64], view: [usize; 2], user_bodies: &[String])
     let springs: Vec<([f64; 3], [f64; 3])> = mech
         .forces
         .iter()
-        .filter_map(|f| match f {
-            ForceElement::SpringDamper(s) => Some((at(&s.a), at(&s.b))),
-            _ => None,
+        .flat_map(|f| match f {
+            ForceElement::SpringDamper(s) => vec![(at(&s.a), at(&s.b))],
+            // Rope segments drawn as lines like springs.
+            ForceElement::Rope(r) => r.path.windows(2).map(|w| (at(&w[0]), at(&w[1]))).collect(),
+            _ => Vec::new(),
         })
         .collect();
     let markers: Vec<(String, [f64; 3])> = mech

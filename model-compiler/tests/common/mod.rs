@@ -523,3 +523,89 @@ quantity = "solver.iterations"
         ls_section("light", 1000.0, 1.0)
     )
 }
+
+/// A 500 kg hook on a vertical slide hung by a rope (EA 10 MN, 5000 N·s/m) from a drum of
+/// radius 0.2 m over a sheave at (2, 3); the drum held by a motor (100 cm³/rev, gear 10)
+/// with blocked lines (tests/rope.rs).
+pub fn winch(length: f64, tangent: &str) -> String {
+    format!(
+        r#"[model]
+name = "winch"
+gravity = [0, -9.81, 0]
+[solver]
+step = "1 ms"
+tangent = "{tangent}"
+[init]
+static_equilibrium = true
+[hydraulics.oil]
+density = "850 kg/m3"
+bulk_modulus = "1500 MPa"
+[[hydraulics.pressure_sources]]
+name = "tank"
+pressure = "1 bar"
+[[hydraulics.volumes]]
+name = "line_a"
+volume = "0.5 L"
+[[hydraulics.volumes]]
+name = "line_b"
+volume = "0.5 L"
+[[bodies]]
+name = "drum"
+parent = "ground"
+joint = {{ type = "revolute", name = "drum_angle", origin = [0, 0, 0], axis = [0, 0, 1], initial = 0 }}
+mass = 50
+com = [0, 0, 0]
+inertia = [1, 1, 1, 0, 0, 0]
+[[bodies]]
+name = "hook"
+parent = "ground"
+joint = {{ type = "prismatic", name = "hook_y", origin = [2, 0, 0], axis = [0, 1, 0], initial = 0 }}
+mass = 500
+com = [0, 0, 0]
+inertia = [1, 1, 1, 0, 0, 0]
+[[hydraulics.motors]]
+name = "winch_motor"
+joint = "drum_angle"
+A = "line_a"
+B = "line_b"
+displacement = "100 cm3/rev"
+gear_ratio = 10
+friction = "2 N m s/rad"
+[[ropes]]
+name = "hoist"
+drum = "drum"
+drum_radius = "0.2 m"
+path = [{{ body = "ground", point = [0, 0.2, 0] }}, {{ body = "ground", point = [2, 3, 0] }}, {{ body = "hook", point = [0, 0, 0] }}]
+length = "{length} m"
+axial_stiffness = "10000000 N"
+damping = "5000 N s/m"
+[[interface.outputs]]
+name = "hook.y"
+quantity = "hook_y.q"
+[[interface.outputs]]
+name = "hook.a"
+quantity = "hook_y.qdd"
+[[interface.outputs]]
+name = "drum.angle"
+quantity = "drum_angle.q"
+[[interface.outputs]]
+name = "hoist.length"
+quantity = "hoist.length"
+[[interface.outputs]]
+name = "hoist.tension"
+quantity = "hoist.tension"
+[[interface.outputs]]
+name = "p_a"
+quantity = "winch_motor.p_a"
+[[interface.outputs]]
+name = "p_b"
+quantity = "winch_motor.p_b"
+[[interface.outputs]]
+name = "energy_error"
+quantity = "energy.balance_error"
+[[interface.outputs]]
+name = "iterations"
+quantity = "solver.iterations"
+"#
+    )
+}
