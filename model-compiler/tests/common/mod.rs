@@ -410,7 +410,7 @@ quantity = "cbv.flow"
 
 /// A vertical slide of `mass` kg lifted by a 63/40 mm cylinder fed by LS section
 /// `valve_<name>`; the section's A line is the cap side.
-fn ls_section(name: &str, mass: f64, x: f64) -> String {
+fn ls_section(name: &str, mass: f64, x: f64, pa: &str) -> String {
     format!(
         r#"[[bodies]]
 name = "{name}"
@@ -433,7 +433,7 @@ A = "{name}_cap"
 B = "{name}_rod"
 load_sense = "ls"
 spool = {{ range = [-1, 1], time_constant = "20 ms", command = 0 }}
-edges.PA = {{ coefficient = [[-1, 0], [0.1, 0], [1, 8.8e-8]] }}
+edges.PA = {pa}
 edges.PB = {{ coefficient = [[-1, 8.8e-8], [-0.1, 0], [1, 0]] }}
 edges.AT = {{ coefficient = [[-1, 1e-6], [-0.1, 0], [1, 0]] }}
 edges.BT = {{ coefficient = [[-1, 0], [0.1, 0], [1, 1e-6]] }}
@@ -467,6 +467,15 @@ quantity = "{name}_lift.qd"
 /// Two sections (2 t and 1 t) on a 28 cm³/rev LS pump at 1500 rpm, margin 20 bar, cut-off
 /// 250 bar; the LS line (50 mL) bleeds to tank through a 0.5 L/min-class orifice.
 pub fn load_sensing_machine() -> String {
+    load_sensing_machine_with(
+        "250 bar",
+        "{ coefficient = [[-1, 0], [0.1, 0], [1, 8.8e-8]] }",
+    )
+}
+
+/// [`load_sensing_machine`] with another pump cut-off and P→A edge of both sections (e.g.
+/// a compensated edge: a pre-compensated section).
+pub fn load_sensing_machine_with(cutoff: &str, pa: &str) -> String {
     format!(
         r#"[model]
 name = "ls-two-sections"
@@ -500,7 +509,7 @@ load_sense = "ls"
 displacement = "28 cm3/rev"
 speed = "1500 rpm"
 margin = "20 bar"
-cutoff = "250 bar"
+cutoff = "{cutoff}"
 regulator_band = "1 bar"
 time_constant = "40 ms"
 [[interface.outputs]]
@@ -519,8 +528,8 @@ quantity = "ls.p"
 name = "iterations"
 quantity = "solver.iterations"
 {}{}"#,
-        ls_section("heavy", 2000.0, 0.0),
-        ls_section("light", 1000.0, 1.0)
+        ls_section("heavy", 2000.0, 0.0, pa),
+        ls_section("light", 1000.0, 1.0, pa)
     )
 }
 
