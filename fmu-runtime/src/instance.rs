@@ -540,6 +540,11 @@ impl Instance {
         &self.work.held_at_make_up
     }
 
+    /// How well the last initialization met the static equilibrium (`None` without one).
+    pub fn equilibrium_report(&self) -> Option<crate::solver::equilibrium::EquilibriumReport> {
+        self.work.equilibrium
+    }
+
     /// Steps so far in which some pressure stepped by backward Euler near vapour pressure,
     /// and how many of them were solved a second time because the trapezoidal solution ended
     /// there (`solver::cavitation`).

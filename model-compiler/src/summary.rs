@@ -254,6 +254,14 @@ fn initial_pressures(l: &Lowered, out: &mut String) {
     if m.circuit.volumes() == 0 {
         return;
     }
+    // As the FMU will start: with the inputs `init.solve_for` names at their solved values.
+    let mut model = m.clone();
+    if !l.solve_for.is_empty()
+        && let Ok(values) = crate::equilibrium::solve_parameters(&model, &l.solve_for)
+    {
+        crate::lower::apply_parameter_values(&mut model, &l.solve_for, &values);
+    }
+    let m = &model;
     let mut inst = fmu_runtime::Instance::new(std::sync::Arc::new(m.clone()));
     let t0 = m.default_experiment.start_time;
     let how = if m.init.static_equilibrium {
@@ -284,5 +292,33 @@ fn initial_pressures(l: &Lowered, out: &mut String) {
             ""
         };
         let _ = writeln!(out, "    {} {:.4} bar{why}", v.name, p / 1e5);
+    }
+    if let Some(r) = inst.equilibrium_report() {
+        let joint = m
+            .mechanism
+            .coordinate_indices()
+            .iter()
+            .position(|c| *c == Some(r.coordinate))
+            .map_or("?", |b| m.mechanism.bodies[b].joint_name.as_str());
+        let volume = m
+            .circuit
+            .nodes
+            .iter()
+            .filter(|n| matches!(n, Node::Volume(_)))
+            .nth(r.volume)
+            .map_or("?", |n| n.name());
+        if r.reached() {
+            let _ = writeln!(
+                out,
+                "  static equilibrium met: largest unbalanced force {:.3e} (load {:.3e}) on {joint}, largest net inflow {:.3e} m3/s",
+                r.force, r.load, r.inflow
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "  warning: the static equilibrium is not met: {:.4e} unbalanced on {joint} (load {:.4e}; N or N·m), net inflow {:.4e} m3/s into {volume}; the run starts with a transient (a load that cannot be held where it starts, or a solve that stalled)",
+                r.force, r.load, r.inflow
+            );
+        }
     }
 }

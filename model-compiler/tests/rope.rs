@@ -149,3 +149,29 @@ fn the_assembled_tangent_carries_the_rope_stiffness() {
     assert!(gap < 1e-5, "{gap}");
     assert!(it_a <= 1.05 * it_f, "{it_a} vs {it_f}");
 }
+
+#[test]
+fn check_says_whether_the_static_equilibrium_is_met() {
+    let dir = common::temp_dir("rope-check");
+    let run = |length: f64| {
+        let file = dir.join(format!("winch-{length}.toml"));
+        std::fs::write(&file, winch(length)).unwrap();
+        let (ok, out, err) = common::hydromech(&["check".as_ref(), file.as_os_str()]);
+        assert!(ok, "{err}");
+        out
+    };
+    // Taut at the weight: met, the motor's B line at the holding pressure.
+    let held = run(path_length() / (1.0 + MASS * G / EA));
+    assert!(
+        held.contains("  static equilibrium met: largest unbalanced force"),
+        "{held}"
+    );
+    // Slack: nothing holds the hook, the whole weight is unbalanced on its joint.
+    let slack = run(path_length() + 0.1);
+    let line = slack
+        .lines()
+        .find(|l| l.contains("warning: the static equilibrium is not met"))
+        .unwrap_or_else(|| panic!("{slack}"));
+    assert!(line.contains("4.9050e3 unbalanced on hook_y"), "{line}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -33,7 +33,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr::null_mut;
 use std::sync::Arc;
 
-use fmi2Status::{fmi2Discard, fmi2Error, fmi2Fatal, fmi2OK};
+use fmi2Status::{fmi2Discard, fmi2Error, fmi2Fatal, fmi2OK, fmi2Warning};
 
 /// What a function body returns: a status (`fmi2OK`, or `fmi2Discard` after it logged
 /// why), or the reason of an `fmi2Error`.
@@ -446,6 +446,20 @@ pub unsafe extern "C" fn fmi2ExitInitializationMode(c: fmi2Component) -> fmi2Sta
                 Category::Events,
                 &format!("initialized at t = {t0} s"),
             );
+            if let Some(r) = comp.instance.equilibrium_report()
+                && !r.reached()
+            {
+                // The run still starts (a load that cannot be held is a legitimate start),
+                // but the importer learns why the first steps move.
+                comp.log(
+                    fmi2Warning,
+                    Category::StatusWarning,
+                    &format!(
+                        "the static equilibrium is not met: {:.4e} N or N·m unbalanced on joint coordinate {} (load {:.4e}), net inflow {:.4e} m3/s into volume {}; the run starts with a transient",
+                        r.force, r.coordinate, r.load, r.inflow, r.volume
+                    ),
+                );
+            }
             Ok(fmi2OK)
         })
     }

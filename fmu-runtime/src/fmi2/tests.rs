@@ -841,6 +841,38 @@ fn logger_gets_percent_and_hash_intact() {
 }
 
 #[test]
+fn an_unmet_static_equilibrium_is_logged_as_a_warning() {
+    // The test pendulum swings about y under gravity along −z: nothing can hold it where it
+    // starts, so its static equilibrium cannot be met. The run still starts (fmi2OK), and
+    // the log says why the first steps move; a balanced start logs nothing of the kind.
+    let mut model = test_model(GUID);
+    model.init.static_equilibrium = true;
+    let fmu = Fmu::with_model(Arc::new(model), false);
+    fmu.init();
+    if LOGGER_WORKS {
+        let recs = fmu.records();
+        let warning = recs
+            .iter()
+            .find(|r| r.category == "logStatusWarning")
+            .unwrap_or_else(|| panic!("no warning: {recs:?}"));
+        assert_eq!(warning.status, fmi2Status::fmi2Warning as c_int);
+        assert!(
+            warning
+                .message
+                .contains("the static equilibrium is not met"),
+            "{}",
+            warning.message
+        );
+    }
+    let mut held = test_model(GUID);
+    held.init.static_equilibrium = true;
+    held.gravity = [0.0, -9.81, 0.0]; // along the hinge axis: no torque
+    let fmu = Fmu::with_model(Arc::new(held), false);
+    fmu.init();
+    assert!(fmu.records().is_empty(), "{:?}", fmu.records());
+}
+
+#[test]
 fn debug_logging_categories_filter_ok_messages() {
     let fmu = Fmu::new();
     fmu.init();

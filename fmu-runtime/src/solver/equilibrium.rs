@@ -347,11 +347,90 @@ pub fn initialize(
         }
         solve(&prob, prob.start(st, &params), st, &mut params, ws)?;
         ws.held_at_make_up = super::trapped_oil::settle(m, l, &mut params, st, ws)?;
+        ws.equilibrium = Some(report(m, l, &mut params, st, ws));
+    } else {
+        ws.equilibrium = None;
     }
     settle(m, l, p, st, ws, &mm)?;
     st.iterations = 0;
     st.steps = 0;
     Ok(())
+}
+
+/// How well the static-equilibrium solve met its equations (a machine that cannot stand
+/// still where it starts, or a solve that stalled, leaves them unmet: the run then starts
+/// with a transient, which `check` and the FMU's log report).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EquilibriumReport {
+    /// Largest unbalanced generalized force [N or N·m] and its joint coordinate.
+    pub force: f64,
+    pub coordinate: usize,
+    /// The load it compares with: the largest generalized force of gravity and applied
+    /// forces with every volume at the make-up pressure [N or N·m].
+    pub load: f64,
+    /// Largest net inflow into a volume [m³/s] and that volume (among the pressures).
+    pub inflow: f64,
+    pub volume: usize,
+}
+
+impl EquilibriumReport {
+    /// Unbalanced force within 1e-6 of the load (1 N at least) and net inflows below
+    /// 1e-9 m³/s (0.06 mL/min).
+    pub fn reached(&self) -> bool {
+        self.force <= (1e-6 * self.load).max(1.0) && self.inflow <= 1e-9
+    }
+}
+
+fn report(
+    m: &CompiledModel,
+    l: &Layout,
+    params: &mut [f64],
+    st: &mut State,
+    ws: &mut Workspace,
+) -> EquilibriumReport {
+    let load = load_scale(m, l, params, st, ws);
+    let mut prob = problem(m, l, params, &[]);
+    let w = st.w.clone();
+    prob.precharged
+        .extend(ws.held_at_make_up.iter().map(|&k| (k, w[k])));
+    let u = prob.start(st, params);
+    let mut r = vec![0.0; prob.equations()];
+    prob.residual(&u, st, params, ws, &mut r);
+    let largest = |v: &[f64]| {
+        v.iter().enumerate().fold(
+            (0.0f64, 0),
+            |(m, k), (i, x)| if x.abs() > m { (x.abs(), i) } else { (m, k) },
+        )
+    };
+    let (force, coordinate) = largest(&r[..l.nz]);
+    let (inflow, volume) = largest(&r[l.nz..l.nz + l.n_pressures]);
+    EquilibriumReport {
+        force,
+        coordinate,
+        load,
+        inflow,
+        volume,
+    }
+}
+
+/// The force scale of the machine: the largest generalized force its weight and applied
+/// forces ask of the actuators with every volume at the make-up pressure (the lowest source,
+/// else at zero).
+pub(super) fn load_scale(
+    m: &CompiledModel,
+    l: &Layout,
+    params: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+) -> f64 {
+    let make_up = super::trapped_oil::make_up_pressure(m, params).unwrap_or(0.0);
+    let w0 = st.w.clone();
+    st.w[..l.n_pressures].fill(make_up);
+    ws.eval
+        .run(m, l, params, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    let load = ws.eval.r_mech.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+    st.w.copy_from_slice(&w0);
+    load
 }
 
 /// Consistent accelerations and state rates, then the energy reference of the balance.

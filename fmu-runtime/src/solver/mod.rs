@@ -93,6 +93,8 @@ pub struct Workspace {
     /// Volumes (among the pressure unknowns) the initialization held at the make-up
     /// pressure as trapped oil (`trapped_oil`).
     pub(crate) held_at_make_up: Vec<usize>,
+    /// How well the static equilibrium was met (`None` without one).
+    pub(crate) equilibrium: Option<equilibrium::EquilibriumReport>,
     pub(crate) euler_steps: u64,
     pub(crate) resolved_steps: u64,
     pub(crate) zd: Vec<f64>,
@@ -151,6 +153,7 @@ impl Workspace {
             wd_gain: vec![0.0; l.nw],
             euler: vec![false; l.nw],
             held_at_make_up: Vec::new(),
+            equilibrium: None,
             euler_steps: 0,
             resolved_steps: 0,
             zd: vec![0.0; l.nz],

@@ -17,7 +17,7 @@ use crate::instance::State;
 use crate::model::{CompiledModel, Node};
 
 /// The make-up pressure: the lowest pressure source of the circuit (the tank), if any.
-fn make_up_pressure(m: &CompiledModel, p: &[f64]) -> Option<f64> {
+pub(super) fn make_up_pressure(m: &CompiledModel, p: &[f64]) -> Option<f64> {
     m.circuit
         .nodes
         .iter()
@@ -84,14 +84,7 @@ pub(super) fn settle(
     if trapped.is_empty() {
         return Ok(Vec::new());
     }
-    // The force scale: what the machine's weight and applied forces ask of its actuators
-    // with every volume at the make-up pressure.
-    let w0 = st.w.clone();
-    st.w[..l.n_pressures].fill(make_up);
-    ws.eval
-        .run(m, l, params, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-    let load = ws.eval.r_mech.iter().fold(0.0f64, |s, v| s.max(v.abs()));
-    st.w.copy_from_slice(&w0);
+    let load = super::equilibrium::load_scale(m, l, params, st, ws);
     trapped.sort_by(|&a, &b| st.w[a].total_cmp(&st.w[b]));
     let mut held: Vec<usize> = Vec::new();
     let (mut w, mut lambda) = (st.w.clone(), st.lambda.clone());
