@@ -307,6 +307,23 @@ impl Ctx {
         }
     }
 
+    /// Adds the slot `<component>.<field>`, described as "<what> of <component>".
+    pub fn field_slot(
+        &mut self,
+        component: &str,
+        field: &str,
+        default: f64,
+        expect: Expect,
+        what: &str,
+    ) -> ParamId {
+        self.slot(
+            format!("{component}.{field}"),
+            default,
+            expect,
+            format!("{what} of {component}"),
+        )
+    }
+
     /// Adds a parameter slot.
     pub fn slot(
         &mut self,

@@ -66,12 +66,7 @@ pub(super) fn lower_rope(cx: &mut Ctx, r: &RopeDesc, bodies: &[Body]) -> Option<
         cx.require_non_negative(q, c, "damping");
     }
     let mut slot = |field: &str, value: f64, expect: Expect, what: &str| {
-        cx.slot(
-            format!("{name}.{field}"),
-            value,
-            expect,
-            format!("{what} of rope {name}"),
-        )
+        cx.field_slot(&name, field, value, expect, what)
     };
     let rope = Rope {
         drum_radius: slot("drum_radius", radius, LENGTH, "Drum radius"),

@@ -121,12 +121,7 @@ pub(super) fn lower_load_sensing_pump(
         cx.require_positive(q, leakage, "leakage");
     }
     let mut slot = |field: &str, value: f64, expect: Expect, what: &str| {
-        cx.slot(
-            format!("{name}.{field}"),
-            value,
-            expect,
-            format!("{what} of {name}"),
-        )
+        cx.field_slot(&name, field, value, expect, what)
     };
     LoadSensingPump {
         displacement: slot(
