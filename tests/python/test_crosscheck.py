@@ -111,12 +111,15 @@ def test_fmpy_cross_check_run_passes_every_linux64_fmu(tmp_path, monkeypatch, re
     # The other warnings, "99 %" each, are FMPy's tube missing one point of a jump in its own
     # bit-identical reference (1 of 629): jaiswal-fourbar-friction's seal-friction jump, and
     # jaiswal-fourbar's valve reversal at t = 8 s, where the cap side swings 55 → 114 → 0.7
-    # bar within 64 ms (it cavitates: the entrained air of issue 14 holds it above vapour).
+    # bar within 64 ms (it cavitates: the entrained air of issue 14 holds it above vapour),
+    # and knuckle-crane's pump displacement at t = 13.12 s, where the boom section closes as
+    # the winch section opens and the LS pump destrokes and strokes again within a few
+    # communication steps.
     warnings = re.findall(r'class="label label-warning"( title="[^"]*")?>([^<]*)<', html)
     ref_cells = [w for w in warnings if w[0].startswith(' title=')]
     others = [w[1] for w in warnings if not w[0]]
     assert len(ref_cells) == len(MODELS), warnings
-    assert others == ["99 %", "99 %"], warnings
+    assert others == ["99 %", "99 %", "99 %"], warnings
     # The validator re-reads FMPy's results and compares them with its own tube.
     fmu_count, result_count, problems = validate_repo(str(repo))
     assert (fmu_count, result_count, problems) == (len(model_dirs()), len(MODELS), [])

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Every machine description in `models/`.
-pub const SHIPPED_MODELS: [&str; 8] = [
+pub const SHIPPED_MODELS: [&str; 9] = [
     "naya-rod.toml",
     "jaiswal-fourbar.toml",
     "jaiswal-fourbar-friction.toml",
@@ -20,6 +20,7 @@ pub const SHIPPED_MODELS: [&str; 8] = [
     "patu-crane.toml",
     "patu-pvg32.toml",
     "excavator.toml",
+    "knuckle-crane.toml",
 ];
 
 pub struct Machine {
