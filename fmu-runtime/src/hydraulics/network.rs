@@ -39,8 +39,11 @@ pub fn element_flows(
                     pressure[v.port_a],
                     pressure[v.port_b],
                 );
-                let q_pa = edge_flow(&v.edges[EDGE_PA], u, pp - pa, pl);
-                let q_pb = edge_flow(&v.edges[EDGE_PB], u, pp - pb, pl);
+                // The P→A and P→B openings also gate the LS signal passages below.
+                let k_pa = edge_coefficient(&v.edges[EDGE_PA], u);
+                let k_pb = edge_coefficient(&v.edges[EDGE_PB], u);
+                let q_pa = metered_flow(v.edges[EDGE_PA].law, k_pa, pp - pa, pl);
+                let q_pb = metered_flow(v.edges[EDGE_PB].law, k_pb, pp - pb, pl);
                 let q_at = edge_flow(&v.edges[EDGE_AT], u, pa - pt, pl);
                 let q_bt = edge_flow(&v.edges[EDGE_BT], u, pb - pt, pl);
                 inflow[v.port_p] -= q_pa + q_pb;
@@ -55,8 +58,8 @@ pub fn element_flows(
                 if let Some(ls) = &v.load_sense {
                     let k = params[ls.coefficient.index()];
                     let p_ls = pressure[ls.node];
-                    let gate_a = smooth_opening(edge_coefficient(&v.edges[EDGE_PA], u), ls.gate[0]);
-                    let gate_b = smooth_opening(edge_coefficient(&v.edges[EDGE_PB], u), ls.gate[1]);
+                    let gate_a = smooth_opening(k_pa, ls.gate[0]);
+                    let gate_b = smooth_opening(k_pb, ls.gate[1]);
                     let q_a = gate_a * load_signal_flow(pa - p_ls, k, pl);
                     let q_b = gate_b * load_signal_flow(pb - p_ls, k, pl);
                     inflow[v.port_a] -= q_a;
@@ -130,8 +133,12 @@ fn load_signal_flow(dp: f64, k: f64, p_lam: f64) -> f64 {
 
 /// Flow through one valve edge at spool position `u` and pressure drop `dp`.
 fn edge_flow(edge: &MeteringEdge, u: f64, dp: f64, p_lam: f64) -> f64 {
-    let value = edge_coefficient(edge, u);
-    match edge.law {
+    metered_flow(edge.law, edge_coefficient(edge, u), dp, p_lam)
+}
+
+/// Flow through an edge whose table gives `value` at the spool position, read by `law`.
+fn metered_flow(law: EdgeLaw, value: f64, dp: f64, p_lam: f64) -> f64 {
+    match law {
         EdgeLaw::Orifice => turbulent_flow(value, dp, p_lam),
         EdgeLaw::Compensated { margin } => value * smooth_opening(dp, margin),
     }

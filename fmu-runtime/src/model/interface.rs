@@ -150,7 +150,7 @@ impl Probe {
             Probe::BodyAngle(i, _) | Probe::BodyAngularVelocity(i, _) => i < nb,
             Probe::AccumulatorVolume(i) => i < m.circuit.accumulators.len(),
             Probe::RopeLength(i) | Probe::RopeOut(i) | Probe::RopeTension(i) => {
-                i < crate::solver::evaluate::rope_count(m)
+                i < m.mechanism.ropes().count()
             }
             _ => true,
         }

@@ -197,6 +197,14 @@ impl Mechanism {
             .collect()
     }
 
+    /// The ropes among the force elements, in order.
+    pub fn ropes(&self) -> impl Iterator<Item = &Rope> {
+        self.forces.iter().filter_map(|f| match f {
+            ForceElement::Rope(r) => Some(r),
+            _ => None,
+        })
+    }
+
     /// Number of constraint equations Φ.
     pub fn constraint_equations(&self) -> usize {
         self.cut_joints.iter().map(CutJoint::equations).sum()

@@ -307,43 +307,37 @@ pub(crate) fn joint_columns(
 
     // Ropes while taut: tension slopes (∂T/∂e, ∂T/∂ė) along the stretch's Jacobian, the
     // segments' line Jacobians less the drum radius on the drum's coordinate.
-    let mut k = 0;
-    for f in &mech.forces {
-        if let ForceElement::Rope(r) = f {
-            let rs = &eval.ropes[k];
-            k += 1;
-            let (kt, dt) =
-                rope::tension_slopes(rs.stretch, rs.stretch_rate, rs.stiffness, rs.damping);
-            if kt == 0.0 && dt == 0.0 {
-                continue;
-            }
-            work.rope.fill(0.0);
-            work.rope_rate.fill(0.0);
-            for pair in r.path.windows(2) {
-                let (j, j_rate) = (&mut work.line, &mut work.line_rate);
-                eval.kin.line_jacobian(mech, &pair[0], &pair[1], j, j_rate);
-                for i in 0..nz {
-                    work.rope[i] += j[i];
-                    work.rope_rate[i] += j_rate[i];
-                }
-            }
-            if let Some(c) = eval.kin.bodies[r.drum].coordinate {
-                work.rope[c] -= input.p[r.drum_radius.index()];
-            }
-            add_line(
-                columns,
-                n,
-                2.0 / h,
-                LineElement {
-                    j: &work.rope,
-                    j_rate: &work.rope_rate,
-                    force: (s * kt, s * dt),
-                    mech: 1.0,
-                    rows: &[],
-                    row_slope: &[],
-                },
-            );
+    for (r, rs) in mech.ropes().zip(&eval.ropes) {
+        let (kt, dt) = rope::tension_slopes(rs.stretch, rs.stretch_rate, rs.stiffness, rs.damping);
+        if kt == 0.0 && dt == 0.0 {
+            continue;
         }
+        work.rope.fill(0.0);
+        work.rope_rate.fill(0.0);
+        for pair in r.path.windows(2) {
+            let (j, j_rate) = (&mut work.line, &mut work.line_rate);
+            eval.kin.line_jacobian(mech, &pair[0], &pair[1], j, j_rate);
+            for i in 0..nz {
+                work.rope[i] += j[i];
+                work.rope_rate[i] += j_rate[i];
+            }
+        }
+        if let Some(c) = eval.kin.bodies[r.drum].coordinate {
+            work.rope[c] -= input.p[r.drum_radius.index()];
+        }
+        add_line(
+            columns,
+            n,
+            2.0 / h,
+            LineElement {
+                j: &work.rope,
+                j_rate: &work.rope_rate,
+                force: (s * kt, s * dt),
+                mech: 1.0,
+                rows: &[],
+                row_slope: &[],
+            },
+        );
     }
 
     // End stops: −∂τ/∂q + (2/h)(−∂τ/∂q̇) on the joint's diagonal while engaged.

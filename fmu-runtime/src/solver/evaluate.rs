@@ -121,7 +121,7 @@ impl Evaluation {
             scratch: vec![Vec6::zeros(); nb],
             cylinders: vec![CylinderState::default(); m.circuit.cylinders.len()],
             motors: vec![MotorState::default(); m.circuit.motors.len()],
-            ropes: vec![RopeState::default(); rope_count(m)],
+            ropes: vec![RopeState::default(); m.mechanism.ropes().count()],
             pressure: vec![0.0; m.circuit.nodes.len()],
             inflow: vec![0.0; m.circuit.nodes.len()],
             volumes: network::VolumeScratch::new(&m.circuit),
@@ -231,31 +231,26 @@ impl Evaluation {
                     add_point_force(&mut self.applied, pf.point.body, &x, &f);
                     self.power += f.dot(&v);
                 }
-                // Generalized forces, added to the residual below.
-                ForceElement::JointLimit(_) => {}
-                ForceElement::Rope(_) => {}
+                // Generalized forces added to the residual, and ropes: both below.
+                ForceElement::JointLimit(_) | ForceElement::Rope(_) => {}
             }
         }
         // Ropes: the tension pulls neighbouring path points together; the drum's share is a
         // generalized force, added below.
-        let mut k = 0;
-        for f in &mech.forces {
-            if let ForceElement::Rope(r) = f {
-                let (q, qd) = self.kin.bodies[r.drum]
-                    .coordinate
-                    .map_or((0.0, 0.0), |c| (z[c], zd[c]));
-                let s = RopeState::of(r, p, &self.kin, q, qd);
-                for pair in r.path.windows(2) {
-                    let (xa, _) = self.kin.point(&pair[0]);
-                    let (xb, _) = self.kin.point(&pair[1]);
-                    let pull = rope::direction(&xa, &xb) * s.tension;
-                    add_point_force(&mut self.applied, pair[0].body, &xa, &pull);
-                    add_point_force(&mut self.applied, pair[1].body, &xb, &(-pull));
-                }
-                self.power -= s.tension * s.stretch_rate;
-                self.ropes[k] = s;
-                k += 1;
+        for (r, state) in mech.ropes().zip(self.ropes.iter_mut()) {
+            let (q, qd) = self.kin.bodies[r.drum]
+                .coordinate
+                .map_or((0.0, 0.0), |c| (z[c], zd[c]));
+            let s = RopeState::of(r, p, &self.kin, q, qd);
+            for pair in r.path.windows(2) {
+                let (xa, _) = self.kin.point(&pair[0]);
+                let (xb, _) = self.kin.point(&pair[1]);
+                let pull = rope::direction(&xa, &xb) * s.tension;
+                add_point_force(&mut self.applied, pair[0].body, &xa, &pull);
+                add_point_force(&mut self.applied, pair[1].body, &xb, &(-pull));
             }
+            self.power -= s.tension * s.stretch_rate;
+            *state = s;
         }
 
         let gravity = vec3(m.gravity);
@@ -285,13 +280,9 @@ impl Evaluation {
             }
         }
         // Ropes: the tension turns the drum to pay out, `T·r` on its coordinate.
-        let mut k = 0;
-        for f in &mech.forces {
-            if let ForceElement::Rope(r) = f {
-                if let Some(c) = self.kin.bodies[r.drum].coordinate {
-                    self.r_mech[c] -= self.ropes[k].tension * p[r.drum_radius.index()];
-                }
-                k += 1;
+        for (r, s) in mech.ropes().zip(&self.ropes) {
+            if let Some(c) = self.kin.bodies[r.drum].coordinate {
+                self.r_mech[c] -= s.tension * p[r.drum_radius.index()];
             }
         }
 
@@ -463,15 +454,6 @@ impl Evaluation {
         let pe = dynamics::potential_energy(&self.kin, &vec3(m.gravity)) + self.spring_energy;
         (ke, pe)
     }
-}
-
-/// Number of ropes among the force elements.
-pub fn rope_count(m: &CompiledModel) -> usize {
-    m.mechanism
-        .forces
-        .iter()
-        .filter(|f| matches!(f, ForceElement::Rope(_)))
-        .count()
 }
 
 /// Seal friction (and its internal-state residuals at `fy`) and the net force of one

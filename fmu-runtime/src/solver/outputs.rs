@@ -36,7 +36,7 @@ impl Outputs {
             pressure: vec![0.0; m.circuit.nodes.len()],
             flow: vec![0.0; m.circuit.elements.len()],
             accumulators: vec![0.0; m.circuit.accumulators.len()],
-            ropes: vec![Default::default(); super::evaluate::rope_count(m)],
+            ropes: vec![Default::default(); m.mechanism.ropes().count()],
             markers: vec![[0.0; 6]; m.mechanism.markers.len()],
             bodies: vec![[0.0; 6]; m.mechanism.bodies.len()],
             kinetic: 0.0,
