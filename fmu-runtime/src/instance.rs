@@ -1,5 +1,6 @@
 //! Per-run state of a machine and the public stepping API used by the FMI layer.
 
+use crate::mechanics::BaseMotion;
 use crate::model::{Binding, CompiledModel, ParamId, Probe, Variable};
 use crate::solver::{self, Layout, Workspace};
 use std::sync::Arc;
@@ -39,6 +40,9 @@ pub struct State {
     /// Accumulated work of actuators and applied forces [J] and its current power [W].
     pub work: f64,
     pub power: f64,
+    /// The part of it delivered through the base port [J], [W].
+    pub base_work: f64,
+    pub base_power: f64,
     /// Mechanical energy at initialization [J].
     pub energy0: f64,
     /// Largest diagonal entry of the mass matrix at initialization: the inertia scale of
@@ -96,6 +100,8 @@ impl State {
             lambda: vec![0.0; layout.nc],
             work: 0.0,
             power: 0.0,
+            base_work: 0.0,
+            base_power: 0.0,
             energy0: 0.0,
             mass_scale: 1.0,
             partition: vec![0; layout.nz + layout.nc],
@@ -127,6 +133,8 @@ impl State {
         self.lambda.copy_from_slice(&other.lambda);
         self.work = other.work;
         self.power = other.power;
+        self.base_work = other.base_work;
+        self.base_power = other.base_power;
         self.energy0 = other.energy0;
         self.mass_scale = other.mass_scale;
         self.partition.copy_from_slice(&other.partition);
@@ -184,7 +192,7 @@ pub struct Snapshot {
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
-const SNAPSHOT_VERSION: u32 = 5;
+const SNAPSHOT_VERSION: u32 = 6;
 
 impl Snapshot {
     /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
@@ -214,6 +222,8 @@ impl Snapshot {
             s.time,
             s.work,
             s.power,
+            s.base_work,
+            s.base_power,
             s.energy0,
             s.mass_scale,
             s.tangent_step,
@@ -245,7 +255,7 @@ impl Snapshot {
 
     pub fn encoded_len(&self, guid: &str) -> usize {
         let s = &self.state;
-        let floats = 6
+        let floats = 8
             + 3 * s.z.len()
             + 2 * s.w.len()
             + s.lambda.len()
@@ -330,6 +340,8 @@ impl Snapshot {
         state.time = r.f64()?;
         state.work = r.f64()?;
         state.power = r.f64()?;
+        state.base_work = r.f64()?;
+        state.base_power = r.f64()?;
         state.energy0 = r.f64()?;
         state.mass_scale = r.f64()?;
         state.tangent_step = r.f64()?;
@@ -562,9 +574,23 @@ impl Instance {
         self.initialized
     }
 
+    /// Port inputs that are finite but still unusable (each value was checked when set).
+    fn check_port_inputs(&self, time: f64) -> Result<(), StepError> {
+        if let Some(port) = &self.model.mechanism.base
+            && let Err(message) = BaseMotion::carried(port, &self.params, self.model.gravity)
+        {
+            return Err(StepError {
+                message: message.into(),
+                last_successful_time: time,
+            });
+        }
+        Ok(())
+    }
+
     /// Assembles the mechanism from the initial joint coordinates and solves the static
     /// equilibrium (pressures, spools, multipliers) so the machine starts at rest.
     pub fn initialize(&mut self, start_time: f64) -> Result<(), StepError> {
+        self.check_port_inputs(start_time)?;
         self.place_at_initial_configuration();
         self.state.time = start_time;
         solver::initialize(
@@ -611,6 +637,7 @@ impl Instance {
                 last_successful_time: self.state.time,
             });
         }
+        self.check_port_inputs(self.state.time)?;
         let t0 = self.state.time;
         let span = to_time - t0;
         if span <= 0.0 {

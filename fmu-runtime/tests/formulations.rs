@@ -208,6 +208,7 @@ fn rssr(formulation: Formulation) -> fmu_runtime::CompiledModel {
         cut_joints: vec![cut],
         markers: vec![],
         forces: vec![],
+        base: None,
     };
     let mut m = model(b, 1e-3, mech, circuit, vec![], step, None);
     m.gravity = [0.0, 0.0, -9.81];

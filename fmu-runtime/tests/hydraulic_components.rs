@@ -57,6 +57,7 @@ fn pump_charges_volume_then_relief_regulates() {
         cut_joints: vec![],
         markers: vec![],
         forces: vec![],
+        base: None,
     };
     let mut m = model(b, 1e-3, mech, circuit, vec![], step, None);
     m.init.static_equilibrium = false;

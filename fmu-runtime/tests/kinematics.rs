@@ -28,6 +28,7 @@ fn mechanism_only(
         cut_joints: cuts,
         markers: vec![],
         forces: vec![],
+        base: None,
     };
     model(b, step, mech, circuit, vec![], step_id, None)
 }

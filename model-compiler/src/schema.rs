@@ -382,6 +382,12 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("inputs", K::Defs("input"), false, "FMI inputs bound to parameter slots."),
         ("parameters", K::Defs("parameter"), false, "FMI parameters bound to parameter slots."),
         ("outputs", K::Defs("output"), false, "FMI outputs bound to computed quantities."),
+        ("base", K::Def("base_port"), false, "The base port: a carrier moves the machine's ground frame (inputs `<name>.position|orientation|velocity|angular_velocity|acceleration|angular_acceleration.*`, world axes) and gets the wrench the machine exerts on it (outputs `<name>.force|moment.*` in base axes, `<name>.power`, `<name>.work`)."),
+    ]),
+    ("base_port", "The machine's ground frame as a port to its carrier.", &[
+        ("motion", K::Enum(&["carrier"]), true, "Who moves the base: \"carrier\" (its pose, twist and acceleration are inputs)."),
+        ("reference", K::V3, false, "Base-frame point about which the moment on the carrier is reported [m]; default the origin."),
+        ("name", K::Name, false, "Prefix of the port's FMI variables; default \"base\"."),
     ]),
     ("report", "The standard manoeuvre and plots of `hydromech report` (documentation only).", &[
         ("stop_time", K::Q, false, "End of the run [s]; default [experiment] stop_time."),

@@ -163,6 +163,7 @@ fn test_model(guid: &str) -> CompiledModel {
                 },
                 force: [p(7), p(7), p(5)],
             })],
+            base: None,
         },
         circuit: Circuit {
             oil: Oil {

@@ -2,36 +2,43 @@
 //! dynamics (per-body Newton–Euler residual wrenches summed from the leaves to the root
 //! and projected on the joint columns), and the mass matrix by composite inertias.
 
+use super::base::BaseMotion;
 use super::kinematics::{BodyKinematics, Kinematics};
 use super::spatial::{Vec3, Vec6, ang, join, lin};
 use crate::model::Mechanism;
 use nalgebra::Matrix6;
 
-/// Residual wrench of one body about the world origin: inertia and gravity minus nothing
-/// applied (applied wrenches are subtracted by the caller's accumulation).
-fn body_residual(k: &BodyKinematics, gravity: &Vec3) -> Vec6 {
-    let w = ang(&k.twist);
-    let a_w = ang(&k.accel);
-    let com_vel = lin(&k.twist) + w.cross(&k.com);
-    let com_acc = lin(&k.accel) + a_w.cross(&k.com) + w.cross(&com_vel);
-    let n = (com_acc - gravity) * k.mass;
+/// Residual wrench of one body about the base origin: inertia and gravity minus nothing
+/// applied (applied wrenches are subtracted by the caller's accumulation). Inertia acts
+/// on the absolute motion, so a moving base adds its transport loads here.
+fn body_residual(k: &BodyKinematics, base: &BaseMotion) -> Vec6 {
+    let (twist, accel) = base.absolute(k);
+    let w = ang(&twist);
+    let a_w = ang(&accel);
+    let com_vel = lin(&twist) + w.cross(&k.com);
+    let com_acc = lin(&accel) + a_w.cross(&k.com) + w.cross(&com_vel);
+    let n = (com_acc - base.gravity) * k.mass;
     let moment = k.com.cross(&n) + k.inertia * a_w + w.cross(&(k.inertia * w));
     join(n, moment)
 }
 
 /// Writes `r = M z̈ − Q` for the accelerations stored in `kin` (`Kinematics::update` with
-/// z̈), where `applied[j]` is the external wrench on body j about the world origin
-/// (`[ΣF; Σ p×F]`). `scratch` holds one wrench per body.
+/// z̈), where `applied[j]` is the external wrench on body j about the base origin
+/// (`[ΣF; Σ p×F]`). `scratch` holds one wrench per body. Returns the sum of the bodies'
+/// inertia-and-gravity wrenches: what the rest of the world applies to the machine.
 pub fn inverse_dynamics(
     mech: &Mechanism,
     kin: &Kinematics,
-    gravity: &Vec3,
+    base: &BaseMotion,
     applied: &[Vec6],
     scratch: &mut [Vec6],
     r: &mut [f64],
-) {
+) -> Vec6 {
+    let mut total = Vec6::zeros();
     for (j, k) in kin.bodies.iter().enumerate() {
-        scratch[j] = body_residual(k, gravity) - applied[j];
+        let inertial = body_residual(k, base);
+        total += inertial;
+        scratch[j] = inertial - applied[j];
     }
     for j in (0..mech.bodies.len()).rev() {
         if let Some(c) = kin.bodies[j].coordinate {
@@ -42,6 +49,7 @@ pub fn inverse_dynamics(
             scratch[p] += child;
         }
     }
+    total
 }
 
 /// Joint-space mass matrix (row-major, nz×nz) by the composite-rigid-body algorithm.
@@ -88,23 +96,26 @@ pub fn body_inertia(k: &BodyKinematics) -> Matrix6<f64> {
     mb
 }
 
-/// Kinetic energy of the tree [J].
-pub fn kinetic_energy(kin: &Kinematics) -> f64 {
+/// Kinetic energy of the tree in the world frame [J].
+pub fn kinetic_energy(kin: &Kinematics, base: &BaseMotion) -> f64 {
     kin.bodies
         .iter()
         .map(|k| {
-            let w = ang(&k.twist);
-            let v = lin(&k.twist) + w.cross(&k.com);
+            let (twist, _) = base.absolute(k);
+            let w = ang(&twist);
+            let v = lin(&twist) + w.cross(&k.com);
             0.5 * k.mass * v.norm_squared() + 0.5 * w.dot(&(k.inertia * w))
         })
         .sum()
 }
 
 /// Gravitational potential energy relative to the world origin [J].
-pub fn potential_energy(kin: &Kinematics, gravity: &Vec3) -> f64 {
+pub fn potential_energy(kin: &Kinematics, base: &BaseMotion) -> f64 {
+    // World gravity · world position of the base origin, in either axes.
+    let g_origin = base.gravity.dot(&(base.rotation.transpose() * base.origin));
     kin.bodies
         .iter()
-        .map(|k| -k.mass * gravity.dot(&k.com))
+        .map(|k| -k.mass * (g_origin + base.gravity.dot(&k.com)))
         .sum()
 }
 

@@ -33,7 +33,8 @@ pub struct BodyKinematics {
 }
 
 impl BodyKinematics {
-    const GROUND: BodyKinematics = BodyKinematics {
+    /// The fixed ground (and a body at rest at the origin).
+    pub const GROUND: BodyKinematics = BodyKinematics {
         rotation: Mat3::new(1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0),
         origin: Vec3::new(0.0, 0.0, 0.0),
         com: Vec3::new(0.0, 0.0, 0.0),

@@ -5,6 +5,7 @@
 //! twist, the recursion is a plain sum, and the dynamics of a subtree accumulate as
 //! 6×6 composite inertias from the leaves to the root.
 
+pub mod base;
 pub mod constraints;
 pub mod dynamics;
 pub mod end_stop;
@@ -12,4 +13,5 @@ pub mod kinematics;
 pub mod rope;
 pub mod spatial;
 
+pub use base::BaseMotion;
 pub use kinematics::{BodyKinematics, Kinematics};

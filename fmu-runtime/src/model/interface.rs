@@ -96,7 +96,7 @@ pub enum Probe {
     PotentialEnergy,
     /// Kinetic + potential [J].
     TotalEnergy,
-    /// Work done on the mechanism by actuators, applied forces and dampers [J].
+    /// Work done on the mechanism by actuators, applied forces, dampers and the base port [J].
     ActuatorWork,
     /// Total − initial total − actuator work [J]: zero for an exact integrator.
     EnergyBalanceError,
@@ -116,6 +116,13 @@ pub enum Probe {
     RopeLength(usize),
     RopeOut(usize),
     RopeTension(usize),
+    /// Force [N] and moment about the port's reference point [N·m] the machine exerts on
+    /// its carrier, in base axes.
+    BaseForce(Axis),
+    BaseMoment(Axis),
+    /// Power the carrier delivers to the machine through the base [W] and its work [J].
+    BasePower,
+    BaseWork,
 }
 
 impl Probe {
@@ -151,6 +158,9 @@ impl Probe {
             Probe::AccumulatorVolume(i) => i < m.circuit.accumulators.len(),
             Probe::RopeLength(i) | Probe::RopeOut(i) | Probe::RopeTension(i) => {
                 i < m.mechanism.ropes().count()
+            }
+            Probe::BaseForce(_) | Probe::BaseMoment(_) | Probe::BasePower | Probe::BaseWork => {
+                m.mechanism.base.is_some()
             }
             _ => true,
         }

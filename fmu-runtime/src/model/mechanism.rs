@@ -169,12 +169,46 @@ pub enum ForceElement {
     Rope(Rope),
 }
 
+/// The base port of a carrier-driven machine: the tree's ground frame moves as the
+/// carrier's inputs say (see [`crate::mechanics::base`]), and the machine reports the
+/// wrench it exerts on the carrier. Motion inputs are in world axes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CarrierBase {
+    /// World position of the base origin [m].
+    pub position: [ParamId; 3],
+    /// Base → world rotation, quaternion `[w, x, y, z]` (normalised when read).
+    pub orientation: [ParamId; 4],
+    /// Velocity of the base origin [m/s] and angular velocity of the base [rad/s].
+    pub velocity: [ParamId; 3],
+    pub angular_velocity: [ParamId; 3],
+    /// Acceleration of the base origin [m/s²] and angular acceleration [rad/s²].
+    pub acceleration: [ParamId; 3],
+    pub angular_acceleration: [ParamId; 3],
+    /// Point of the base frame about which the reaction moment is reported [m].
+    pub reference: [f64; 3],
+}
+
+impl CarrierBase {
+    pub fn params(&self) -> impl Iterator<Item = ParamId> + '_ {
+        self.position
+            .iter()
+            .chain(&self.orientation)
+            .chain(&self.velocity)
+            .chain(&self.angular_velocity)
+            .chain(&self.acceleration)
+            .chain(&self.angular_acceleration)
+            .copied()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Mechanism {
     pub bodies: Vec<Body>,
     pub cut_joints: Vec<CutJoint>,
     pub markers: Vec<Marker>,
     pub forces: Vec<ForceElement>,
+    /// A carrier moves the base frame; `None`: the base is the fixed world.
+    pub base: Option<CarrierBase>,
 }
 
 impl Mechanism {

@@ -23,7 +23,7 @@ pub use mechanism::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the serialized [`CompiledModel`] layout; bump on any change of these types.
-pub const MODEL_FORMAT_VERSION: u32 = 11;
+pub const MODEL_FORMAT_VERSION: u32 = 12;
 
 /// Index into the instance parameter vector (see module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -341,6 +341,9 @@ impl CompiledModel {
                     out.extend([r.drum_radius, r.length, r.axial_stiffness, r.damping])
                 }
             }
+        }
+        if let Some(base) = &self.mechanism.base {
+            out.extend(base.params());
         }
         self.circuit.collect_params(out);
         for v in &self.variables {

@@ -444,10 +444,12 @@ fn settle(
 ) -> Result<(), String> {
     consistent_rates(m, l, p, st, ws, mm)?;
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-    let (ke, pe) = ws.eval.energies(m);
+    let (ke, pe) = ws.eval.energies();
     st.energy0 = ke + pe;
     st.work = 0.0;
     st.power = ws.eval.power;
+    st.base_work = 0.0;
+    st.base_power = ws.eval.base_power;
     Ok(())
 }
 

@@ -10,11 +10,12 @@ use crate::hydraulics::network;
 use crate::hydraulics::pump;
 use crate::hydraulics::valve::dead_band;
 use crate::mechanics::Kinematics;
+use crate::mechanics::base::BaseMotion;
 use crate::mechanics::constraints::{self, ConstraintEval, PrismaticReference};
 use crate::mechanics::dynamics::{self, add_point_force};
 use crate::mechanics::end_stop;
 use crate::mechanics::rope::{self, RopeState};
-use crate::mechanics::spatial::{Vec3, Vec6, vec3};
+use crate::mechanics::spatial::{Vec3, Vec6, join, vec3};
 use crate::model::{CompiledModel, Element, ForceElement, Node, PointRef};
 
 /// What the first-order columns of the tangent linearise about: the last full evaluation's
@@ -75,6 +76,14 @@ impl PinLine {
 
 pub struct Evaluation {
     pub kin: Kinematics,
+    /// Motion of the base frame (fixed unless a carrier drives it).
+    pub base: BaseMotion,
+    /// Wrench the carrier applies to the machine through the base, about the base origin
+    /// in base axes (what the machine's inertia and gravity need beyond the external
+    /// forces).
+    pub base_wrench: Vec6,
+    /// Power the carrier delivers to the machine through the base [W].
+    pub base_power: f64,
     applied: Vec<Vec6>,
     scratch: Vec<Vec6>,
     pub cylinders: Vec<CylinderState>,
@@ -117,6 +126,9 @@ impl Evaluation {
         let nb = m.mechanism.bodies.len();
         Evaluation {
             kin: Kinematics::new(&m.mechanism),
+            base: BaseMotion::fixed(m.gravity),
+            base_wrench: Vec6::zeros(),
+            base_power: 0.0,
             applied: vec![Vec6::zeros(); nb],
             scratch: vec![Vec6::zeros(); nb],
             cylinders: vec![CylinderState::default(); m.circuit.cylinders.len()],
@@ -156,6 +168,13 @@ impl Evaluation {
         self.count += 1;
         let mech = &m.mechanism;
         self.kin.update(mech, |b| p[b.mass.index()], z, zd, zdd);
+        // Inputs were checked when set (`Instance::advance`); a bad one keeps the last motion.
+        if let Some(port) = &mech.base
+            && let Ok(base) = BaseMotion::carried(port, p, m.gravity)
+        {
+            self.base = base;
+        }
+        let mut external = Vec6::zeros();
         self.applied.fill(Vec6::zeros());
         self.power = 0.0;
         self.spring_energy = 0.0;
@@ -223,13 +242,17 @@ impl Evaluation {
                 }
                 ForceElement::PointForce(pf) => {
                     let (x, v) = self.kin.point(&pf.point);
-                    let f = vec3([
+                    // Given in world axes; it works on the point's absolute velocity.
+                    let f = self.base.to_base(&vec3([
                         p[pf.force[0].index()],
                         p[pf.force[1].index()],
                         p[pf.force[2].index()],
-                    ]);
+                    ]));
                     add_point_force(&mut self.applied, pf.point.body, &x, &f);
-                    self.power += f.dot(&v);
+                    if pf.point.body.is_some() {
+                        external += join(f, x.cross(&f));
+                    }
+                    self.power += f.dot(&(v + self.base.velocity_at(&x)));
                 }
                 // Generalized forces added to the residual, and ropes: both below.
                 ForceElement::JointLimit(_) | ForceElement::Rope(_) => {}
@@ -253,15 +276,19 @@ impl Evaluation {
             *state = s;
         }
 
-        let gravity = vec3(m.gravity);
-        dynamics::inverse_dynamics(
+        let inertial = dynamics::inverse_dynamics(
             mech,
             &self.kin,
-            &gravity,
+            &self.base,
             &self.applied,
             &mut self.scratch,
             &mut self.r_mech,
         );
+        self.base_wrench = inertial - external;
+        if !self.base.fixed {
+            self.base_power = self.base_wrench.dot(&self.base.twist);
+            self.power += self.base_power;
+        }
         // End stops: a generalized force on the joint's own coordinate.
         for f in &mech.forces {
             if let ForceElement::JointLimit(jl) = f
@@ -449,9 +476,9 @@ impl Evaluation {
     }
 
     /// Kinetic and potential (gravity + springs) energy at the last evaluation [J].
-    pub fn energies(&self, m: &CompiledModel) -> (f64, f64) {
-        let ke = dynamics::kinetic_energy(&self.kin);
-        let pe = dynamics::potential_energy(&self.kin, &vec3(m.gravity)) + self.spring_energy;
+    pub fn energies(&self) -> (f64, f64) {
+        let ke = dynamics::kinetic_energy(&self.kin, &self.base);
+        let pe = dynamics::potential_energy(&self.kin, &self.base) + self.spring_energy;
         (ke, pe)
     }
 }

@@ -318,6 +318,9 @@ fn update_work(st: &mut State, ws: &mut Workspace, h: f64) {
     let power = ws.eval.power;
     st.work += 0.5 * h * (st.power + power);
     st.power = power;
+    let power = ws.eval.base_power;
+    st.base_work += 0.5 * h * (st.base_power + power);
+    st.base_power = power;
 }
 
 /// Caches the outputs after a successful `step_with_retries`, whose last step left

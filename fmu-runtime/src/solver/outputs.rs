@@ -6,6 +6,7 @@ use super::{Layout, Workspace};
 use crate::hydraulics::cylinder::CylinderState;
 use crate::instance::State;
 use crate::math;
+use crate::mechanics::spatial::{ang, lin, vec3};
 use crate::model::{CompiledModel, Element, Probe};
 
 #[derive(Clone, Debug)]
@@ -23,6 +24,9 @@ pub struct Outputs {
     pub bodies: Vec<[f64; 6]>,
     pub kinetic: f64,
     pub potential: f64,
+    /// Wrench on the carrier about the base port's reference point, base axes
+    /// `[F; M]`.
+    pub base: [f64; 6],
     pub phi_norm: f64,
     pub dphi_norm: f64,
     pub ddphi_norm: f64,
@@ -41,6 +45,7 @@ impl Outputs {
             bodies: vec![[0.0; 6]; m.mechanism.bodies.len()],
             kinetic: 0.0,
             potential: 0.0,
+            base: [0.0; 6],
             phi_norm: 0.0,
             dphi_norm: 0.0,
             ddphi_norm: 0.0,
@@ -70,7 +75,13 @@ impl Outputs {
                 b.twist[5],
             ];
         }
-        (self.kinetic, self.potential) = e.energies(m);
+        (self.kinetic, self.potential) = e.energies();
+        if let Some(port) = &m.mechanism.base {
+            // The carrier feels the opposite of what it applies.
+            let f = -lin(&e.base_wrench);
+            let moment = -ang(&e.base_wrench) - vec3(port.reference).cross(&f);
+            self.base = [f.x, f.y, f.z, moment.x, moment.y, moment.z];
+        }
         // Φ, Φ̇ = Φ_z ż and Φ̈ = Φ_z z̈ + Φ̇_z ż.
         let (mut p2, mut v2, mut a2) = (0.0, 0.0, 0.0);
         for r in 0..l.nc {
@@ -132,6 +143,10 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
         Probe::ConstraintNorm => o.phi_norm,
         Probe::ConstraintVelocityNorm => o.dphi_norm,
         Probe::ConstraintAccelerationNorm => o.ddphi_norm,
+        Probe::BaseForce(a) => o.base[a.index()],
+        Probe::BaseMoment(a) => o.base[3 + a.index()],
+        Probe::BasePower => st.base_power,
+        Probe::BaseWork => st.base_work,
         Probe::NewtonIterations => st.iterations as f64,
         Probe::StepCount => st.steps as f64,
     }

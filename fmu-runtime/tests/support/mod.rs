@@ -258,6 +258,7 @@ pub fn naya_rod(kappa: f64, step: f64) -> CompiledModel {
         cut_joints: vec![],
         markers: vec![],
         forces: vec![],
+        base: None,
     };
     model(b, step, mech, circuit, vec![], step_id, None)
 }
@@ -433,6 +434,7 @@ pub fn jaiswal_fourbar(step: f64) -> CompiledModel {
         cut_joints: vec![cut],
         markers: vec![],
         forces: vec![],
+        base: None,
     };
     let penalty = b.p("solver.penalty", 1e11);
     model(b, step, mech, circuit, vec![], step_id, Some(penalty))
@@ -517,6 +519,7 @@ pub fn planar_fourbar(
         cut_joints: vec![cut],
         markers: vec![],
         forces: vec![],
+        base: None,
     };
     (model(b, 1e-3, mech, circuit, vec![], step, None), z)
 }

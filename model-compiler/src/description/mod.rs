@@ -147,6 +147,28 @@ pub struct InterfaceDesc {
     pub parameters: Vec<ParameterDesc>,
     #[serde(default)]
     pub outputs: Vec<OutputDesc>,
+    /// The base port: how the machine's ground frame couples to a carrier.
+    pub base: Option<BasePortDesc>,
+}
+
+/// Who moves the base frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum BaseMotionDesc {
+    /// A carrier (vehicle, vessel, another FMU) prescribes the base's pose, twist and
+    /// acceleration; the machine returns the wrench it exerts on the carrier.
+    #[serde(rename = "carrier")]
+    Carrier,
+}
+
+/// `[interface.base]`: the machine's ground frame is a port to its carrier.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BasePortDesc {
+    pub motion: Spanned<BaseMotionDesc>,
+    /// Base-frame point about which the reaction moment is reported (default the origin).
+    pub reference: Option<Vec3>,
+    /// Prefix of the port's FMI variables (default `base`).
+    pub name: Option<Name>,
 }
 
 /// An FMI input bound to a parameter slot (e.g. `valve.command`).

@@ -469,6 +469,10 @@ pub(super) fn lower_interface(
         ));
     }
 
+    if let Some(port) = &model.mechanism.base {
+        base_port_variables(cx, &mut b, d, port);
+    }
+
     // Always present (seed-independent diagnostics of every FMU).
     let step = model.solver.step;
     if !b.names.contains_key("solver.step") && !b.bound.contains_key(&step) {
@@ -498,6 +502,64 @@ pub(super) fn lower_interface(
     }
     prefix_collisions(cx, &b);
     b.vars
+}
+
+/// The base port's inputs (the carrier's motion, one per slot, named as the slot) and
+/// outputs (the wrench on the carrier, power and work through the port).
+fn base_port_variables(
+    cx: &mut Ctx,
+    b: &mut Builder,
+    d: &Description,
+    port: &fmu_runtime::model::CarrierBase,
+) {
+    let prefix = super::base::port_name(d);
+    // A user variable already holds the name: point at it.
+    let taken = |cx: &mut Ctx, b: &Builder, name: &str| {
+        let Some(span) = b.names.get(name) else {
+            return false;
+        };
+        cx.error(
+            span.clone(),
+            format!("'{name}' is a variable of the base port"),
+            "rename this variable, or give the port another prefix with `name = \"...\"` in [interface.base]",
+        );
+        true
+    };
+    for id in port.params() {
+        let name = cx.params[id.index()].name.clone();
+        if taken(cx, b, &name) {
+            continue;
+        }
+        let unit = cx.slots[id.index()].expect.unit_name();
+        b.push(Variable {
+            name,
+            value_reference: 0,
+            description: cx.slots[id.index()].description.clone(),
+            causality: Causality::Input,
+            variability: Variability::Continuous,
+            initial: None,
+            var_type: VarType::Real,
+            display_unit: display_unit(unit.as_deref()),
+            unit,
+            start: Some(cx.params[id.index()].default),
+            min: None,
+            max: None,
+            binding: Binding::Param(id),
+        });
+    }
+    for (suffix, probe, unit, description) in super::base::outputs(port.reference) {
+        let name = format!("{prefix}.{suffix}");
+        if taken(cx, b, &name) {
+            continue;
+        }
+        b.push(output(
+            &name,
+            description,
+            probe,
+            VarType::Real,
+            Some(unit.to_string()),
+        ));
+    }
 }
 
 /// A structured name cannot also be the record holding another (`a` and `a.b`): tools

@@ -188,6 +188,7 @@ pub(super) fn lower_mechanism(cx: &mut Ctx, d: &Description) -> Mechanism {
         cut_joints,
         markers,
         forces,
+        base: None,
     }
 }
 

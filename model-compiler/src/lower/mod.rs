@@ -6,6 +6,7 @@
 //! (not stopped at the first) and point at the offending text.
 
 pub mod analysis;
+mod base;
 mod circuit;
 mod interface;
 pub mod mass;
@@ -539,7 +540,8 @@ pub fn lower(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
 
     let default_experiment = experiment(&mut cx, d);
     let solver = solver_settings(&mut cx, d);
-    let mechanism = mechanism::lower_mechanism(&mut cx, d);
+    let mut mechanism = mechanism::lower_mechanism(&mut cx, d);
+    mechanism.base = base::lower_base(&mut cx, d);
     let circuit = circuit::lower_circuit(&mut cx, d, &mechanism);
 
     let init = d.init.as_ref();
