@@ -452,7 +452,17 @@ pub struct Instance {
     saved: State,
     work: Workspace,
     initialized: bool,
+    /// Input time derivatives for the next [`Instance::advance`] (FMI
+    /// `fmi2SetRealInputDerivatives`): per slot, first and second derivative at the start
+    /// of the step. `advance` uses and then clears them.
+    input_slopes: Vec<[f64; 2]>,
+    /// Slot values at the start of the step while extrapolated inputs overwrite `params`.
+    held_inputs: Vec<f64>,
+    has_slopes: bool,
 }
+
+/// Highest input derivative order [`Instance::set_input_derivative`] takes.
+pub const MAX_INPUT_DERIVATIVE_ORDER: i32 = 2;
 
 impl Instance {
     /// Allocates everything the step loop will ever need.
@@ -461,6 +471,7 @@ impl Instance {
         let params = model.params.iter().map(|p| p.default).collect();
         let state = State::new(&layout);
         let work = Workspace::new(&model, &layout);
+        let n_params = model.params.len();
         let mut inst = Instance {
             saved: state.clone(),
             model,
@@ -469,6 +480,9 @@ impl Instance {
             state,
             work,
             initialized: false,
+            input_slopes: vec![[0.0; 2]; n_params],
+            held_inputs: vec![0.0; n_params],
+            has_slopes: false,
         };
         inst.place_at_initial_configuration();
         inst
@@ -489,7 +503,52 @@ impl Instance {
         }
         self.state = State::new(&self.layout);
         self.initialized = false;
+        self.clear_input_derivatives();
         self.place_at_initial_configuration();
+    }
+
+    /// Sets the `order`-th time derivative (1 or 2) of the input in slot `id` for the next
+    /// [`Instance::advance`]: inside it the input follows
+    /// `u + u̇ τ + ü τ²/2` (τ from the start of the step) instead of being held.
+    pub fn set_input_derivative(
+        &mut self,
+        id: ParamId,
+        order: i32,
+        value: f64,
+    ) -> Result<(), String> {
+        if !(1..=MAX_INPUT_DERIVATIVE_ORDER).contains(&order) {
+            return Err(format!(
+                "derivative order {order} is not supported (1…{MAX_INPUT_DERIVATIVE_ORDER})"
+            ));
+        }
+        if !value.is_finite() {
+            return Err(format!("the derivative must be finite, is {value}"));
+        }
+        self.input_slopes[id.index()][order as usize - 1] = value;
+        self.has_slopes = true;
+        Ok(())
+    }
+
+    /// Drops the input derivatives (inputs are held until new ones are set).
+    pub fn clear_input_derivatives(&mut self) {
+        if self.has_slopes {
+            self.input_slopes.fill([0.0; 2]);
+            self.has_slopes = false;
+        }
+    }
+
+    /// Writes the inputs extrapolated to `tau` after the step's start into `params`.
+    fn extrapolate_inputs(&mut self, tau: f64) {
+        for ((p, held), [d1, d2]) in self
+            .params
+            .iter_mut()
+            .zip(&self.held_inputs)
+            .zip(&self.input_slopes)
+        {
+            if *d1 != 0.0 || *d2 != 0.0 {
+                *p = held + tau * (d1 + 0.5 * tau * d2);
+            }
+        }
     }
 
     pub fn param(&self, id: ParamId) -> f64 {
@@ -630,6 +689,18 @@ impl Instance {
     /// step (a shorter last sub-step when needed). On failure the state is left at the last
     /// successful internal step.
     pub fn advance(&mut self, to_time: f64) -> Result<(), StepError> {
+        if !self.has_slopes {
+            return self.advance_held(to_time);
+        }
+        // Inputs with derivatives move inside the step; afterwards they read as set.
+        self.held_inputs.copy_from_slice(&self.params);
+        let result = self.advance_held(to_time);
+        self.params.copy_from_slice(&self.held_inputs);
+        self.clear_input_derivatives();
+        result
+    }
+
+    fn advance_held(&mut self, to_time: f64) -> Result<(), StepError> {
         let h_nominal = self.params[self.model.solver.step.index()];
         if !(h_nominal.is_finite() && h_nominal > 0.0) {
             return Err(StepError {
@@ -651,6 +722,9 @@ impl Instance {
                 t0 + (k + 1) as f64 * h
             };
             let dt = t_end - self.state.time;
+            if self.has_slopes {
+                self.extrapolate_inputs(t_end - t0);
+            }
             self.saved.copy_from(&self.state);
             if let Err(message) = solver::step_with_retries(
                 &self.model,
@@ -722,6 +796,7 @@ impl Instance {
         self.state.copy_from(&snap.state);
         self.params.copy_from_slice(&snap.params);
         self.initialized = snap.initialized;
+        self.clear_input_derivatives();
         solver::cut_references(&self.model, &self.layout, &self.params, &mut self.work);
         self.refresh_outputs();
         Ok(())

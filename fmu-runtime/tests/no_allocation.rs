@@ -2,7 +2,7 @@
 //! while instances of the seed 002 rod and the seed 001 four-bar (closed loop, projections;
 //! with the double-step formulation; on the sparse solver path; with the assembled and the
 //! finite-difference tangent) advance, including output reads, snapshots and the spool
-//! commands changing.
+//! commands changing, with and without input derivatives.
 
 mod support;
 
@@ -118,6 +118,11 @@ fn stepping_does_not_allocate() {
                 }
                 if k == 250 {
                     inst.set_param(cmd, values[1]);
+                }
+                // Interpolated inputs (fmi2SetRealInputDerivatives) in some steps.
+                if k % 3 == 0 {
+                    inst.set_input_derivative(cmd, 1, 1e-3).unwrap();
+                    inst.set_input_derivative(cmd, 2, -1e-2).unwrap();
                 }
                 // Uneven communication steps force sub-stepping with a short last step.
                 inst.advance(k as f64 * 0.0037).unwrap();

@@ -135,7 +135,7 @@ fn write(model: &CompiledModel, generation_date_and_time: &str) -> io::Result<Ve
         ("canSerializeFMUstate", "true"),
         ("canNotUseMemoryManagementFunctions", "true"),
         ("canBeInstantiatedOnlyOncePerProcess", "false"),
-        ("canInterpolateInputs", "false"),
+        ("canInterpolateInputs", "true"),
         ("maxOutputDerivativeOrder", "0"),
         ("canRunAsynchronuously", "false"),
         ("providesDirectionalDerivative", "false"),

@@ -26,7 +26,7 @@ use super::logging::{Category, Logger};
 use super::resources;
 use super::state_machine::{self as sm, FmiFunction, FmiState};
 use super::types::*;
-use crate::model::{CompiledModel, VarType, file as model_file};
+use crate::model::{Binding, Causality, CompiledModel, VarType, Variability, file as model_file};
 use std::ffi::{CStr, c_char};
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -932,10 +932,15 @@ pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
 // Co-Simulation
 // ---------------------------------------------------------------------------------------
 
-/// Not supported (`canInterpolateInputs="false"`).
+/// Time derivatives of continuous Real inputs (`canInterpolateInputs="true"`), with respect
+/// to the start of the next communication step: inside that `fmi2DoStep` an input follows
+/// `u + u̇ τ + ü τ²/2`, so motion sent at the communication points is smooth between them.
+/// Orders 1 and 2; the next `fmi2DoStep` consumes them (inputs are held again unless new
+/// derivatives are set). `fmi2Error` for a variable that is not a continuous Real input,
+/// an order outside 1…2 or a value that is not finite (nothing is set then).
 ///
 /// # Safety
-/// `c` is NULL or from `fmi2Instantiate`.
+/// `c` is NULL or from `fmi2Instantiate`; `vr`, `order` and `value` hold `nvr` elements.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2SetRealInputDerivatives(
     c: fmi2Component,
@@ -944,16 +949,62 @@ pub unsafe extern "C" fn fmi2SetRealInputDerivatives(
     order: *const fmi2Integer,
     value: *const fmi2Real,
 ) -> fmi2Status {
-    let _ = (vr, order, value);
     // SAFETY: FMI calling conventions.
     unsafe {
         guarded(
             c,
             sm::SET_REAL_INPUT_DERIVATIVES,
             format_args!("nvr={nvr}"),
-            |_| Err("not supported: this FMU declares canInterpolateInputs=\"false\"".into()),
+            |comp| {
+                let vrs = slice_in(vr, nvr, "vr[]")?;
+                let orders = slice_in(order, nvr, "order[]")?;
+                let values = slice_in(value, nvr, "value[]")?;
+                set_input_derivatives(comp, vrs, orders, values)
+            },
         )
     }
+}
+
+fn set_input_derivatives(
+    comp: &mut Component,
+    vrs: &[u32],
+    orders: &[fmi2Integer],
+    values: &[f64],
+) -> Outcome {
+    // All checked before any is set (no allocation: this runs every communication step).
+    for ((&vr, &order), &value) in vrs.iter().zip(orders).zip(values) {
+        input_derivative_slot(comp, vr, order, value)?;
+    }
+    for ((&vr, &order), &value) in vrs.iter().zip(orders).zip(values) {
+        let slot = input_derivative_slot(comp, vr, order, value)?;
+        comp.instance.set_input_derivative(slot, order, value)?;
+    }
+    Ok(fmi2OK)
+}
+
+fn input_derivative_slot(
+    comp: &Component,
+    vr: u32,
+    order: fmi2Integer,
+    value: f64,
+) -> Result<crate::model::ParamId, String> {
+    let max = crate::instance::MAX_INPUT_DERIVATIVE_ORDER;
+    let var = comp.variable(VarType::Real, vr)?;
+    let (Causality::Input, Variability::Continuous, Binding::Param(slot)) =
+        (var.causality, var.variability, var.binding)
+    else {
+        return Err(format!(
+            "\"{}\" (vr {vr}) is not a continuous Real input: only those take derivatives",
+            var.name
+        ));
+    };
+    if !(1..=max).contains(&order) || !value.is_finite() {
+        return Err(format!(
+            "\"{}\" (vr {vr}): derivative order {order} with value {value}; orders 1…{max} with finite values are supported",
+            var.name
+        ));
+    }
+    Ok(slot)
 }
 
 /// Not supported (`maxOutputDerivativeOrder="0"`).

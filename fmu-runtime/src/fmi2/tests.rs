@@ -1061,16 +1061,7 @@ fn unsupported_functions_are_errors() {
         fmi2Error,
         &["fmi2SetTime: not supported: this FMU is Co-Simulation only"],
     );
-    let fmu = Fmu::new();
-    fmu.init();
     let vr = VR_FORCE;
-    unsafe {
-        assert_eq!(
-            fmi2SetRealInputDerivatives(fmu.c, &vr, 1, &1, &0.0),
-            fmi2Error
-        );
-    }
-    fmu.assert_logged(fmi2Error, &["canInterpolateInputs"]);
     let fmu = Fmu::new();
     fmu.init();
     let mut d = 0.0;
@@ -1435,4 +1426,90 @@ fn instantiate_reads_and_checks_the_model_file() {
     let c = instantiate(&root_uri, GUID);
     assert!(c.is_null());
     assert!(last().contains("was not found"), "{}", last());
+}
+
+/// `fmi2SetRealInputDerivatives`: an input with a first and second derivative follows
+/// `u + u̇ τ + ü τ²/2` inside the next step, exactly as if the master had set those values
+/// at every internal step; afterwards it reads as set and is held again.
+#[test]
+fn input_derivatives_move_the_input_inside_the_step() {
+    let (u, du, ddu) = (3.0, 40.0, -900.0);
+    let interpolated = Fmu::new();
+    interpolated.init();
+    assert_eq!(interpolated.set_real(VR_FORCE, u), fmi2OK);
+    let (vrs, orders, values) = ([VR_FORCE, VR_FORCE], [1, 2], [du, ddu]);
+    let status = unsafe {
+        fmi2SetRealInputDerivatives(
+            interpolated.c,
+            vrs.as_ptr(),
+            2,
+            orders.as_ptr(),
+            values.as_ptr(),
+        )
+    };
+    assert_eq!(status, fmi2OK);
+    assert_eq!(interpolated.do_step(0.0, 0.01), fmi2OK);
+    assert_eq!(interpolated.get_real(VR_FORCE), (fmi2OK, u), "reads as set");
+
+    // The same polynomial set by hand at the end of each 1 ms internal step.
+    let by_hand = Fmu::new();
+    by_hand.init();
+    for k in 1..=10 {
+        let tau = k as f64 * 1e-3;
+        assert_eq!(
+            by_hand.set_real(VR_FORCE, u + du * tau + 0.5 * ddu * tau * tau),
+            fmi2OK
+        );
+        assert_eq!(by_hand.do_step(tau - 1e-3, 1e-3), fmi2OK);
+    }
+    let held = Fmu::new();
+    held.init();
+    assert_eq!(held.set_real(VR_FORCE, u), fmi2OK);
+    assert_eq!(held.do_step(0.0, 0.01), fmi2OK);
+    let (a, b, c) = (
+        interpolated.get_real(VR_ANGLE).1,
+        by_hand.get_real(VR_ANGLE).1,
+        held.get_real(VR_ANGLE).1,
+    );
+    assert_eq!(a.to_bits(), b.to_bits(), "interpolated {a} vs by hand {b}");
+    assert!(
+        (a - c).abs() > 1e-9,
+        "the derivatives must act ({a} vs held {c})"
+    );
+
+    // Consumed by the step: the next one holds the input, as a held run from this state.
+    let before = interpolated.get_real(VR_ANGLE).1;
+    assert_eq!(interpolated.set_real(VR_FORCE, u), fmi2OK);
+    assert_eq!(interpolated.do_step(0.01, 0.01), fmi2OK);
+    assert_eq!(by_hand.set_real(VR_FORCE, u), fmi2OK);
+    assert_eq!(by_hand.do_step(0.01, 0.01), fmi2OK);
+    assert_eq!(
+        interpolated.get_real(VR_ANGLE).1.to_bits(),
+        by_hand.get_real(VR_ANGLE).1.to_bits(),
+        "held after the step (from {before})"
+    );
+}
+
+#[test]
+fn bad_input_derivatives_are_errors() {
+    let cases: [(u32, i32, f64, &str); 6] = [
+        (VR_ANGLE, 1, 1.0, "is not a continuous Real input"),
+        (VR_MASS, 1, 1.0, "is not a continuous Real input"),
+        (
+            VR_FORCE,
+            0,
+            1.0,
+            "derivative order 0 with value 1; orders 1…2",
+        ),
+        (VR_FORCE, 3, 1.0, "derivative order 3"),
+        (VR_FORCE, 1, f64::NAN, "with value NaN"),
+        (999, 1, 1.0, "no Real variable has value reference 999"),
+    ];
+    for (vr, order, value, needle) in cases {
+        let fmu = Fmu::new();
+        fmu.init();
+        let status = unsafe { fmi2SetRealInputDerivatives(fmu.c, &vr, 1, &order, &value) };
+        assert_eq!(status, fmi2Error, "vr {vr} order {order} value {value}");
+        fmu.assert_logged(fmi2Error, &["fmi2SetRealInputDerivatives", needle]);
+    }
 }
