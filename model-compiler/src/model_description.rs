@@ -4,8 +4,8 @@
 //! shared/reference/fmi-export-notes.md §1.4): xs:sequence element order; no empty list
 //! elements; every unit and display unit used is defined; `<Outputs>` holds exactly the
 //! outputs and `<InitialUnknowns>` exactly the outputs with initial approx/calculated
-//! (all of ours), with 1-based indices in ModelVariables order; numbers in shortest
-//! round-trip form.
+//! (all of ours), with 1-based indices in ModelVariables order; outputs declared without
+//! direct feedthrough (`dependencies=""`); numbers in shortest round-trip form.
 
 use crate::units;
 use fmu_runtime::model::{Causality, CompiledModel, Initial, VarType, Variability, Variable};
@@ -220,6 +220,13 @@ fn write(model: &CompiledModel, generation_date_and_time: &str) -> io::Result<Ve
             for i in indices {
                 let mut u = start("Unknown");
                 u.push_attribute(("index", i.to_string().as_str()));
+                // No direct feedthrough: outputs are computed at the end of each step from
+                // the inputs held over it, so setting an input at a communication point
+                // changes no output until the next fmi2DoStep (masters may break loops
+                // here). At initialization every output depends on everything (omitted).
+                if list == "Outputs" {
+                    u.push_attribute(("dependencies", ""));
+                }
                 w.write_event(Event::Empty(u))?;
             }
             w.write_event(Event::End(BytesEnd::new(list)))?;

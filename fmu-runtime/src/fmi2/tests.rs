@@ -1513,3 +1513,22 @@ fn bad_input_derivatives_are_errors() {
         fmu.assert_logged(fmi2Error, &["fmi2SetRealInputDerivatives", needle]);
     }
 }
+
+/// The model description declares every output without direct feedthrough
+/// (`dependencies=""`): setting an input at a communication point changes no output until
+/// the next step.
+#[test]
+fn outputs_do_not_feed_through_inputs_between_steps() {
+    let fmu = Fmu::new();
+    fmu.init();
+    assert_eq!(fmu.do_step(0.0, 0.01), fmi2OK);
+    let before = fmu.get_real(VR_ANGLE).1;
+    assert_eq!(fmu.set_real(VR_FORCE, 500.0), fmi2OK);
+    assert_eq!(fmu.get_real(VR_ANGLE).1.to_bits(), before.to_bits());
+    assert_eq!(fmu.do_step(0.01, 0.01), fmi2OK);
+    assert_ne!(
+        fmu.get_real(VR_ANGLE).1,
+        before,
+        "the input acts in the next step"
+    );
+}

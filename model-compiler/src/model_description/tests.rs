@@ -94,8 +94,18 @@ fn parse(xml: &str) -> Parsed {
                 "Unknown" => {
                     let i: usize = a["index"].parse().unwrap();
                     match stack.last().map(String::as_str) {
-                        Some("Outputs") => p.outputs.push(i),
-                        Some("InitialUnknowns") => p.initial_unknowns.push(i),
+                        Some("Outputs") => {
+                            assert_eq!(
+                                a.get("dependencies").map(String::as_str),
+                                Some(""),
+                                "output {i}: no direct feedthrough declared"
+                            );
+                            p.outputs.push(i)
+                        }
+                        Some("InitialUnknowns") => {
+                            assert!(!a.contains_key("dependencies"), "initial unknown {i}");
+                            p.initial_unknowns.push(i)
+                        }
                         other => panic!("Unknown in {other:?}"),
                     }
                 }
