@@ -43,6 +43,9 @@ pub struct State {
     /// The part of it delivered through the base port [J], [W].
     pub base_work: f64,
     pub base_power: f64,
+    /// The same for each of the other ports.
+    pub port_work: Vec<f64>,
+    pub port_power: Vec<f64>,
     /// Mechanical energy at initialization [J].
     pub energy0: f64,
     /// Largest diagonal entry of the mass matrix at initialization: the inertia scale of
@@ -102,6 +105,8 @@ impl State {
             power: 0.0,
             base_work: 0.0,
             base_power: 0.0,
+            port_work: vec![0.0; layout.n_ports],
+            port_power: vec![0.0; layout.n_ports],
             energy0: 0.0,
             mass_scale: 1.0,
             partition: vec![0; layout.nz + layout.nc],
@@ -135,6 +140,8 @@ impl State {
         self.power = other.power;
         self.base_work = other.base_work;
         self.base_power = other.base_power;
+        self.port_work.copy_from_slice(&other.port_work);
+        self.port_power.copy_from_slice(&other.port_power);
         self.energy0 = other.energy0;
         self.mass_scale = other.mass_scale;
         self.partition.copy_from_slice(&other.partition);
@@ -192,7 +199,7 @@ pub struct Snapshot {
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
-const SNAPSHOT_VERSION: u32 = 6;
+const SNAPSHOT_VERSION: u32 = 7;
 
 impl Snapshot {
     /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
@@ -228,7 +235,7 @@ impl Snapshot {
             s.mass_scale,
             s.tangent_step,
         ];
-        let vectors: [&[f64]; 14] = [
+        let vectors: [&[f64]; 16] = [
             &scalars,
             &s.z,
             &s.zd,
@@ -243,6 +250,8 @@ impl Snapshot {
             &s.projection,
             &s.projection_scale,
             &s.tangent_gain,
+            &s.port_work,
+            &s.port_power,
         ];
         for v in vectors {
             for x in v {
@@ -265,7 +274,9 @@ impl Snapshot {
             + s.tangent_scale.len()
             + s.projection.len()
             + s.projection_scale.len()
-            + s.tangent_gain.len();
+            + s.tangent_gain.len()
+            + s.port_work.len()
+            + s.port_power.len();
         let words = s.partition.len() + s.tangent_pivots.len() + s.projection_pivots.len();
         8 + 4 + 4 + guid.len() + 16 + 2 + 4 + 8 + 4 + 4 * words + 8 * floats + 8
     }
@@ -364,6 +375,8 @@ impl Snapshot {
             &mut state.projection,
             &mut state.projection_scale,
             &mut state.tangent_gain,
+            &mut state.port_work,
+            &mut state.port_power,
         ] {
             r.fill(v)?;
         }
@@ -635,13 +648,27 @@ impl Instance {
 
     /// Port inputs that are finite but still unusable (each value was checked when set).
     fn check_port_inputs(&self, time: f64) -> Result<(), StepError> {
+        let fail = |message: String| {
+            Err(StepError {
+                message,
+                last_successful_time: time,
+            })
+        };
         if let Some(port) = &self.model.mechanism.base
             && let Err(message) = BaseMotion::carried(port, &self.params, self.model.gravity)
         {
-            return Err(StepError {
-                message: message.into(),
-                last_successful_time: time,
-            });
+            return fail(message.into());
+        }
+        for port in &self.model.ports {
+            if let crate::model::PortKind::Tlm { impedance, .. } = port.kind {
+                let zc = self.params[impedance.index()];
+                if zc.is_nan() || zc <= 0.0 {
+                    return fail(format!(
+                        "{}.impedance must be positive (a line's Zc = ρ a / A), is {zc}",
+                        port.name
+                    ));
+                }
+            }
         }
         Ok(())
     }

@@ -382,7 +382,16 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("inputs", K::Defs("input"), false, "FMI inputs bound to parameter slots."),
         ("parameters", K::Defs("parameter"), false, "FMI parameters bound to parameter slots."),
         ("outputs", K::Defs("output"), false, "FMI outputs bound to computed quantities."),
+        ("ports", K::Defs("port"), false, "Joint, hydraulic and shaft ports for co-simulation."),
         ("base", K::Def("base_port"), false, "The base port: a carrier moves the machine's ground frame (inputs `<name>.position|orientation|velocity|angular_velocity|acceleration|angular_acceleration.*`, world axes) and gets the wrench the machine exerts on it (outputs `<name>.force|moment.*` in base axes, `<name>.power`, `<name>.work`)."),
+    ]),
+    ("port", "A coupling port: an effort/flow pair with one side in and the other out, its power and work as outputs.", &[
+        ("name", K::Name, true, "Prefix of the port's FMI variables."),
+        ("type", K::Enum(&["joint-force", "flow", "pressure", "tlm", "shaft"]), true, "joint-force: `<name>.torque|force` in, `<name>.speed` out (a revolute/prismatic tree joint); flow: `<name>.flow` into a volume in, `<name>.pressure` out; pressure: a pressure source's `<name>.pressure` in, `<name>.flow` into the machine out; tlm: a line's wave `<name>.wave` and impedance `<name>.impedance` in, `<name>.flow` = (c − p)/Zc and `<name>.pressure` out (a volume); shaft: a fixed pump's `<name>.speed` in, `<name>.torque` out. Every port also has `<name>.power` and `<name>.work`."),
+        ("on", K::Name, true, "The joint, volume, pressure source or pump the port is on (one port each)."),
+        ("flow", K::Q, false, "Start value of a flow port's inflow (default 0)."),
+        ("wave", K::Q, false, "Start value of a TLM port's wave variable c (default 1 bar)."),
+        ("impedance", K::Q, false, "Start value of a TLM port's impedance Zc, e.g. \"1e10 Pa s/m3\" (default that)."),
     ]),
     ("base_port", "The machine's ground frame as a port to its carrier.", &[
         ("motion", K::Enum(&["carrier"]), true, "Who moves the base: \"carrier\" (its pose, twist and acceleration are inputs)."),

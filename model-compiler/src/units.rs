@@ -44,6 +44,8 @@ impl Dim {
     pub const INVERSE_PRESSURE_SQUARED: Dim = Dim([-2, 2, 4, 0, 0, 0, 0, 0]);
     pub const INVERSE_VELOCITY: Dim = Dim([0, -1, 1, 0, 0, 0, 0, 0]);
     /// m³/(s·Pa): flow gain of a relief valve, conductance of a leakage.
+    /// Hydraulic (characteristic) impedance Pa·s/m³ of a transmission line.
+    pub const IMPEDANCE: Dim = Dim([1, -4, -1, 0, 0, 0, 0, 0]);
     pub const FLOW_GAIN: Dim = Dim([-1, 4, 1, 0, 0, 0, 0, 0]);
 
     fn mul(self, other: Dim, power: i32) -> Option<Dim> {
@@ -128,6 +130,7 @@ const NAMED_DIMS: &[(Dim, &str, &str)] = &[
     (Dim::DAMPING, "a damping coefficient", "N.s/m"),
     (Dim::INERTIA, "a moment of inertia", "kg.m2"),
     (Dim::INVERSE_PRESSURE, "an inverse pressure", "1/Pa"),
+    (Dim::IMPEDANCE, "a hydraulic impedance", "Pa.s/m3"),
     (
         Dim::INVERSE_PRESSURE_SQUARED,
         "an inverse squared pressure",

@@ -182,6 +182,7 @@ fn test_model(guid: &str) -> CompiledModel {
             motors: vec![],
             accumulators: vec![],
         },
+        ports: vec![],
         variables: vec![
             // No min on the step: the tests set it to 0 to make the (stub) solver fail.
             var(

@@ -123,6 +123,12 @@ pub enum Probe {
     /// Power the carrier delivers to the machine through the base [W] and its work [J].
     BasePower,
     BaseWork,
+    /// The computed side of port `i` (of [`CompiledModel::ports`](super::CompiledModel)):
+    /// joint rate, pressure (flow port), flow into the machine (pressure and TLM ports) or
+    /// shaft torque; the power it delivers into the machine [W] and its work [J].
+    PortOutput(usize),
+    PortPower(usize),
+    PortWork(usize),
 }
 
 impl Probe {
@@ -162,6 +168,7 @@ impl Probe {
             Probe::BaseForce(_) | Probe::BaseMoment(_) | Probe::BasePower | Probe::BaseWork => {
                 m.mechanism.base.is_some()
             }
+            Probe::PortOutput(i) | Probe::PortPower(i) | Probe::PortWork(i) => i < m.ports.len(),
             _ => true,
         }
     }

@@ -15,15 +15,17 @@ mod circuit;
 pub mod file;
 mod interface;
 mod mechanism;
+mod ports;
 
 pub use circuit::*;
 pub use interface::*;
 pub use mechanism::*;
+pub use ports::*;
 
 use serde::{Deserialize, Serialize};
 
 /// Version of the serialized [`CompiledModel`] layout; bump on any change of these types.
-pub const MODEL_FORMAT_VERSION: u32 = 12;
+pub const MODEL_FORMAT_VERSION: u32 = 13;
 
 /// Index into the instance parameter vector (see module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -148,6 +150,8 @@ pub struct CompiledModel {
     pub params: Vec<ParamSlot>,
     pub mechanism: Mechanism,
     pub circuit: Circuit,
+    /// Coupling ports other than the base (see [`ports`]).
+    pub ports: Vec<Port>,
     /// The FMI interface, in `modelDescription.xml` order.
     pub variables: Vec<Variable>,
 }
@@ -291,6 +295,30 @@ impl CompiledModel {
                 return err(format!("motor {} must drive a revolute joint", mo.name));
             }
         }
+        for port in &self.ports {
+            let ok = match port.kind {
+                PortKind::JointForce { body, .. } => self
+                    .mechanism
+                    .bodies
+                    .get(body)
+                    .is_some_and(|b| b.joint.dof() == 1),
+                PortKind::Flow { node, .. } | PortKind::Tlm { node, .. } => {
+                    matches!(self.circuit.nodes.get(node), Some(Node::Volume(_)))
+                }
+                PortKind::Pressure { node } => {
+                    matches!(self.circuit.nodes.get(node), Some(Node::Pressure { .. }))
+                }
+                PortKind::PumpShaft { element } => {
+                    matches!(self.circuit.elements.get(element), Some(Element::Pump(_)))
+                }
+            };
+            if !ok {
+                return err(format!(
+                    "port {} is on a missing or wrong component",
+                    port.name
+                ));
+            }
+        }
         for (i, v) in self.variables.iter().enumerate() {
             if let Binding::Probe(p) = &v.binding
                 && !p.is_valid(self)
@@ -346,6 +374,9 @@ impl CompiledModel {
             out.extend(base.params());
         }
         self.circuit.collect_params(out);
+        for port in &self.ports {
+            out.extend(port.params());
+        }
         for v in &self.variables {
             if let Binding::Param(p) = v.binding {
                 out.push(p);

@@ -450,6 +450,8 @@ fn settle(
     st.power = ws.eval.power;
     st.base_work = 0.0;
     st.base_power = ws.eval.base_power;
+    st.port_work.fill(0.0);
+    st.port_power.copy_from_slice(&ws.eval.port_power);
     Ok(())
 }
 

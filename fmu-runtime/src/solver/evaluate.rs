@@ -16,7 +16,7 @@ use crate::mechanics::dynamics::{self, add_point_force};
 use crate::mechanics::end_stop;
 use crate::mechanics::rope::{self, RopeState};
 use crate::mechanics::spatial::{Vec3, Vec6, join, vec3};
-use crate::model::{CompiledModel, Element, ForceElement, Node, PointRef};
+use crate::model::{CompiledModel, Element, ForceElement, Node, PointRef, PortKind};
 
 /// What the first-order columns of the tangent linearise about: the last full evaluation's
 /// inverse-dynamics residual, actuator forces, and the generalised force of a unit force
@@ -84,6 +84,10 @@ pub struct Evaluation {
     pub base_wrench: Vec6,
     /// Power the carrier delivers to the machine through the base [W].
     pub base_power: f64,
+    /// The computed side of each port ([`crate::model::Probe::PortOutput`]) and the power
+    /// it delivers into the machine [W].
+    pub port_out: Vec<f64>,
+    pub port_power: Vec<f64>,
     applied: Vec<Vec6>,
     scratch: Vec<Vec6>,
     pub cylinders: Vec<CylinderState>,
@@ -129,6 +133,8 @@ impl Evaluation {
             base: BaseMotion::fixed(m.gravity),
             base_wrench: Vec6::zeros(),
             base_power: 0.0,
+            port_out: vec![0.0; m.ports.len()],
+            port_power: vec![0.0; m.ports.len()],
             applied: vec![Vec6::zeros(); nb],
             scratch: vec![Vec6::zeros(); nb],
             cylinders: vec![CylinderState::default(); m.circuit.cylinders.len()],
@@ -306,6 +312,18 @@ impl Evaluation {
                 self.power += tau * zd[c];
             }
         }
+        // Joint ports: a generalized force between the body and its parent.
+        for (k, port) in m.ports.iter().enumerate() {
+            if let PortKind::JointForce { body, force } = port.kind
+                && let Some(c) = self.kin.bodies[body].coordinate
+            {
+                let f = p[force.index()];
+                self.r_mech[c] -= f;
+                self.port_out[k] = zd[c];
+                self.port_power[k] = f * zd[c];
+                self.power += self.port_power[k];
+            }
+        }
         // Ropes: the tension turns the drum to pay out, `T·r` on its coordinate.
         for (r, s) in mech.ropes().zip(&self.ropes) {
             if let Some(c) = self.kin.bodies[r.drum].coordinate {
@@ -444,6 +462,7 @@ impl Evaluation {
             self.inflow[mo.port_a] -= s.flow;
             self.inflow[mo.port_b] += s.flow;
         }
+        self.hydraulic_ports(m, p);
         network::pressure_rates(
             &m.circuit,
             p,
@@ -471,6 +490,51 @@ impl Evaluation {
                 let j = l.first_displacement() + pump.state;
                 let target = pump::regulator_setting(pump, p, &self.pressure);
                 self.r_first[j] = p[pump.time_constant.index()] * wd[j] + w[j] - target;
+            }
+        }
+    }
+
+    /// Flows of the hydraulic ports into their volumes (before the pressure rates), the
+    /// flows drawn from pressure ports (after every other flow), and shaft torques.
+    fn hydraulic_ports(&mut self, m: &CompiledModel, p: &[f64]) {
+        for (k, port) in m.ports.iter().enumerate() {
+            let (node, q) = match port.kind {
+                PortKind::Flow { node, flow } => {
+                    self.port_out[k] = self.pressure[node];
+                    (node, p[flow.index()])
+                }
+                PortKind::Tlm {
+                    node,
+                    wave,
+                    impedance,
+                } => {
+                    // The line end: p = c − Zc q with q into the machine.
+                    let q = (p[wave.index()] - self.pressure[node]) / p[impedance.index()];
+                    self.port_out[k] = q;
+                    (node, q)
+                }
+                _ => continue,
+            };
+            self.inflow[node] += q;
+            self.port_power[k] = self.pressure[node] * q;
+        }
+        for (k, port) in m.ports.iter().enumerate() {
+            match port.kind {
+                PortKind::Pressure { node } => {
+                    // What the machine's elements draw from the node.
+                    let q = -self.inflow[node];
+                    self.port_out[k] = q;
+                    self.port_power[k] = self.pressure[node] * q;
+                }
+                PortKind::PumpShaft { element } => {
+                    if let Element::Pump(pump) = &m.circuit.elements[element] {
+                        let rise = self.pressure[pump.outlet] - self.pressure[pump.inlet];
+                        let torque = p[pump.displacement.index()] * rise / std::f64::consts::TAU;
+                        self.port_out[k] = torque;
+                        self.port_power[k] = torque * p[pump.speed.index()];
+                    }
+                }
+                _ => {}
             }
         }
     }

@@ -38,6 +38,8 @@ pub struct Layout {
     pub n_displacements: usize,
     /// Internal friction states (LuGre bristles, lubricant film), after the displacements.
     pub n_friction: usize,
+    /// Coupling ports (other than the base), each with a power and a work.
+    pub n_ports: usize,
 }
 
 impl Layout {
@@ -54,6 +56,7 @@ impl Layout {
             n_spools,
             n_displacements,
             n_friction,
+            n_ports: m.ports.len(),
         }
     }
 
@@ -321,6 +324,15 @@ fn update_work(st: &mut State, ws: &mut Workspace, h: f64) {
     let power = ws.eval.base_power;
     st.base_work += 0.5 * h * (st.base_power + power);
     st.base_power = power;
+    for ((work, last), now) in st
+        .port_work
+        .iter_mut()
+        .zip(&mut st.port_power)
+        .zip(&ws.eval.port_power)
+    {
+        *work += 0.5 * h * (*last + now);
+        *last = *now;
+    }
 }
 
 /// Caches the outputs after a successful `step_with_retries`, whose last step left

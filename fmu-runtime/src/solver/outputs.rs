@@ -27,6 +27,8 @@ pub struct Outputs {
     /// Wrench on the carrier about the base port's reference point, base axes
     /// `[F; M]`.
     pub base: [f64; 6],
+    /// The computed side of each port.
+    pub ports: Vec<f64>,
     pub phi_norm: f64,
     pub dphi_norm: f64,
     pub ddphi_norm: f64,
@@ -46,6 +48,7 @@ impl Outputs {
             kinetic: 0.0,
             potential: 0.0,
             base: [0.0; 6],
+            ports: vec![0.0; m.ports.len()],
             phi_norm: 0.0,
             dphi_norm: 0.0,
             ddphi_norm: 0.0,
@@ -76,6 +79,7 @@ impl Outputs {
             ];
         }
         (self.kinetic, self.potential) = e.energies();
+        self.ports.copy_from_slice(&e.port_out);
         if let Some(port) = &m.mechanism.base {
             // The carrier feels the opposite of what it applies.
             let f = -lin(&e.base_wrench);
@@ -145,6 +149,9 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
         Probe::ConstraintAccelerationNorm => o.ddphi_norm,
         Probe::BaseForce(a) => o.base[a.index()],
         Probe::BaseMoment(a) => o.base[3 + a.index()],
+        Probe::PortOutput(i) => o.ports[i],
+        Probe::PortPower(i) => st.port_power[i],
+        Probe::PortWork(i) => st.port_work[i],
         Probe::BasePower => st.base_power,
         Probe::BaseWork => st.base_work,
         Probe::NewtonIterations => st.iterations as f64,

@@ -128,6 +128,7 @@ pub fn model(
         params: b.params,
         mechanism,
         circuit,
+        ports: vec![],
         variables,
     }
 }

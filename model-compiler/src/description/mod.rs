@@ -149,6 +149,59 @@ pub struct InterfaceDesc {
     pub outputs: Vec<OutputDesc>,
     /// The base port: how the machine's ground frame couples to a carrier.
     pub base: Option<BasePortDesc>,
+    /// Joint, hydraulic and shaft ports.
+    #[serde(default)]
+    pub ports: Vec<PortDesc>,
+}
+
+/// What a port exchanges (see `fmu_runtime::model::PortKind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum PortTypeDesc {
+    /// A torque/force input on a revolute/prismatic tree joint.
+    #[serde(rename = "joint-force")]
+    JointForce,
+    /// Flow into a volume in, its pressure out.
+    #[serde(rename = "flow")]
+    Flow,
+    /// A pressure source's pressure in, the flow it gives out.
+    #[serde(rename = "pressure")]
+    Pressure,
+    /// A transmission-line end on a volume: c and Zc in, flow and pressure out.
+    #[serde(rename = "tlm")]
+    Tlm,
+    /// A pump's shaft: speed in, torque out.
+    #[serde(rename = "shaft")]
+    Shaft,
+}
+
+impl PortTypeDesc {
+    pub fn describe(self) -> &'static str {
+        match self {
+            PortTypeDesc::JointForce => "\"joint-force\"",
+            PortTypeDesc::Flow => "\"flow\"",
+            PortTypeDesc::Pressure => "\"pressure\"",
+            PortTypeDesc::Tlm => "\"tlm\"",
+            PortTypeDesc::Shaft => "\"shaft\"",
+        }
+    }
+}
+
+/// `[[interface.ports]]`: a coupling port.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortDesc {
+    /// Prefix of the port's FMI variables.
+    pub name: Name,
+    #[serde(rename = "type")]
+    pub kind: Spanned<PortTypeDesc>,
+    /// The joint, volume, pressure source or pump the port is on.
+    pub on: Name,
+    /// Start value of a flow port's inflow (default 0).
+    pub flow: Option<Quantity>,
+    /// Start values of a TLM port's wave variable (default 1 bar) and impedance
+    /// (default 1e10 Pa·s/m³).
+    pub wave: Option<Quantity>,
+    pub impedance: Option<Quantity>,
 }
 
 /// Who moves the base frame.

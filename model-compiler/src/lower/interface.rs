@@ -472,6 +472,7 @@ pub(super) fn lower_interface(
     if let Some(port) = &model.mechanism.base {
         base_port_variables(cx, &mut b, d, port);
     }
+    port_variables(cx, &mut b, d, model);
 
     // Always present (seed-independent diagnostics of every FMU).
     let step = model.solver.step;
@@ -559,6 +560,158 @@ fn base_port_variables(
             VarType::Real,
             Some(unit.to_string()),
         ));
+    }
+}
+
+/// Each port's inputs (its slots) and outputs: the computed side, power and work.
+fn port_variables(cx: &mut Ctx, b: &mut Builder, d: &Description, model: &CompiledModel) {
+    use fmu_runtime::model::{Node, PortKind};
+    let descs = d
+        .interface
+        .as_ref()
+        .map(|i| i.ports.as_slice())
+        .unwrap_or_default();
+    for (k, port) in model.ports.iter().enumerate() {
+        let Some(desc) = descs.iter().find(|p| *p.name.get_ref() == port.name) else {
+            continue;
+        };
+        let span = desc.name.span();
+        let name = &port.name;
+        let free = |cx: &mut Ctx, b: &Builder, var: &str| {
+            if b.names.contains_key(var) {
+                cx.error(
+                    span.clone(),
+                    format!("the port's variable '{var}' is already an interface variable"),
+                    "rename the port or the other variable",
+                );
+                return false;
+            }
+            true
+        };
+        // Inputs: the port's own slots, or the slot of the component it is on.
+        let mut inputs: Vec<(String, ParamId, Option<&str>)> = Vec::new();
+        let (out_name, out_probe, out_unit) = match port.kind {
+            PortKind::JointForce { body, force } => {
+                let revolute = matches!(
+                    model.mechanism.bodies[body].joint,
+                    JointKind::Revolute { .. }
+                );
+                let (field, unit, rate) = if revolute {
+                    ("torque", "N.m", "rad/s")
+                } else {
+                    ("force", "N", "m/s")
+                };
+                inputs.push((format!("{name}.{field}"), force, Some(unit)));
+                ("speed", Probe::PortOutput(k), rate)
+            }
+            PortKind::Flow { node, flow } => {
+                inputs.push((format!("{name}.flow"), flow, Some("m3/s")));
+                ("pressure", Probe::NodePressure(node), "Pa")
+            }
+            PortKind::Tlm {
+                wave, impedance, ..
+            } => {
+                inputs.push((format!("{name}.wave"), wave, Some("Pa")));
+                inputs.push((format!("{name}.impedance"), impedance, Some("Pa.s/m3")));
+                ("flow", Probe::PortOutput(k), "m3/s")
+            }
+            PortKind::Pressure { node } => {
+                let Node::Pressure { pressure, .. } = model.circuit.nodes[node] else {
+                    continue;
+                };
+                inputs.push((format!("{name}.pressure"), pressure, Some("Pa")));
+                ("flow", Probe::PortOutput(k), "m3/s")
+            }
+            PortKind::PumpShaft { element } => {
+                let Element::Pump(pump) = &model.circuit.elements[element] else {
+                    continue;
+                };
+                inputs.push((format!("{name}.speed"), pump.speed, Some("rad/s")));
+                ("torque", Probe::PortOutput(k), "N.m")
+            }
+        };
+        for (var, id, unit) in inputs {
+            if !free(cx, b, &var) {
+                continue;
+            }
+            if let Some(other) = b.bound.get(&id) {
+                cx.error(
+                    span.clone(),
+                    format!(
+                        "the port '{name}' needs the slot '{}', which is already exposed as '{other}'",
+                        cx.params[id.index()].name
+                    ),
+                    "remove that interface variable: the port exposes the slot itself",
+                );
+                continue;
+            }
+            let unit = unit.map(str::to_string);
+            b.push(Variable {
+                name: var,
+                value_reference: 0,
+                description: format!("{}: input of port {name}", cx.slots[id.index()].description),
+                causality: Causality::Input,
+                variability: Variability::Continuous,
+                initial: None,
+                var_type: VarType::Real,
+                display_unit: slot_display_unit(cx, id, unit.as_deref()),
+                unit,
+                start: Some(cx.params[id.index()].default),
+                min: None,
+                max: None,
+                binding: Binding::Param(id),
+            });
+        }
+        // A TLM end gives the line both its flow and its pressure.
+        let tlm_pressure = match port.kind {
+            PortKind::Tlm { node, .. } => Some((
+                "pressure",
+                Probe::NodePressure(node),
+                "Pa",
+                "Pressure at the line end (the volume's)",
+            )),
+            _ => None,
+        };
+        let outputs = [
+            (out_name, out_probe, out_unit, port_output_text(&port.kind)),
+            (
+                "power",
+                Probe::PortPower(k),
+                "W",
+                "Power delivered into the machine through the port",
+            ),
+            (
+                "work",
+                Probe::PortWork(k),
+                "J",
+                "Work delivered into the machine through the port since initialization",
+            ),
+        ];
+        for (suffix, probe, unit, text) in outputs.into_iter().chain(tlm_pressure) {
+            let var = format!("{name}.{suffix}");
+            if free(cx, b, &var) {
+                b.push(output(
+                    &var,
+                    text.to_string(),
+                    probe,
+                    VarType::Real,
+                    Some(unit.to_string()),
+                ));
+            }
+        }
+    }
+}
+
+fn port_output_text(kind: &fmu_runtime::model::PortKind) -> &'static str {
+    use fmu_runtime::model::PortKind;
+    match kind {
+        PortKind::JointForce { .. } => "Rate of the driven joint",
+        PortKind::Flow { .. } => "Pressure of the volume the port feeds",
+        PortKind::Tlm { .. } => "Flow from the line into the machine, q = (c − p)/Zc",
+        PortKind::Pressure { .. } => "Flow from the pressure port into the machine",
+        PortKind::PumpShaft { .. } => {
+            "Torque the pump's shaft needs (displacement × pressure rise / 2π)"
+        }
     }
 }
 

@@ -11,6 +11,7 @@ mod circuit;
 mod interface;
 pub mod mass;
 mod mechanism;
+mod ports;
 pub mod report;
 mod rope;
 mod visual;
@@ -543,6 +544,7 @@ pub fn lower(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
     let mut mechanism = mechanism::lower_mechanism(&mut cx, d);
     mechanism.base = base::lower_base(&mut cx, d);
     let circuit = circuit::lower_circuit(&mut cx, d, &mechanism);
+    let ports = ports::lower_ports(&mut cx, d, &mechanism, &circuit);
 
     let init = d.init.as_ref();
     let static_equilibrium = init.and_then(|i| i.static_equilibrium).unwrap_or(true);
@@ -566,6 +568,7 @@ pub fn lower(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
         params: Vec::new(),
         mechanism,
         circuit,
+        ports,
         variables: Vec::new(),
     };
     model.variables = interface::lower_interface(&mut cx, d, &model);

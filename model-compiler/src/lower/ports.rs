@@ -1,0 +1,176 @@
+//! `[[interface.ports]]`: joint, hydraulic and shaft ports (the base port is
+//! [`super::base`]). Each port gets input slots `<name>.<input>` (or binds an existing
+//! slot: a pressure source's pressure, a pump's speed) and outputs (see
+//! [`port_variables`](super::interface)).
+
+use super::{Ctx, Expect};
+use crate::description::{Description, PortDesc, PortTypeDesc};
+use crate::units::Dim;
+use fmu_runtime::model::{Circuit, Element, JointKind, Mechanism, Node, Port, PortKind};
+use std::collections::HashMap;
+
+pub(super) fn lower_ports(
+    cx: &mut Ctx,
+    d: &Description,
+    mech: &Mechanism,
+    circuit: &Circuit,
+) -> Vec<Port> {
+    let Some(iface) = d.interface.as_ref() else {
+        return Vec::new();
+    };
+    let mut ports = Vec::new();
+    // Target → port already on it.
+    let mut taken: HashMap<String, String> = HashMap::new();
+    for p in &iface.ports {
+        let name = p.name.get_ref().clone();
+        if let Err(e) = crate::names::check_structured(&name) {
+            cx.error(
+                p.name.span(),
+                format!("'{name}' is not a valid FMI structured name: {e}"),
+                "use an identifier such as \"supply\" or \"slew_drive\"",
+            );
+            continue;
+        }
+        let target = p.on.get_ref();
+        if let Some(other) = taken.get(target) {
+            cx.error(
+                p.on.span(),
+                format!("'{target}' already has the port '{other}'"),
+                "one port per joint, volume, pressure source or pump",
+            );
+            continue;
+        }
+        let Some(kind) = port_kind(cx, p, &name, mech, circuit) else {
+            continue;
+        };
+        taken.insert(target.clone(), name.clone());
+        ports.push(Port { name, kind });
+    }
+    ports
+}
+
+fn port_kind(
+    cx: &mut Ctx,
+    p: &PortDesc,
+    name: &str,
+    mech: &Mechanism,
+    circuit: &Circuit,
+) -> Option<PortKind> {
+    let target = &p.on;
+    let wrong = |cx: &mut Ctx, what: &str, help: &str| {
+        cx.error(
+            target.span(),
+            format!("a {} port needs {what}", p.kind.get_ref().describe()),
+            help.to_string(),
+        );
+        None
+    };
+    let volume = |cx: &mut Ctx| -> Option<usize> {
+        let node = *cx.nodes.get(target.get_ref())?;
+        matches!(circuit.nodes[node], Node::Volume(_)).then_some(node)
+    };
+    match p.kind.get_ref() {
+        PortTypeDesc::JointForce => {
+            let Some(&body) = cx.joints.get(target.get_ref()) else {
+                if !cx.joint_names.contains_key(target.get_ref()) {
+                    let joints: Vec<String> = cx.joints.keys().cloned().collect();
+                    cx.unknown(
+                        target,
+                        "tree joint",
+                        joints.iter().map(String::as_str).collect(),
+                    );
+                    return None;
+                }
+                return wrong(
+                    cx,
+                    "a revolute or prismatic tree joint",
+                    "name a tree joint (`joint = { name = ... }` of a body)",
+                );
+            };
+            let (field, dim) = match mech.bodies[body].joint {
+                JointKind::Revolute { .. } => ("torque", Expect::Plain("N·m")),
+                JointKind::Prismatic { .. } => ("force", Expect::Dim(Dim::FORCE)),
+                JointKind::Fixed => {
+                    return wrong(
+                        cx,
+                        "a revolute or prismatic joint",
+                        "a fixed joint has no motion to drive",
+                    );
+                }
+            };
+            let force = cx.field_slot(name, field, 0.0, dim, "Drive on the joint from outside");
+            Some(PortKind::JointForce { body, force })
+        }
+        PortTypeDesc::Flow => {
+            let Some(node) = volume(cx) else {
+                return wrong(cx, "a control volume", "name one of [[hydraulics.volumes]]");
+            };
+            let start = cx.value_or(p.flow.as_ref(), Expect::Dim(Dim::VOLUME_FLOW), 0.0);
+            let flow = cx.field_slot(
+                name,
+                "flow",
+                start,
+                Expect::Dim(Dim::VOLUME_FLOW),
+                "Volume flow into the machine",
+            );
+            Some(PortKind::Flow { node, flow })
+        }
+        PortTypeDesc::Tlm => {
+            let Some(node) = volume(cx) else {
+                return wrong(cx, "a control volume", "name one of [[hydraulics.volumes]]");
+            };
+            let c = cx.value_or(p.wave.as_ref(), Expect::Dim(Dim::PRESSURE), 1e5);
+            let zc = cx.value_or(p.impedance.as_ref(), Expect::Dim(Dim::IMPEDANCE), 1e10);
+            if let Some(q) = &p.impedance
+                && (zc.is_nan() || zc <= 0.0)
+            {
+                cx.error(
+                    q.span(),
+                    format!("the line impedance must be positive, got {zc}"),
+                    "a hose's Zc = ρ a / A, e.g. \"1e10 Pa s/m3\"",
+                );
+            }
+            let wave = cx.field_slot(
+                name,
+                "wave",
+                c,
+                Expect::Dim(Dim::PRESSURE),
+                "Wave variable c of the line",
+            );
+            let impedance = cx.field_slot(
+                name,
+                "impedance",
+                zc,
+                Expect::Dim(Dim::IMPEDANCE),
+                "Characteristic impedance Zc of the line",
+            );
+            Some(PortKind::Tlm {
+                node,
+                wave,
+                impedance,
+            })
+        }
+        PortTypeDesc::Pressure => {
+            let node = cx.nodes.get(target.get_ref()).copied();
+            match node.map(|n| &circuit.nodes[n]) {
+                Some(Node::Pressure { .. }) => Some(PortKind::Pressure { node: node? }),
+                _ => wrong(
+                    cx,
+                    "a pressure source",
+                    "name one of [[hydraulics.pressure_sources]]; a volume takes a \"flow\" or \"tlm\" port",
+                ),
+            }
+        }
+        PortTypeDesc::Shaft => {
+            let element = cx.elements.get(target.get_ref()).copied();
+            match element.map(|e| &circuit.elements[e]) {
+                Some(Element::Pump(_)) => Some(PortKind::PumpShaft { element: element? }),
+                _ => wrong(
+                    cx,
+                    "a fixed-displacement pump",
+                    "name one of [[hydraulics.pumps]] without load sensing",
+                ),
+            }
+        }
+    }
+}
