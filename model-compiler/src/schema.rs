@@ -383,6 +383,7 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("parameters", K::Defs("parameter"), false, "FMI parameters bound to parameter slots."),
         ("outputs", K::Defs("output"), false, "FMI outputs bound to computed quantities."),
         ("ports", K::Defs("port"), false, "Joint, hydraulic and shaft ports for co-simulation."),
+        ("mount", K::Def("mount"), false, "A carrier's mount: the wrench of a carried machine in (`<name>.force|moment.*`, mount axes), the mount frame's motion out (`<name>.position|orientation|velocity|angular_velocity|acceleration|angular_acceleration.*`, world axes: the inputs of the carried machine's [interface.base]), `<name>.power`, `<name>.work`."),
         ("base", K::Def("base_port"), false, "The base port: a carrier moves the machine's ground frame (inputs `<name>.position|orientation|velocity|angular_velocity|acceleration|angular_acceleration.*`, world axes) and gets the wrench the machine exerts on it (outputs `<name>.force|moment.*` in base axes, `<name>.power`, `<name>.work`)."),
     ]),
     ("port", "A coupling port: an effort/flow pair with one side in and the other out, its power and work as outputs.", &[
@@ -392,6 +393,11 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("flow", K::Q, false, "Start value of a flow port's inflow (default 0)."),
         ("wave", K::Q, false, "Start value of a TLM port's wave variable c (default 1 bar)."),
         ("impedance", K::Q, false, "Start value of a TLM port's impedance Zc, e.g. \"1e10 Pa s/m3\" (default that)."),
+    ]),
+    ("mount", "A frame on a carrier body where a carried machine stands (body axes).", &[
+        ("body", K::Name, true, "The carrier body."),
+        ("origin", K::V3, false, "Frame origin in body coordinates [m]; default the body origin."),
+        ("name", K::Name, false, "Prefix of the mount's FMI variables; default \"mount\"."),
     ]),
     ("base_port", "The machine's ground frame as a port to its carrier.", &[
         ("motion", K::Enum(&["carrier"]), true, "Who moves the base: \"carrier\" (its pose, twist and acceleration are inputs)."),

@@ -129,6 +129,9 @@ pub enum Probe {
     PortOutput(usize),
     PortPower(usize),
     PortWork(usize),
+    /// Motion value `j` (< [`MOUNT_MOTION`](super::MOUNT_MOTION)) of the mount that is port
+    /// `i`, world axes.
+    MountMotion(usize, usize),
 }
 
 impl Probe {
@@ -169,6 +172,13 @@ impl Probe {
                 m.mechanism.base.is_some()
             }
             Probe::PortOutput(i) | Probe::PortPower(i) | Probe::PortWork(i) => i < m.ports.len(),
+            Probe::MountMotion(i, j) => {
+                j < super::MOUNT_MOTION
+                    && matches!(
+                        m.ports.get(i).map(|p| p.kind),
+                        Some(super::PortKind::Mount { .. })
+                    )
+            }
             _ => true,
         }
     }

@@ -25,7 +25,7 @@ pub use ports::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the serialized [`CompiledModel`] layout; bump on any change of these types.
-pub const MODEL_FORMAT_VERSION: u32 = 13;
+pub const MODEL_FORMAT_VERSION: u32 = 14;
 
 /// Index into the instance parameter vector (see module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -310,6 +310,9 @@ impl CompiledModel {
                 }
                 PortKind::PumpShaft { element } => {
                     matches!(self.circuit.elements.get(element), Some(Element::Pump(_)))
+                }
+                PortKind::Mount { body, origin, .. } => {
+                    body < self.mechanism.bodies.len() && origin.iter().all(|v| v.is_finite())
                 }
             };
             if !ok {

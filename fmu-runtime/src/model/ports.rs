@@ -32,7 +32,23 @@ pub enum PortKind {
     /// The shaft of the fixed-displacement pump that is element `element`: its speed in
     /// (the pump's own slot), the torque the oil loads it with out.
     PumpShaft { element: usize },
+    /// A mount on a carrier: the frame at `origin` (body coordinates, body axes) of `body`,
+    /// where a carried machine stands. The carried machine's wrench on it comes in (frame
+    /// axes, moment about the frame origin); the frame's motion goes out in world axes
+    /// (position, orientation quaternion, velocity, angular velocity, acceleration,
+    /// angular acceleration: [`MOUNT_MOTION`] values) — one to one the inputs of a
+    /// carrier-driven base port ([`super::CarrierBase`]).
+    Mount {
+        body: usize,
+        origin: [f64; 3],
+        force: [ParamId; 3],
+        moment: [ParamId; 3],
+    },
 }
+
+/// Number of motion values a mount reports: position 3, quaternion `[w, x, y, z]` 4,
+/// velocity 3, angular velocity 3, acceleration 3, angular acceleration 3.
+pub const MOUNT_MOTION: usize = 19;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Port {
@@ -42,15 +58,16 @@ pub struct Port {
 }
 
 impl Port {
-    pub fn params(&self) -> impl Iterator<Item = ParamId> {
-        let ids = match self.kind {
-            PortKind::JointForce { force, .. } => [Some(force), None],
-            PortKind::Flow { flow, .. } => [Some(flow), None],
+    /// The slots the port owns (its inputs).
+    pub fn params(&self) -> Vec<ParamId> {
+        match self.kind {
+            PortKind::JointForce { force, .. } => vec![force],
+            PortKind::Flow { flow, .. } => vec![flow],
             PortKind::Tlm {
                 wave, impedance, ..
-            } => [Some(wave), Some(impedance)],
-            PortKind::Pressure { .. } | PortKind::PumpShaft { .. } => [None, None],
-        };
-        ids.into_iter().flatten()
+            } => vec![wave, impedance],
+            PortKind::Mount { force, moment, .. } => [force, moment].concat(),
+            PortKind::Pressure { .. } | PortKind::PumpShaft { .. } => Vec::new(),
+        }
     }
 }

@@ -264,6 +264,30 @@ impl Evaluation {
                 ForceElement::JointLimit(_) | ForceElement::Rope(_) => {}
             }
         }
+        // Mounts: the carried machine's wrench, given in the mount frame (= body axes).
+        for (k, port) in m.ports.iter().enumerate() {
+            if let PortKind::Mount {
+                body,
+                origin,
+                force,
+                moment,
+            } = port.kind
+            {
+                let kb = &self.kin.bodies[body];
+                let read = |ids: [crate::model::ParamId; 3]| {
+                    kb.rotation * vec3(ids.map(|id| p[id.index()]))
+                };
+                let (f, moment) = (read(force), read(moment));
+                let x = kb.point(&vec3(origin));
+                let wrench = join(f, x.cross(&f) + moment);
+                self.applied[body] += wrench;
+                external += wrench;
+                let v = kb.velocity_at(&x) + self.base.velocity_at(&x);
+                let w = kb.angular_velocity() + crate::mechanics::spatial::ang(&self.base.twist);
+                self.port_power[k] = f.dot(&v) + moment.dot(&w);
+                self.power += self.port_power[k];
+            }
+        }
         // Ropes: the tension pulls neighbouring path points together; the drum's share is a
         // generalized force, added below.
         for (r, state) in mech.ropes().zip(self.ropes.iter_mut()) {

@@ -6,8 +6,9 @@ use super::{Layout, Workspace};
 use crate::hydraulics::cylinder::CylinderState;
 use crate::instance::State;
 use crate::math;
-use crate::mechanics::spatial::{ang, lin, vec3};
-use crate::model::{CompiledModel, Element, Probe};
+use crate::mechanics::spatial::{Vec3, ang, lin, vec3};
+use crate::model::{CompiledModel, Element, MOUNT_MOTION, PortKind, Probe};
+use nalgebra::{Rotation3, UnitQuaternion};
 
 #[derive(Clone, Debug)]
 pub struct Outputs {
@@ -29,6 +30,8 @@ pub struct Outputs {
     pub base: [f64; 6],
     /// The computed side of each port.
     pub ports: Vec<f64>,
+    /// The motion of each mount port (zeros for other ports), see [`mount_motion`].
+    pub mounts: Vec<[f64; MOUNT_MOTION]>,
     pub phi_norm: f64,
     pub dphi_norm: f64,
     pub ddphi_norm: f64,
@@ -49,6 +52,7 @@ impl Outputs {
             potential: 0.0,
             base: [0.0; 6],
             ports: vec![0.0; m.ports.len()],
+            mounts: vec![[0.0; MOUNT_MOTION]; m.ports.len()],
             phi_norm: 0.0,
             dphi_norm: 0.0,
             ddphi_norm: 0.0,
@@ -80,6 +84,11 @@ impl Outputs {
         }
         (self.kinetic, self.potential) = e.energies();
         self.ports.copy_from_slice(&e.port_out);
+        for (out, port) in self.mounts.iter_mut().zip(&m.ports) {
+            if let PortKind::Mount { body, origin, .. } = port.kind {
+                *out = mount_motion(e, body, &vec3(origin));
+            }
+        }
         if let Some(port) = &m.mechanism.base {
             // The carrier feels the opposite of what it applies.
             let f = -lin(&e.base_wrench);
@@ -100,6 +109,29 @@ impl Outputs {
         self.dphi_norm = v2.sqrt();
         self.ddphi_norm = a2.sqrt();
     }
+}
+
+/// World-frame motion of the frame at `origin` on `body` (body axes): position,
+/// orientation quaternion `[w, x, y, z]` (w ≥ 0), velocity, angular velocity,
+/// acceleration and angular acceleration.
+fn mount_motion(e: &Evaluation, body: usize, origin: &Vec3) -> [f64; MOUNT_MOTION] {
+    let kb = &e.kin.bodies[body];
+    let (twist, accel) = e.base.absolute(kb);
+    let x = kb.point(origin);
+    let (w, alpha) = (ang(&twist), ang(&accel));
+    let v = lin(&twist) + w.cross(&x);
+    let a = lin(&accel) + alpha.cross(&x) + w.cross(&v);
+    let r = e.base.rotation;
+    let q =
+        UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(r * kb.rotation));
+    let s = if q.w < 0.0 { -1.0 } else { 1.0 };
+    let mut out = [0.0; MOUNT_MOTION];
+    let vectors = [e.base.origin + r * x, r * v, r * w, r * a, r * alpha];
+    out[3..7].copy_from_slice(&[s * q.w, s * q.i, s * q.j, s * q.k]);
+    for (slot, vec) in [0, 7, 10, 13, 16].into_iter().zip(vectors) {
+        out[slot..slot + 3].copy_from_slice(vec.as_slice());
+    }
+    out
 }
 
 pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: Probe) -> f64 {
@@ -150,6 +182,7 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
         Probe::BaseForce(a) => o.base[a.index()],
         Probe::BaseMoment(a) => o.base[3 + a.index()],
         Probe::PortOutput(i) => o.ports[i],
+        Probe::MountMotion(i, j) => o.mounts[i][j],
         Probe::PortPower(i) => st.port_power[i],
         Probe::PortWork(i) => st.port_work[i],
         Probe::BasePower => st.base_power,

@@ -152,6 +152,21 @@ pub struct InterfaceDesc {
     /// Joint, hydraulic and shaft ports.
     #[serde(default)]
     pub ports: Vec<PortDesc>,
+    /// The mount of a carrier: where a carried machine stands.
+    pub mount: Option<MountDesc>,
+}
+
+/// `[interface.mount]`: a frame on one of a carrier's bodies that a carried machine's base
+/// port connects to (its wrench in, the frame's motion out).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MountDesc {
+    pub body: Name,
+    /// Frame origin in body coordinates (the frame has the body's axes); default the body
+    /// origin.
+    pub origin: Option<Vec3>,
+    /// Prefix of the mount's FMI variables (default `mount`).
+    pub name: Option<Name>,
 }
 
 /// What a port exchanges (see `fmu_runtime::model::PortKind`).

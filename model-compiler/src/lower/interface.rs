@@ -572,6 +572,10 @@ fn port_variables(cx: &mut Ctx, b: &mut Builder, d: &Description, model: &Compil
         .map(|i| i.ports.as_slice())
         .unwrap_or_default();
     for (k, port) in model.ports.iter().enumerate() {
+        if let PortKind::Mount { force, moment, .. } = port.kind {
+            mount_variables(cx, b, d, k, &port.name, [force, moment]);
+            continue;
+        }
         let Some(desc) = descs.iter().find(|p| *p.name.get_ref() == port.name) else {
             continue;
         };
@@ -622,6 +626,7 @@ fn port_variables(cx: &mut Ctx, b: &mut Builder, d: &Description, model: &Compil
                 inputs.push((format!("{name}.pressure"), pressure, Some("Pa")));
                 ("flow", Probe::PortOutput(k), "m3/s")
             }
+            PortKind::Mount { .. } => continue,
             PortKind::PumpShaft { element } => {
                 let Element::Pump(pump) = &model.circuit.elements[element] else {
                     continue;
@@ -702,6 +707,139 @@ fn port_variables(cx: &mut Ctx, b: &mut Builder, d: &Description, model: &Compil
     }
 }
 
+/// A carrier's mount: the carried machine's wrench in, the mount frame's motion out (world
+/// axes, named like the base port's inputs so that the two connect one to one), power and
+/// work.
+fn mount_variables(
+    cx: &mut Ctx,
+    b: &mut Builder,
+    d: &Description,
+    k: usize,
+    name: &str,
+    wrench: [[ParamId; 3]; 2],
+) {
+    let span = d
+        .interface
+        .as_ref()
+        .and_then(|i| i.mount.as_ref())
+        .map(|m| m.body.span())
+        .unwrap_or_default();
+    let free = |cx: &mut Ctx, b: &Builder, var: &str| {
+        if b.names.contains_key(var) {
+            cx.error(
+                span.clone(),
+                format!("the mount's variable '{var}' is already an interface variable"),
+                "rename that variable, or give the mount another prefix with `name`",
+            );
+            return false;
+        }
+        true
+    };
+    for (ids, field, unit) in [(wrench[0], "force", "N"), (wrench[1], "moment", "N.m")] {
+        for (id, axis) in ids.into_iter().zip(["x", "y", "z"]) {
+            let var = format!("{name}.{field}.{axis}");
+            if !free(cx, b, &var) {
+                continue;
+            }
+            b.push(Variable {
+                name: var,
+                value_reference: 0,
+                description: cx.slots[id.index()].description.clone(),
+                causality: Causality::Input,
+                variability: Variability::Continuous,
+                initial: None,
+                var_type: VarType::Real,
+                display_unit: None,
+                unit: Some(unit.into()),
+                start: Some(0.0),
+                min: None,
+                max: None,
+                binding: Binding::Param(id),
+            });
+        }
+    }
+    let groups: [(&str, &str, &[&str], &str); 6] = [
+        (
+            "position",
+            "m",
+            &["x", "y", "z"],
+            "World position of the mount origin",
+        ),
+        (
+            "orientation",
+            "",
+            &["w", "x", "y", "z"],
+            "Orientation of the mount, unit quaternion mount → world (w ≥ 0)",
+        ),
+        (
+            "velocity",
+            "m/s",
+            &["x", "y", "z"],
+            "Velocity of the mount origin (world axes)",
+        ),
+        (
+            "angular_velocity",
+            "rad/s",
+            &["x", "y", "z"],
+            "Angular velocity of the mount (world axes)",
+        ),
+        (
+            "acceleration",
+            "m/s2",
+            &["x", "y", "z"],
+            "Acceleration of the mount origin (world axes)",
+        ),
+        (
+            "angular_acceleration",
+            "rad/s2",
+            &["x", "y", "z"],
+            "Angular acceleration of the mount (world axes)",
+        ),
+    ];
+    let mut j = 0;
+    for (field, unit, components, text) in groups {
+        for c in components {
+            let var = format!("{name}.{field}.{c}");
+            if free(cx, b, &var) {
+                let unit = (!unit.is_empty()).then(|| unit.to_string());
+                b.push(output(
+                    &var,
+                    format!("{text}, {c}"),
+                    Probe::MountMotion(k, j),
+                    VarType::Real,
+                    unit,
+                ));
+            }
+            j += 1;
+        }
+    }
+    for (suffix, probe, unit, text) in [
+        (
+            "power",
+            Probe::PortPower(k),
+            "W",
+            "Power the carried machine delivers into the carrier through the mount",
+        ),
+        (
+            "work",
+            Probe::PortWork(k),
+            "J",
+            "Work the carried machine has delivered into the carrier through the mount",
+        ),
+    ] {
+        let var = format!("{name}.{suffix}");
+        if free(cx, b, &var) {
+            b.push(output(
+                &var,
+                text.into(),
+                probe,
+                VarType::Real,
+                Some(unit.into()),
+            ));
+        }
+    }
+}
+
 fn port_output_text(kind: &fmu_runtime::model::PortKind) -> &'static str {
     use fmu_runtime::model::PortKind;
     match kind {
@@ -712,6 +850,7 @@ fn port_output_text(kind: &fmu_runtime::model::PortKind) -> &'static str {
         PortKind::PumpShaft { .. } => {
             "Torque the pump's shaft needs (displacement × pressure rise / 2π)"
         }
+        PortKind::Mount { .. } => "",
     }
 }
 

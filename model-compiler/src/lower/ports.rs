@@ -4,7 +4,7 @@
 //! [`port_variables`](super::interface)).
 
 use super::{Ctx, Expect};
-use crate::description::{Description, PortDesc, PortTypeDesc};
+use crate::description::{Description, MountDesc, PortDesc, PortTypeDesc};
 use crate::units::Dim;
 use fmu_runtime::model::{Circuit, Element, JointKind, Mechanism, Node, Port, PortKind};
 use std::collections::HashMap;
@@ -46,7 +46,69 @@ pub(super) fn lower_ports(
         taken.insert(target.clone(), name.clone());
         ports.push(Port { name, kind });
     }
+    if let Some(mount) = &iface.mount
+        && let Some(port) = lower_mount(cx, mount)
+    {
+        ports.push(port);
+    }
     ports
+}
+
+/// The carrier's mount: wrench input slots `<name>.force|moment.<axis>` (mount axes).
+fn lower_mount(cx: &mut Ctx, desc: &MountDesc) -> Option<Port> {
+    let name = desc
+        .name
+        .as_ref()
+        .map_or("mount".to_string(), |n| n.get_ref().clone());
+    if let Some(n) = &desc.name
+        && let Err(e) = crate::names::check_structured(n.get_ref())
+    {
+        cx.error(
+            n.span(),
+            format!("'{}' is not a valid FMI structured name: {e}", n.get_ref()),
+            "use an identifier such as \"deck\"",
+        );
+        return None;
+    }
+    if desc.body.get_ref() == "ground" {
+        cx.error(
+            desc.body.span(),
+            "a mount on the ground does not move",
+            "name the carrier body the machine stands on",
+        );
+        return None;
+    }
+    let body = cx.body_ref(&desc.body)?;
+    let origin = cx.vec3_or(desc.origin.as_ref(), Expect::Dim(Dim::LENGTH), [0.0; 3]);
+    let mut vector = |field: &str, expect: Expect, what: &str| {
+        ["x", "y", "z"].map(|a| {
+            cx.slot(
+                format!("{name}.{field}.{a}"),
+                0.0,
+                expect,
+                format!("{what}, {a} (mount axes)"),
+            )
+        })
+    };
+    let force = vector(
+        "force",
+        Expect::Dim(Dim::FORCE),
+        "Force the carried machine exerts on the mount",
+    );
+    let moment = vector(
+        "moment",
+        Expect::Plain("N·m"),
+        "Moment the carried machine exerts on the mount, about its origin",
+    );
+    Some(Port {
+        name,
+        kind: PortKind::Mount {
+            body,
+            origin,
+            force,
+            moment,
+        },
+    })
 }
 
 fn port_kind(
