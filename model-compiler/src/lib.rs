@@ -28,6 +28,7 @@ pub mod inspect;
 pub mod lower;
 pub mod model_description;
 pub mod names;
+pub mod osp;
 pub mod package;
 pub mod report;
 pub mod runtime;
@@ -123,5 +124,15 @@ pub fn build_for(
     let entries = package::fmu_entries(xml, &l.model.model_identifier, &binaries, model_file, html);
     package::write_zip(&fmu, &entries, time)
         .map_err(|e| global(e, "check that the output directory is writable"))?;
+    // OSP tools look for the ports next to the FMU.
+    if let Some(osp) = osp::render(&l.model) {
+        let path = out_dir.join(format!("{stem}_OspModelDescription.xml"));
+        std::fs::write(&path, osp).map_err(|e| {
+            global(
+                format!("cannot write {}: {e}", path.display()),
+                "check that the output directory is writable",
+            )
+        })?;
+    }
     Ok(fmu)
 }
