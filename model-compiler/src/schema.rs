@@ -94,7 +94,7 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("visual", K::Defs("visual"), false, "Visual geometry for the documentation (ignored by the solver)."),
     ]),
     ("joint", "A tree joint; its frame is origin + rotation in the parent's axes.", &[
-        ("type", K::Enum(&["revolute", "prismatic", "fixed", "spherical", "universal"]), true, "Joint type."),
+        ("type", K::Enum(&["revolute", "prismatic", "fixed", "spherical", "universal", "free"]), true, "Joint type (free: x, y, z translations then z-y-x rotations, 6 coordinates)."),
         ("name", K::Name, false, "Name of the joint (default: the body's name)."),
         ("origin", K::V3, false, "Joint frame origin in the parent's axes [m]."),
         ("axis", K::V3, false, "Joint axis (revolute, prismatic)."),

@@ -40,6 +40,33 @@ pub enum JointType {
     Spherical,
     /// Two revolutes about `axes[0]` then `axes[1]`, through one generated massless body.
     Universal,
+    /// Six degrees of freedom: translations along x, y, z of the joint frame, then the
+    /// z-y-x rotations of a spherical joint, through five generated massless bodies (a
+    /// vehicle's or a vessel's body).
+    Free,
+}
+
+impl JointType {
+    /// The name used in the description.
+    pub fn name(self) -> &'static str {
+        match self {
+            JointType::Revolute => "revolute",
+            JointType::Prismatic => "prismatic",
+            JointType::Fixed => "fixed",
+            JointType::Spherical => "spherical",
+            JointType::Universal => "universal",
+            JointType::Free => "free",
+        }
+    }
+
+    /// Index of the pitch among the coordinates of a joint with z-y-x rotations.
+    pub fn pitch(self) -> Option<usize> {
+        match self {
+            JointType::Spherical => Some(1),
+            JointType::Free => Some(4),
+            _ => None,
+        }
+    }
 }
 
 /// The tree joint of a body. `origin`, `axis` are in the parent body frame; the joint

@@ -25,6 +25,7 @@ pub(super) fn lower_mechanism(cx: &mut Ctx, d: &Description) -> Mechanism {
         next += match d.bodies[i].joint.get_ref().kind.get_ref() {
             JointType::Spherical => 2,
             JointType::Universal => 1,
+            JointType::Free => 5,
             _ => 0,
         };
         cx.bodies
@@ -273,13 +274,7 @@ fn joint_parts(
     let name = b.name.get_ref();
     let j = b.joint.get_ref();
     let kind = *j.kind.get_ref();
-    let type_name = match kind {
-        JointType::Revolute => "revolute",
-        JointType::Prismatic => "prismatic",
-        JointType::Fixed => "fixed",
-        JointType::Spherical => "spherical",
-        JointType::Universal => "universal",
-    };
+    let type_name = kind.name();
     let no_axis = |cx: &mut Ctx, why: &str| {
         if let Some(a) = &j.axis {
             cx.error(
@@ -330,6 +325,21 @@ fn joint_parts(
                     vec![("", JointKind::Fixed)]
                 }
             }
+        }
+        JointType::Free => {
+            let why = "a free joint moves along x, y, z, then turns about z, y, x of its joint frame; orient the frame with `rotation` instead";
+            no_axis(cx, why);
+            no_axes(cx, why);
+            let slide = |axis| JointKind::Prismatic { axis };
+            let turn = |axis| JointKind::Revolute { axis };
+            vec![
+                ("x", slide([1.0, 0.0, 0.0])),
+                ("y", slide([0.0, 1.0, 0.0])),
+                ("z", slide([0.0, 0.0, 1.0])),
+                ("yaw", turn([0.0, 0.0, 1.0])),
+                ("pitch", turn([0.0, 1.0, 0.0])),
+                ("roll", turn([1.0, 0.0, 0.0])),
+            ]
         }
         JointType::Spherical => {
             let why = "a spherical joint turns about z, then y, then x of its joint frame (yaw, pitch, roll); orient the frame with `rotation` instead";
@@ -509,21 +519,17 @@ fn initial_values(
             .map(|(q, (_, k))| cx.value(q, expect(k)))
             .collect(),
         _ => {
-            let (what, example) = if kind == JointType::Spherical {
-                ("[yaw, pitch, roll]", "initial = [\"30 deg\", 0, 0]")
-            } else {
-                ("[q1, q2]", "initial = [\"10 deg\", \"-5 deg\"]")
+            let (what, example) = match kind {
+                JointType::Spherical => ("[yaw, pitch, roll]", "initial = [\"30 deg\", 0, 0]"),
+                JointType::Free => (
+                    "[x, y, z, yaw, pitch, roll]",
+                    "initial = [0, \"1.2 m\", 0, 0, 0, \"2 deg\"]",
+                ),
+                _ => ("[q1, q2]", "initial = [\"10 deg\", \"-5 deg\"]"),
             };
             cx.error(
                 init.span(),
-                format!(
-                    "a {} joint takes `initial = {what}`",
-                    if kind == JointType::Spherical {
-                        "spherical"
-                    } else {
-                        "universal"
-                    }
-                ),
+                format!("a {} joint takes `initial = {what}`", kind.name()),
                 format!("write e.g. {example}, or leave `initial` out for zeros"),
             );
             zeros
@@ -578,15 +584,15 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) -> Option<JointLi
     let rotation = rotation(cx, b);
     let (kind, parts) = joint_parts(cx, b, &joint_name);
     let q0_values = initial_values(cx, b, kind, &parts);
-    if kind == JointType::Spherical
+    if let Some(pitch) = kind.pitch()
         && q0_values
-            .get(1)
+            .get(pitch)
             .is_some_and(|pitch| pitch.cos().abs() < 1e-6)
         && let Some(init) = &j.initial
     {
         cx.error(
             init.span(),
-            "the initial pitch of the spherical joint is ±90°, where yaw and roll turn about the same axis (gimbal lock of the z-y-x composition)",
+            format!("the initial pitch of the {} joint is ±90°, where yaw and roll turn about the same axis (gimbal lock of the z-y-x composition)", kind.name()),
             "turn the joint frame with `rotation` so that the initial pitch is far from ±90°",
         );
     }
@@ -742,11 +748,7 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) -> Option<JointLi
                 mass,
                 format!(
                     "'{body_name}' is a massless link generated for the {} joint '{joint_name}'",
-                    if kind == JointType::Spherical {
-                        "spherical"
-                    } else {
-                        "universal"
-                    }
+                    kind.name()
                 ),
             );
             cx.body_info.push(BodyInfo {
