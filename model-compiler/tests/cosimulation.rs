@@ -8,83 +8,21 @@ mod common;
 
 use common::Machine;
 
-/// The carrier: a hull on a vertical slide, a chassis rolling on it about z, on two
-/// suspension spring-dampers at x = ±1 m. Our choice of numbers.
-const CARRIER: &str = r#"[solver]
-step = "0.5 ms"
-[init]
-static_equilibrium = false
-[[bodies]]
-name = "hull"
-parent = "ground"
-joint = { type = "prismatic", name = "heave", origin = [0, 0, 0], axis = [0, 1, 0], initial = 0 }
-mass = 1000
-com = [0, 0, 0]
-inertia = [500, 500, 500, 0, 0, 0]
-[[bodies]]
-name = "chassis"
-parent = "hull"
-joint = { type = "revolute", name = "roll", origin = [0, 0, 0], axis = [0, 0, 1], initial = 0.02 }
-mass = 1000
-com = [0, 0, 0]
-inertia = [800, 1500, 1500, 0, 0, 0]
-[[spring_dampers]]
-name = "left"
-a = { body = "ground", point = [-1, -1, 0] }
-b = { body = "chassis", point = [-1, 0, 0] }
-stiffness = "2e5 N/m"
-damping = "2e3 N s/m"
-free_length = "1.05 m"
-[[spring_dampers]]
-name = "right"
-a = { body = "ground", point = [1, -1, 0] }
-b = { body = "chassis", point = [1, 0, 0] }
-stiffness = "2e5 N/m"
-damping = "2e3 N s/m"
-free_length = "1.05 m"
-[[interface.outputs]]
-name = "roll"
-quantity = "roll.q"
-"#;
-
-/// The boom: 200 kg, 2 m, hinged about z at the deck point (0.5, 0.5) of the chassis.
-fn boom(parent: &str, origin: &str) -> String {
-    format!(
-        r#"[[bodies]]
-name = "boom"
-parent = "{parent}"
-joint = {{ type = "revolute", name = "luff", origin = {origin}, axis = [0, 0, 1], initial = -0.4 }}
-mass = 200
-com = [1, 0, 0]
-inertia = [1, 67, 67, 0, 0, 0]
-[[interface.outputs]]
-name = "luff"
-quantity = "luff.q"
-"#
-    )
-}
+/// The machine and its two halves (`tests/cosim/`, shared with the FMPy master test).
+const WHOLE: &str = include_str!("../../tests/cosim/carrier-boom.toml");
+const CARRIER: &str = include_str!("../../tests/cosim/carrier.toml");
+const BOOM: &str = include_str!("../../tests/cosim/boom.toml");
 
 fn monolithic() -> Machine {
-    let text = format!(
-        "[model]\nname = \"carrier-boom\"\ngravity = [0, -9.81, 0]\n{CARRIER}{}",
-        boom("chassis", "[0.5, 0.5, 0]")
-    );
-    Machine::from_model(common::compile_text("carrier-boom.toml", text))
+    Machine::from_model(common::compile_text("carrier-boom.toml", WHOLE.into()))
 }
 
 fn carrier() -> Machine {
-    let text = format!(
-        "[model]\nname = \"carrier\"\ngravity = [0, -9.81, 0]\n{CARRIER}[interface.mount]\nbody = \"chassis\"\norigin = [0.5, 0.5, 0]\nname = \"deck\"\n"
-    );
-    Machine::from_model(common::compile_text("carrier.toml", text))
+    Machine::from_model(common::compile_text("carrier.toml", CARRIER.into()))
 }
 
 fn carried_boom() -> Machine {
-    let text = format!(
-        "[model]\nname = \"boom\"\ngravity = [0, -9.81, 0]\n[solver]\nstep = \"0.5 ms\"\n[init]\nstatic_equilibrium = false\n{}[interface.base]\nmotion = \"carrier\"\n",
-        boom("ground", "[0, 0, 0]")
-    );
-    Machine::from_model(common::compile_text("boom.toml", text))
+    Machine::from_model(common::compile_text("boom.toml", BOOM.into()))
 }
 
 /// The base port's motion inputs, which the mount's outputs feed one to one.
