@@ -35,6 +35,7 @@ pub mod runtime;
 pub mod schema;
 pub mod simulate;
 pub mod summary;
+pub mod system;
 pub mod timestamp;
 pub mod units;
 

@@ -276,6 +276,26 @@ fn each_model(models: Vec<PathBuf>, mut job: impl FnMut(&Source, Instant) -> boo
 
 fn build(models: Vec<PathBuf>, output: &Path, platforms: &[String]) -> ExitCode {
     each_model(models, |source, started| {
+        // A system description becomes one SSP archive with its components' FMUs.
+        if model_compiler::system::is_system(&source.text) {
+            return match model_compiler::system::build(source, output, platforms) {
+                Ok(ssp) => {
+                    println!(
+                        "{}  ({:.2} s)",
+                        ssp.display(),
+                        started.elapsed().as_secs_f64()
+                    );
+                    true
+                }
+                Err(errors) => {
+                    for e in errors {
+                        eprintln!("{e}\n");
+                    }
+                    eprintln!("{}: the system was not built", source.path.display());
+                    false
+                }
+            };
+        }
         match model_compiler::build_for(source, output, platforms) {
             Ok(fmu) => {
                 println!(

@@ -493,6 +493,17 @@ fn example(d: Dim) -> String {
 }
 
 /// Lowers a description; collects every error it finds.
+/// The SI value of a quantity of dimension `dim` outside a description (a system file's
+/// step), or the located error.
+pub fn quantity_value(q: &Quantity, dim: Dim) -> Result<f64, Diagnostic> {
+    let mut cx = Ctx::new();
+    let v = cx.value(q, Expect::Dim(dim));
+    match cx.errors.pop() {
+        Some(d) => Err(d),
+        None => Ok(v),
+    }
+}
+
 pub fn lower(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
     let mut cx = Ctx::new();
     let m = &d.model;

@@ -1,0 +1,437 @@
+//! Multi-FMU systems: a description with a `[system]` table names machine descriptions and
+//! connects their ports; `hydromech build` writes one SSP 1.0 archive `<name>.ssp`
+//! (`SystemStructure.ssd`, the FMUs in `resources/`) that SSP tools (ecos, OMSimulator,
+//! libcosim via its SSP loader) simulate as it is.
+//!
+//! ```toml
+//! [system]
+//! name = "carrier-boom-split"
+//! step = "1 ms"               # the master's communication step
+//! stop_time = "3 s"
+//! [[system.components]]
+//! name = "carrier"
+//! model = "carrier.toml"      # relative to this file
+//! [[system.components]]
+//! name = "boom"
+//! model = "boom.toml"
+//! [[system.connections]]
+//! from = "carrier.deck"       # a mount ...
+//! to = "boom.base"            # ... to a base port: motion one way, wrench back
+//! ```
+//!
+//! A connection joins two ports (a mount and a base port) or an output to an input
+//! (`component.variable`). SSD rules followed (SSP 1.0 schemas; ecos reads the prefixes
+//! literally): the `ssd:`/`ssc:` prefixes, every connector typed `ssc:Real` with its unit,
+//! every unit defined in `ssd:Units`, the fixed step as the OSP `FixedStepAlgorithm`
+//! annotation of `ssd:DefaultExperiment`.
+
+use crate::description::{Name, Quantity};
+use crate::diagnostic::{Diagnostic, Source, from_toml_error};
+use crate::documentation::escape;
+use crate::package::{self, Entry};
+use crate::units::{self, Dim};
+use fmu_runtime::model::{
+    Axis, Binding, Causality, CompiledModel, MOUNT_MOTION, PortKind, Probe, VarType,
+};
+use serde::Deserialize;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SystemFile {
+    system: SystemDesc,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SystemDesc {
+    name: Name,
+    description: Option<String>,
+    /// Communication step of the master.
+    step: Quantity,
+    stop_time: Option<Quantity>,
+    #[serde(default)]
+    components: Vec<ComponentDesc>,
+    #[serde(default)]
+    connections: Vec<ConnectionDesc>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ComponentDesc {
+    name: Name,
+    /// A machine description, relative to the system file.
+    model: Name,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConnectionDesc {
+    from: Name,
+    to: Name,
+}
+
+/// Whether a description text is a system (has a top-level `[system]` table).
+pub fn is_system(text: &str) -> bool {
+    text.parse::<toml::Table>()
+        .is_ok_and(|t| t.contains_key("system"))
+}
+
+struct Component {
+    name: String,
+    model: CompiledModel,
+    fmu: Vec<u8>,
+}
+
+/// One scalar connection: (component, variable) → (component, variable).
+type Link = ((usize, String), (usize, String));
+
+/// Builds `<out_dir>/<system name>.ssp`; errors are located in the system file (or in the
+/// component description they come from, rendered).
+pub fn build(
+    source: &Source,
+    out_dir: &Path,
+    platforms: &[String],
+) -> Result<PathBuf, Vec<String>> {
+    let located = |d: Diagnostic| vec![source.render(&d)];
+    let file: SystemFile =
+        toml::from_str(&source.text).map_err(|e| located(from_toml_error(&e)))?;
+    let sys = file.system;
+    let base_dir = source.path.parent().unwrap_or(Path::new("."));
+    let seconds = |q: &Quantity| -> Result<f64, Vec<String>> {
+        crate::lower::quantity_value(q, Dim::TIME).map_err(&located)
+    };
+    let step = seconds(&sys.step)?;
+    if !(step > 0.0 && step.is_finite()) {
+        return Err(located(Diagnostic::at(
+            sys.step.span(),
+            format!("the communication step must be positive, got {step}"),
+            "give the master's step, e.g. step = \"1 ms\"",
+        )));
+    }
+    let stop = sys.stop_time.as_ref().map(seconds).transpose()?;
+
+    // Each component: compile its description, build its FMU in memory.
+    // One scratch directory per build (builds may run side by side in one process).
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let scratch = std::env::temp_dir().join(format!(
+        "hydromech-ssp-{}-{}-{nanos}",
+        std::process::id(),
+        sys.name.get_ref()
+    ));
+    let mut components: Vec<Component> = Vec::new();
+    for c in &sys.components {
+        if components.iter().any(|k| k.name == *c.name.get_ref()) {
+            return Err(located(Diagnostic::at(
+                c.name.span(),
+                format!("duplicate component '{}'", c.name.get_ref()),
+                "give every component a unique name",
+            )));
+        }
+        if crate::names::check_structured(c.name.get_ref()).is_err()
+            || c.name.get_ref().contains('.')
+        {
+            return Err(located(Diagnostic::at(
+                c.name.span(),
+                format!("'{}' is not a component name", c.name.get_ref()),
+                "use an identifier such as \"carrier\"",
+            )));
+        }
+        let path = base_dir.join(c.model.get_ref());
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            located(Diagnostic::at(
+                c.model.span(),
+                format!("cannot read {}: {e}", path.display()),
+                "give the path of a machine description, relative to this file",
+            ))
+        })?;
+        let component_source = Source::new(&path, text);
+        let model = crate::compile(&component_source)
+            .map_err(|ds| {
+                ds.iter()
+                    .map(|d| component_source.render(d))
+                    .collect::<Vec<_>>()
+            })?
+            .model;
+        let fmu_path = crate::build_for(&component_source, &scratch, platforms).map_err(|ds| {
+            ds.iter()
+                .map(|d| component_source.render(d))
+                .collect::<Vec<_>>()
+        })?;
+        let fmu = std::fs::read(&fmu_path)
+            .map_err(|e| vec![format!("cannot read {}: {e}", fmu_path.display())])?;
+        components.push(Component {
+            name: c.name.get_ref().clone(),
+            model,
+            fmu,
+        });
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+
+    let mut links: Vec<Link> = Vec::new();
+    for conn in &sys.connections {
+        links.extend(resolve(&components, conn).map_err(located)?);
+    }
+    // An input fed twice is ambiguous.
+    let mut fed = BTreeSet::new();
+    for (_, to) in &links {
+        if !fed.insert(to.clone()) {
+            return Err(vec![format!(
+                "{}: the input {}.{} is connected twice",
+                source.path.display(),
+                components[to.0].name,
+                to.1
+            )]);
+        }
+    }
+
+    let name = sys.name.get_ref().clone();
+    let ssd = ssd(
+        &name,
+        sys.description.as_deref(),
+        &components,
+        &links,
+        step,
+        stop,
+    );
+    let mut entries = vec![Entry {
+        name: "SystemStructure.ssd".into(),
+        data: ssd.into_bytes(),
+        executable: false,
+    }];
+    for c in &components {
+        entries.push(Entry {
+            name: format!("resources/{}.fmu", c.name),
+            data: c.fmu.clone(),
+            executable: false,
+        });
+    }
+    let path = out_dir.join(format!("{name}.ssp"));
+    package::write_zip(&path, &entries, crate::timestamp::build_time())
+        .map_err(|e| vec![format!("{}: {e}", path.display())])?;
+    Ok(path)
+}
+
+/// The scalar links of one connection.
+fn resolve(components: &[Component], conn: &ConnectionDesc) -> Result<Vec<Link>, Diagnostic> {
+    let split = |n: &Name| -> Result<(usize, String), Diagnostic> {
+        let (c, rest) = n.get_ref().split_once('.').ok_or_else(|| {
+            Diagnostic::at(
+                n.span(),
+                format!("'{}' names no component", n.get_ref()),
+                "write component.port or component.variable",
+            )
+        })?;
+        let i = components.iter().position(|k| k.name == c).ok_or_else(|| {
+            Diagnostic::at(
+                n.span(),
+                format!("unknown component '{c}'"),
+                format!(
+                    "components: {}",
+                    components
+                        .iter()
+                        .map(|k| k.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        })?;
+        Ok((i, rest.to_string()))
+    };
+    let (a, pa) = split(&conn.from)?;
+    let (b, pb) = split(&conn.to)?;
+    // A mount to a base port (either way round).
+    let mount = |i: usize, p: &str| {
+        components[i]
+            .model
+            .ports
+            .iter()
+            .enumerate()
+            .find(|(_, port)| port.name == p && matches!(port.kind, PortKind::Mount { .. }))
+            .map(|(k, _)| k)
+    };
+    let base = |i: usize, p: &str| {
+        let m = &components[i].model;
+        m.mechanism.base.is_some()
+            && m.variables.iter().any(|v| {
+                v.binding == Binding::Probe(Probe::BaseForce(Axis::X))
+                    && v.name == format!("{p}.force.x")
+            })
+    };
+    let pair = match (mount(a, &pa), base(b, &pb), mount(b, &pb), base(a, &pa)) {
+        (Some(_), true, _, _) => Some(((a, pa.clone()), (b, pb.clone()))),
+        (_, _, Some(_), true) => Some(((b, pb.clone()), (a, pa.clone()))),
+        _ => None,
+    };
+    if let Some(((m, mp), (c, cp))) = pair {
+        let mut links = Vec::new();
+        for s in MOTION_NAMES {
+            links.push(((m, format!("{mp}.{s}")), (c, format!("{cp}.{s}"))));
+        }
+        for s in WRENCH_NAMES {
+            links.push(((c, format!("{cp}.{s}")), (m, format!("{mp}.{s}"))));
+        }
+        return Ok(links);
+    }
+    // Output → input.
+    let var = |i: usize, name: &str| {
+        components[i]
+            .model
+            .variables
+            .iter()
+            .find(|v| v.name == name)
+    };
+    match (var(a, &pa), var(b, &pb)) {
+        (Some(x), Some(y))
+            if x.causality == Causality::Output
+                && y.causality == Causality::Input
+                && x.var_type == VarType::Real
+                && y.var_type == VarType::Real =>
+        {
+            if x.unit != y.unit {
+                return Err(Diagnostic::at(
+                    conn.to.span(),
+                    format!(
+                        "'{}' is in {} but '{}' in {}",
+                        conn.from.get_ref(),
+                        x.unit.as_deref().unwrap_or("1"),
+                        conn.to.get_ref(),
+                        y.unit.as_deref().unwrap_or("1")
+                    ),
+                    "connect variables of the same unit",
+                ));
+            }
+            Ok(vec![((a, pa), (b, pb))])
+        }
+        _ => Err(Diagnostic::at(
+            conn.from.span(),
+            format!(
+                "'{}' → '{}' is neither a mount and a base port nor a Real output and input",
+                conn.from.get_ref(),
+                conn.to.get_ref()
+            ),
+            "connect a mount to a base port, or an output variable to an input variable",
+        )),
+    }
+}
+
+/// The mount's motion outputs = the base port's motion inputs, in order.
+const MOTION_NAMES: [&str; MOUNT_MOTION] = [
+    "position.x",
+    "position.y",
+    "position.z",
+    "orientation.w",
+    "orientation.x",
+    "orientation.y",
+    "orientation.z",
+    "velocity.x",
+    "velocity.y",
+    "velocity.z",
+    "angular_velocity.x",
+    "angular_velocity.y",
+    "angular_velocity.z",
+    "acceleration.x",
+    "acceleration.y",
+    "acceleration.z",
+    "angular_acceleration.x",
+    "angular_acceleration.y",
+    "angular_acceleration.z",
+];
+const WRENCH_NAMES: [&str; 6] = [
+    "force.x", "force.y", "force.z", "moment.x", "moment.y", "moment.z",
+];
+
+fn ssd(
+    name: &str,
+    description: Option<&str>,
+    components: &[Component],
+    links: &[Link],
+    step: f64,
+    stop: Option<f64>,
+) -> String {
+    let mut out = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ssd:SystemStructureDescription xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" xmlns:osp=\"http://opensimulationplatform.com/SSP/OSPAnnotations\" name=\"{}\" version=\"1.0\">\n",
+        escape(name)
+    );
+    out += &format!("  <ssd:System name=\"{}\"", escape(name));
+    if let Some(d) = description {
+        out += &format!(" description=\"{}\"", escape(d));
+    }
+    out += ">\n    <ssd:Elements>\n";
+    let mut units = BTreeSet::new();
+    for c in components {
+        out += &format!(
+            "      <ssd:Component name=\"{}\" source=\"resources/{}.fmu\" type=\"application/x-fmu-sharedlibrary\">\n        <ssd:Connectors>\n",
+            escape(&c.name),
+            escape(&c.name)
+        );
+        // Every Real input and output: the connections use some, tools may add others.
+        for v in &c.model.variables {
+            let kind = match v.causality {
+                Causality::Input => "input",
+                Causality::Output => "output",
+                _ => continue,
+            };
+            if v.var_type != VarType::Real {
+                continue;
+            }
+            out += &format!(
+                "          <ssd:Connector name=\"{}\" kind=\"{kind}\">",
+                escape(&v.name)
+            );
+            match &v.unit {
+                Some(u) => {
+                    units.insert(u.clone());
+                    out += &format!("<ssc:Real unit=\"{}\"/>", escape(u));
+                }
+                None => out += "<ssc:Real/>",
+            }
+            out += "</ssd:Connector>\n";
+        }
+        out += "        </ssd:Connectors>\n      </ssd:Component>\n";
+    }
+    out += "    </ssd:Elements>\n";
+    if !links.is_empty() {
+        out += "    <ssd:Connections>\n";
+        for ((a, va), (b, vb)) in links {
+            out += &format!(
+                "      <ssd:Connection startElement=\"{}\" startConnector=\"{}\" endElement=\"{}\" endConnector=\"{}\"/>\n",
+                escape(&components[*a].name),
+                escape(va),
+                escape(&components[*b].name),
+                escape(vb)
+            );
+        }
+        out += "    </ssd:Connections>\n";
+    }
+    out += "  </ssd:System>\n";
+    if !units.is_empty() {
+        out += "  <ssd:Units>\n";
+        for u in &units {
+            out += &format!("    <ssc:Unit name=\"{}\"><ssc:BaseUnit", escape(u));
+            if let Ok(parsed) = units::parse_unit(u) {
+                for (i, &e) in parsed.dim.0.iter().enumerate() {
+                    if e != 0 {
+                        out += &format!(" {}=\"{e}\"", units::BASE_NAMES[i]);
+                    }
+                }
+                if parsed.factor != 1.0 {
+                    out += &format!(" factor=\"{:?}\"", parsed.factor);
+                }
+            }
+            out += "/></ssc:Unit>\n";
+        }
+        out += "  </ssd:Units>\n";
+    }
+    out += "  <ssd:DefaultExperiment startTime=\"0.0\"";
+    if let Some(s) = stop {
+        out += &format!(" stopTime=\"{s:?}\"");
+    }
+    out += &format!(
+        ">\n    <ssd:Annotations>\n      <ssc:Annotation type=\"com.opensimulationplatform\">\n        <osp:Algorithm>\n          <osp:FixedStepAlgorithm baseStepSize=\"{step:?}\"/>\n        </osp:Algorithm>\n      </ssc:Annotation>\n    </ssd:Annotations>\n  </ssd:DefaultExperiment>\n</ssd:SystemStructureDescription>\n"
+    );
+    out
+}
