@@ -30,9 +30,7 @@ use crate::diagnostic::{Diagnostic, Source, from_toml_error};
 use crate::documentation::escape;
 use crate::package::{self, Entry};
 use crate::units::{self, Dim};
-use fmu_runtime::model::{
-    Axis, Binding, Causality, CompiledModel, MOUNT_MOTION, PortKind, Probe, VarType,
-};
+use fmu_runtime::model::{Axis, Binding, Causality, CompiledModel, PortKind, Probe, VarType};
 use serde::Deserialize;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -268,10 +266,10 @@ fn resolve(components: &[Component], conn: &ConnectionDesc) -> Result<Vec<Link>,
     };
     if let Some(((m, mp), (c, cp))) = pair {
         let mut links = Vec::new();
-        for s in MOTION_NAMES {
+        for (s, _, _) in crate::lower::base::MOTION {
             links.push(((m, format!("{mp}.{s}")), (c, format!("{cp}.{s}"))));
         }
-        for s in WRENCH_NAMES {
+        for s in crate::lower::base::WRENCH {
             links.push(((c, format!("{cp}.{s}")), (m, format!("{mp}.{s}"))));
         }
         return Ok(links);
@@ -317,32 +315,6 @@ fn resolve(components: &[Component], conn: &ConnectionDesc) -> Result<Vec<Link>,
         )),
     }
 }
-
-/// The mount's motion outputs = the base port's motion inputs, in order.
-const MOTION_NAMES: [&str; MOUNT_MOTION] = [
-    "position.x",
-    "position.y",
-    "position.z",
-    "orientation.w",
-    "orientation.x",
-    "orientation.y",
-    "orientation.z",
-    "velocity.x",
-    "velocity.y",
-    "velocity.z",
-    "angular_velocity.x",
-    "angular_velocity.y",
-    "angular_velocity.z",
-    "acceleration.x",
-    "acceleration.y",
-    "acceleration.z",
-    "angular_acceleration.x",
-    "angular_acceleration.y",
-    "angular_acceleration.z",
-];
-const WRENCH_NAMES: [&str; 6] = [
-    "force.x", "force.y", "force.z", "moment.x", "moment.y", "moment.z",
-];
 
 fn ssd(
     name: &str,

@@ -25,31 +25,18 @@ fn carried_boom() -> Machine {
     Machine::from_model(common::compile_text("boom.toml", BOOM.into()))
 }
 
-/// The base port's motion inputs, which the mount's outputs feed one to one.
-const MOTION: [&str; 19] = [
-    "position.x",
-    "position.y",
-    "position.z",
-    "orientation.w",
-    "orientation.x",
-    "orientation.y",
-    "orientation.z",
-    "velocity.x",
-    "velocity.y",
-    "velocity.z",
-    "angular_velocity.x",
-    "angular_velocity.y",
-    "angular_velocity.z",
-    "acceleration.x",
-    "acceleration.y",
-    "acceleration.z",
-    "angular_acceleration.x",
-    "angular_acceleration.y",
-    "angular_acceleration.z",
-];
-const WRENCH: [&str; 6] = [
-    "force.x", "force.y", "force.z", "moment.x", "moment.y", "moment.z",
-];
+/// The base port's motion inputs, which the mount's outputs feed one to one, and the
+/// wrench it returns.
+const MOTION: [&str; 19] = {
+    let mut names = [""; 19];
+    let mut i = 0;
+    while i < 19 {
+        names[i] = model_compiler::lower::base::MOTION[i].0;
+        i += 1;
+    }
+    names
+};
+const WRENCH: [&str; 6] = model_compiler::lower::base::WRENCH;
 
 fn exchange(carrier: &mut Machine, boom: &mut Machine) {
     for s in MOTION {

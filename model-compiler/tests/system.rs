@@ -12,8 +12,9 @@ fn cosim(file: &str) -> std::path::PathBuf {
     common::workspace().join("tests/cosim").join(file)
 }
 
-fn build(text: &str) -> Result<std::path::PathBuf, Vec<String>> {
-    let dir = common::temp_dir("system");
+/// Builds in a directory of its own (`tag`): the tests run side by side.
+fn build(text: &str, tag: &str) -> Result<std::path::PathBuf, Vec<String>> {
+    let dir = common::temp_dir(tag);
     let source = Source::new(cosim("test-system.toml"), text.to_string());
     model_compiler::system::build(&source, &dir, &["linux64".to_string()])
 }
@@ -22,7 +23,7 @@ fn build(text: &str) -> Result<std::path::PathBuf, Vec<String>> {
 fn a_split_machine_becomes_an_ssp_archive_with_its_port_connections() {
     let text = std::fs::read_to_string(cosim("split.toml")).unwrap();
     assert!(model_compiler::system::is_system(&text));
-    let ssp = build(&text).unwrap();
+    let ssp = build(&text, "system-split").unwrap();
     assert!(ssp.ends_with("carrier-boom-split.ssp"));
     let mut zip = zip::ZipArchive::new(std::fs::File::open(&ssp).unwrap()).unwrap();
     let names: Vec<String> = zip.file_names().map(str::to_string).collect();
@@ -128,8 +129,8 @@ fn bad_systems_are_located_errors() {
             "the input boom.base.position.x is connected twice",
         ),
     ];
-    for (text, needle) in cases {
-        let errors = build(&text).unwrap_err();
+    for (i, (text, needle)) in cases.into_iter().enumerate() {
+        let errors = build(&text, &format!("system-bad-{i}")).unwrap_err();
         let all = errors.join("\n");
         assert!(all.contains(needle), "{needle:?} not in:\n{all}");
     }

@@ -5,7 +5,7 @@
 use super::{Ctx, Expect};
 use crate::description::{BaseMotionDesc, Description};
 use crate::units::Dim;
-use fmu_runtime::model::{Axis, CarrierBase, ParamId, Probe};
+use fmu_runtime::model::{Axis, CarrierBase, MOUNT_MOTION, ParamId, Probe};
 
 /// The port's prefix when the description gives none.
 pub const DEFAULT_NAME: &str = "base";
@@ -94,6 +94,63 @@ pub(super) fn lower_base(cx: &mut Ctx, d: &Description) -> Option<CarrierBase> {
         reference,
     })
 }
+
+/// The 19 motion values a carrier sends a base port and a mount reports, in the order of
+/// [`fmu_runtime::model::Probe::MountMotion`]: name suffix, unit, what (world axes).
+pub const MOTION: [(&str, &str, &str); MOUNT_MOTION] = [
+    ("position.x", "m", "Position of the origin, x"),
+    ("position.y", "m", "Position of the origin, y"),
+    ("position.z", "m", "Position of the origin, z"),
+    (
+        "orientation.w",
+        "",
+        "Orientation quaternion (frame → world), w",
+    ),
+    (
+        "orientation.x",
+        "",
+        "Orientation quaternion (frame → world), x",
+    ),
+    (
+        "orientation.y",
+        "",
+        "Orientation quaternion (frame → world), y",
+    ),
+    (
+        "orientation.z",
+        "",
+        "Orientation quaternion (frame → world), z",
+    ),
+    ("velocity.x", "m/s", "Velocity of the origin, x"),
+    ("velocity.y", "m/s", "Velocity of the origin, y"),
+    ("velocity.z", "m/s", "Velocity of the origin, z"),
+    ("angular_velocity.x", "rad/s", "Angular velocity, x"),
+    ("angular_velocity.y", "rad/s", "Angular velocity, y"),
+    ("angular_velocity.z", "rad/s", "Angular velocity, z"),
+    ("acceleration.x", "m/s2", "Acceleration of the origin, x"),
+    ("acceleration.y", "m/s2", "Acceleration of the origin, y"),
+    ("acceleration.z", "m/s2", "Acceleration of the origin, z"),
+    (
+        "angular_acceleration.x",
+        "rad/s2",
+        "Angular acceleration, x",
+    ),
+    (
+        "angular_acceleration.y",
+        "rad/s2",
+        "Angular acceleration, y",
+    ),
+    (
+        "angular_acceleration.z",
+        "rad/s2",
+        "Angular acceleration, z",
+    ),
+];
+
+/// The wrench a carried machine exerts on its carrier: name suffixes.
+pub const WRENCH: [&str; 6] = [
+    "force.x", "force.y", "force.z", "moment.x", "moment.y", "moment.z",
+];
 
 /// The port's outputs: name suffix, probe, unit, description.
 pub(super) fn outputs(reference: [f64; 3]) -> Vec<(String, Probe, &'static str, String)> {

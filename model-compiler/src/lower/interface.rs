@@ -12,14 +12,14 @@ use fmu_runtime::model::{
 use std::collections::HashMap;
 use std::ops::Range;
 
-struct Builder {
-    vars: Vec<Variable>,
-    names: HashMap<String, Range<usize>>,
-    bound: HashMap<ParamId, String>,
+pub(super) struct Builder {
+    pub(super) vars: Vec<Variable>,
+    pub(super) names: HashMap<String, Range<usize>>,
+    pub(super) bound: HashMap<ParamId, String>,
 }
 
 impl Builder {
-    fn push(&mut self, mut v: Variable) {
+    pub(super) fn push(&mut self, mut v: Variable) {
         v.value_reference = self.vars.len() as u32 + 1;
         if let Binding::Param(p) = v.binding {
             self.bound.insert(p, v.name.clone());
@@ -470,9 +470,9 @@ pub(super) fn lower_interface(
     }
 
     if let Some(port) = &model.mechanism.base {
-        base_port_variables(cx, &mut b, d, port);
+        super::port_variables::base(cx, &mut b, d, port);
     }
-    port_variables(cx, &mut b, d, model);
+    super::port_variables::ports(cx, &mut b, model);
 
     // Always present (seed-independent diagnostics of every FMU).
     let step = model.solver.step;
@@ -503,355 +503,6 @@ pub(super) fn lower_interface(
     }
     prefix_collisions(cx, &b);
     b.vars
-}
-
-/// The base port's inputs (the carrier's motion, one per slot, named as the slot) and
-/// outputs (the wrench on the carrier, power and work through the port).
-fn base_port_variables(
-    cx: &mut Ctx,
-    b: &mut Builder,
-    d: &Description,
-    port: &fmu_runtime::model::CarrierBase,
-) {
-    let prefix = super::base::port_name(d);
-    // A user variable already holds the name: point at it.
-    let taken = |cx: &mut Ctx, b: &Builder, name: &str| {
-        let Some(span) = b.names.get(name) else {
-            return false;
-        };
-        cx.error(
-            span.clone(),
-            format!("'{name}' is a variable of the base port"),
-            "rename this variable, or give the port another prefix with `name = \"...\"` in [interface.base]",
-        );
-        true
-    };
-    for id in port.params() {
-        let name = cx.params[id.index()].name.clone();
-        if taken(cx, b, &name) {
-            continue;
-        }
-        let unit = cx.slots[id.index()].expect.unit_name();
-        b.push(Variable {
-            name,
-            value_reference: 0,
-            description: cx.slots[id.index()].description.clone(),
-            causality: Causality::Input,
-            variability: Variability::Continuous,
-            initial: None,
-            var_type: VarType::Real,
-            display_unit: display_unit(unit.as_deref()),
-            unit,
-            start: Some(cx.params[id.index()].default),
-            min: None,
-            max: None,
-            binding: Binding::Param(id),
-        });
-    }
-    for (suffix, probe, unit, description) in super::base::outputs(port.reference) {
-        let name = format!("{prefix}.{suffix}");
-        if taken(cx, b, &name) {
-            continue;
-        }
-        b.push(output(
-            &name,
-            description,
-            probe,
-            VarType::Real,
-            Some(unit.to_string()),
-        ));
-    }
-}
-
-/// Each port's inputs (its slots) and outputs: the computed side, power and work.
-fn port_variables(cx: &mut Ctx, b: &mut Builder, d: &Description, model: &CompiledModel) {
-    use fmu_runtime::model::{Node, PortKind};
-    let descs = d
-        .interface
-        .as_ref()
-        .map(|i| i.ports.as_slice())
-        .unwrap_or_default();
-    for (k, port) in model.ports.iter().enumerate() {
-        if let PortKind::Mount { force, moment, .. } = port.kind {
-            mount_variables(cx, b, d, k, &port.name, [force, moment]);
-            continue;
-        }
-        let Some(desc) = descs.iter().find(|p| *p.name.get_ref() == port.name) else {
-            continue;
-        };
-        let span = desc.name.span();
-        let name = &port.name;
-        let free = |cx: &mut Ctx, b: &Builder, var: &str| {
-            if b.names.contains_key(var) {
-                cx.error(
-                    span.clone(),
-                    format!("the port's variable '{var}' is already an interface variable"),
-                    "rename the port or the other variable",
-                );
-                return false;
-            }
-            true
-        };
-        // Inputs: the port's own slots, or the slot of the component it is on.
-        let mut inputs: Vec<(String, ParamId, Option<&str>)> = Vec::new();
-        let (out_name, out_probe, out_unit) = match port.kind {
-            PortKind::JointForce { body, force } => {
-                let revolute = matches!(
-                    model.mechanism.bodies[body].joint,
-                    JointKind::Revolute { .. }
-                );
-                let (field, unit, rate) = if revolute {
-                    ("torque", "N.m", "rad/s")
-                } else {
-                    ("force", "N", "m/s")
-                };
-                inputs.push((format!("{name}.{field}"), force, Some(unit)));
-                ("speed", Probe::PortOutput(k), rate)
-            }
-            PortKind::Flow { node, flow } => {
-                inputs.push((format!("{name}.flow"), flow, Some("m3/s")));
-                ("pressure", Probe::NodePressure(node), "Pa")
-            }
-            PortKind::Tlm {
-                wave, impedance, ..
-            } => {
-                inputs.push((format!("{name}.wave"), wave, Some("Pa")));
-                inputs.push((format!("{name}.impedance"), impedance, Some("Pa.s/m3")));
-                ("flow", Probe::PortOutput(k), "m3/s")
-            }
-            PortKind::Pressure { node } => {
-                let Node::Pressure { pressure, .. } = model.circuit.nodes[node] else {
-                    continue;
-                };
-                inputs.push((format!("{name}.pressure"), pressure, Some("Pa")));
-                ("flow", Probe::PortOutput(k), "m3/s")
-            }
-            PortKind::Mount { .. } => continue,
-            PortKind::PumpShaft { element } => {
-                let Element::Pump(pump) = &model.circuit.elements[element] else {
-                    continue;
-                };
-                inputs.push((format!("{name}.speed"), pump.speed, Some("rad/s")));
-                ("torque", Probe::PortOutput(k), "N.m")
-            }
-        };
-        for (var, id, unit) in inputs {
-            if !free(cx, b, &var) {
-                continue;
-            }
-            if let Some(other) = b.bound.get(&id) {
-                cx.error(
-                    span.clone(),
-                    format!(
-                        "the port '{name}' needs the slot '{}', which is already exposed as '{other}'",
-                        cx.params[id.index()].name
-                    ),
-                    "remove that interface variable: the port exposes the slot itself",
-                );
-                continue;
-            }
-            let unit = unit.map(str::to_string);
-            b.push(Variable {
-                name: var,
-                value_reference: 0,
-                description: format!("{}: input of port {name}", cx.slots[id.index()].description),
-                causality: Causality::Input,
-                variability: Variability::Continuous,
-                initial: None,
-                var_type: VarType::Real,
-                display_unit: slot_display_unit(cx, id, unit.as_deref()),
-                unit,
-                start: Some(cx.params[id.index()].default),
-                min: None,
-                max: None,
-                binding: Binding::Param(id),
-            });
-        }
-        // A TLM end gives the line both its flow and its pressure.
-        let tlm_pressure = match port.kind {
-            PortKind::Tlm { node, .. } => Some((
-                "pressure",
-                Probe::NodePressure(node),
-                "Pa",
-                "Pressure at the line end (the volume's)",
-            )),
-            _ => None,
-        };
-        let outputs = [
-            (out_name, out_probe, out_unit, port_output_text(&port.kind)),
-            (
-                "power",
-                Probe::PortPower(k),
-                "W",
-                "Power delivered into the machine through the port",
-            ),
-            (
-                "work",
-                Probe::PortWork(k),
-                "J",
-                "Work delivered into the machine through the port since initialization",
-            ),
-        ];
-        for (suffix, probe, unit, text) in outputs.into_iter().chain(tlm_pressure) {
-            let var = format!("{name}.{suffix}");
-            if free(cx, b, &var) {
-                b.push(output(
-                    &var,
-                    text.to_string(),
-                    probe,
-                    VarType::Real,
-                    Some(unit.to_string()),
-                ));
-            }
-        }
-    }
-}
-
-/// A carrier's mount: the carried machine's wrench in, the mount frame's motion out (world
-/// axes, named like the base port's inputs so that the two connect one to one), power and
-/// work.
-fn mount_variables(
-    cx: &mut Ctx,
-    b: &mut Builder,
-    d: &Description,
-    k: usize,
-    name: &str,
-    wrench: [[ParamId; 3]; 2],
-) {
-    let span = d
-        .interface
-        .as_ref()
-        .and_then(|i| i.mount.as_ref())
-        .map(|m| m.body.span())
-        .unwrap_or_default();
-    let free = |cx: &mut Ctx, b: &Builder, var: &str| {
-        if b.names.contains_key(var) {
-            cx.error(
-                span.clone(),
-                format!("the mount's variable '{var}' is already an interface variable"),
-                "rename that variable, or give the mount another prefix with `name`",
-            );
-            return false;
-        }
-        true
-    };
-    for (ids, field, unit) in [(wrench[0], "force", "N"), (wrench[1], "moment", "N.m")] {
-        for (id, axis) in ids.into_iter().zip(["x", "y", "z"]) {
-            let var = format!("{name}.{field}.{axis}");
-            if !free(cx, b, &var) {
-                continue;
-            }
-            b.push(Variable {
-                name: var,
-                value_reference: 0,
-                description: cx.slots[id.index()].description.clone(),
-                causality: Causality::Input,
-                variability: Variability::Continuous,
-                initial: None,
-                var_type: VarType::Real,
-                display_unit: None,
-                unit: Some(unit.into()),
-                start: Some(0.0),
-                min: None,
-                max: None,
-                binding: Binding::Param(id),
-            });
-        }
-    }
-    let groups: [(&str, &str, &[&str], &str); 6] = [
-        (
-            "position",
-            "m",
-            &["x", "y", "z"],
-            "World position of the mount origin",
-        ),
-        (
-            "orientation",
-            "",
-            &["w", "x", "y", "z"],
-            "Orientation of the mount, unit quaternion mount → world (w ≥ 0)",
-        ),
-        (
-            "velocity",
-            "m/s",
-            &["x", "y", "z"],
-            "Velocity of the mount origin (world axes)",
-        ),
-        (
-            "angular_velocity",
-            "rad/s",
-            &["x", "y", "z"],
-            "Angular velocity of the mount (world axes)",
-        ),
-        (
-            "acceleration",
-            "m/s2",
-            &["x", "y", "z"],
-            "Acceleration of the mount origin (world axes)",
-        ),
-        (
-            "angular_acceleration",
-            "rad/s2",
-            &["x", "y", "z"],
-            "Angular acceleration of the mount (world axes)",
-        ),
-    ];
-    let mut j = 0;
-    for (field, unit, components, text) in groups {
-        for c in components {
-            let var = format!("{name}.{field}.{c}");
-            if free(cx, b, &var) {
-                let unit = (!unit.is_empty()).then(|| unit.to_string());
-                b.push(output(
-                    &var,
-                    format!("{text}, {c}"),
-                    Probe::MountMotion(k, j),
-                    VarType::Real,
-                    unit,
-                ));
-            }
-            j += 1;
-        }
-    }
-    for (suffix, probe, unit, text) in [
-        (
-            "power",
-            Probe::PortPower(k),
-            "W",
-            "Power the carried machine delivers into the carrier through the mount",
-        ),
-        (
-            "work",
-            Probe::PortWork(k),
-            "J",
-            "Work the carried machine has delivered into the carrier through the mount",
-        ),
-    ] {
-        let var = format!("{name}.{suffix}");
-        if free(cx, b, &var) {
-            b.push(output(
-                &var,
-                text.into(),
-                probe,
-                VarType::Real,
-                Some(unit.into()),
-            ));
-        }
-    }
-}
-
-fn port_output_text(kind: &fmu_runtime::model::PortKind) -> &'static str {
-    use fmu_runtime::model::PortKind;
-    match kind {
-        PortKind::JointForce { .. } => "Rate of the driven joint",
-        PortKind::Flow { .. } => "Pressure of the volume the port feeds",
-        PortKind::Tlm { .. } => "Flow from the line into the machine, q = (c − p)/Zc",
-        PortKind::Pressure { .. } => "Flow from the pressure port into the machine",
-        PortKind::PumpShaft { .. } => {
-            "Torque the pump's shaft needs (displacement × pressure rise / 2π)"
-        }
-        PortKind::Mount { .. } => "",
-    }
 }
 
 /// A structured name cannot also be the record holding another (`a` and `a.b`): tools
@@ -887,7 +538,7 @@ fn prefix_collisions(cx: &mut Ctx, b: &Builder) {
     }
 }
 
-fn output(
+pub(super) fn output(
     name: &str,
     description: String,
     probe: Probe,
@@ -921,7 +572,7 @@ fn display_unit(unit: Option<&str>) -> Option<String> {
 }
 
 /// Display unit of a slot variable: shaft speeds in rpm, otherwise by unit.
-fn slot_display_unit(cx: &Ctx, id: ParamId, unit: Option<&str>) -> Option<String> {
+pub(super) fn slot_display_unit(cx: &Ctx, id: ParamId, unit: Option<&str>) -> Option<String> {
     let name = cx.params[id.index()].name.as_str();
     let pump_speed = name.split_once('.').is_some_and(|(head, field)| {
         field == "speed" && cx.components.get(head).is_some_and(|(k, _)| *k == "pump")

@@ -6,11 +6,12 @@
 //! (not stopped at the first) and point at the offending text.
 
 pub mod analysis;
-mod base;
+pub mod base;
 mod circuit;
 mod interface;
 pub mod mass;
 mod mechanism;
+mod port_variables;
 mod ports;
 pub mod report;
 mod rope;
