@@ -32,7 +32,7 @@ use crate::package::{self, Entry};
 use crate::units::{self, Dim};
 use fmu_runtime::model::{Axis, Binding, Causality, CompiledModel, PortKind, Probe, VarType};
 use serde::Deserialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Deserialize)]
@@ -61,6 +61,10 @@ struct ComponentDesc {
     name: Name,
     /// A machine description, relative to the system file.
     model: Name,
+    /// Values of the component's FMI parameters (SI numbers or quantities with units),
+    /// written to `resources/<name>.ssv` and bound to the component.
+    #[serde(default)]
+    parameters: BTreeMap<String, Quantity>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -80,6 +84,18 @@ struct Component {
     name: String,
     model: CompiledModel,
     fmu: Vec<u8>,
+    /// Parameter values for its `.ssv`.
+    parameters: Vec<ParameterValue>,
+}
+
+/// One checked parameter value of a component.
+struct ParameterValue {
+    name: String,
+    /// SI value.
+    value: f64,
+    /// The FMI variable's unit.
+    unit: Option<String>,
+    integer: bool,
 }
 
 /// One scalar connection: (component, variable) → (component, variable).
@@ -161,10 +177,12 @@ pub fn build(
         })?;
         let fmu = std::fs::read(&fmu_path)
             .map_err(|e| vec![format!("cannot read {}: {e}", fmu_path.display())])?;
+        let parameters = parameter_values(&model, &c.parameters).map_err(located)?;
         components.push(Component {
             name: c.name.get_ref().clone(),
             model,
             fmu,
+            parameters,
         });
     }
     let _ = std::fs::remove_dir_all(&scratch);
@@ -206,11 +224,128 @@ pub fn build(
             data: c.fmu.clone(),
             executable: false,
         });
+        if !c.parameters.is_empty() {
+            entries.push(Entry {
+                name: format!("resources/{}.ssv", c.name),
+                data: ssv(c).into_bytes(),
+                executable: false,
+            });
+        }
     }
     let path = out_dir.join(format!("{name}.ssp"));
     package::write_zip(&path, &entries, crate::timestamp::build_time())
         .map_err(|e| vec![format!("{}: {e}", path.display())])?;
     Ok(path)
+}
+
+/// The checked SI values of a component's parameter table: every key an FMI parameter of
+/// the model, every value of its unit and within its range.
+fn parameter_values(
+    model: &CompiledModel,
+    given: &BTreeMap<String, Quantity>,
+) -> Result<Vec<ParameterValue>, Diagnostic> {
+    let mut out = Vec::new();
+    for (name, q) in given {
+        let Some(v) = model
+            .variables
+            .iter()
+            .find(|v| v.name == *name && v.causality == Causality::Parameter)
+        else {
+            let mut known: Vec<&str> = model
+                .variables
+                .iter()
+                .filter(|v| v.causality == Causality::Parameter)
+                .map(|v| v.name.as_str())
+                .collect();
+            known.sort_unstable();
+            return Err(Diagnostic::at(
+                q.span(),
+                format!("'{name}' is not a parameter of model {}", model.name),
+                format!("its parameters: {}", known.join(", ")),
+            ));
+        };
+        let dim = v
+            .unit
+            .as_deref()
+            .and_then(|u| units::parse_unit(u).ok())
+            .map_or(Dim::NONE, |u| u.dim);
+        let value = crate::lower::quantity_value(q, dim)?;
+        let integer = v.var_type == VarType::Integer;
+        let out_of_range = v.min.is_some_and(|m| value < m) || v.max.is_some_and(|m| value > m);
+        if out_of_range || (integer && value.fract() != 0.0) {
+            return Err(Diagnostic::at(
+                q.span(),
+                format!(
+                    "{value} is not a valid value of '{name}' (range {} … {}{})",
+                    v.min.map_or("−∞".into(), |m| m.to_string()),
+                    v.max.map_or("∞".into(), |m| m.to_string()),
+                    if integer { ", whole numbers" } else { "" }
+                ),
+                "give a value in its range",
+            ));
+        }
+        out.push(ParameterValue {
+            name: name.clone(),
+            value,
+            unit: v.unit.clone(),
+            integer,
+        });
+    }
+    Ok(out)
+}
+
+/// Name of every component's parameter set: one name, so that a tool applying sets by name
+/// (ecos: `--parameterSet initial`) applies them all.
+pub const PARAMETER_SET: &str = "initial";
+
+/// `resources/<component>.ssv`: its parameter values, units defined.
+fn ssv(c: &Component) -> String {
+    let mut out = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ssv:ParameterSet xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\" xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" version=\"1.0\" name=\"{PARAMETER_SET}\">\n  <ssv:Parameters>\n"
+    );
+    let mut used = BTreeSet::new();
+    for p in &c.parameters {
+        out += &format!("    <ssv:Parameter name=\"{}\">", escape(&p.name));
+        if p.integer {
+            out += &format!("<ssv:Integer value=\"{}\"/>", p.value as i64);
+        } else {
+            out += &format!("<ssv:Real value=\"{:?}\"", p.value);
+            if let Some(u) = &p.unit {
+                used.insert(u.clone());
+                out += &format!(" unit=\"{}\"", escape(u));
+            }
+            out += "/>";
+        }
+        out += "</ssv:Parameter>\n";
+    }
+    out += "  </ssv:Parameters>\n";
+    if !used.is_empty() {
+        out += "  <ssv:Units>\n";
+        out += &unit_definitions(&used, "    ");
+        out += "  </ssv:Units>\n";
+    }
+    out += "</ssv:ParameterSet>\n";
+    out
+}
+
+/// `ssc:Unit` definitions of `units` (SI base-unit exponents), one per line.
+fn unit_definitions(units: &BTreeSet<String>, indent: &str) -> String {
+    let mut out = String::new();
+    for u in units {
+        out += &format!("{indent}<ssc:Unit name=\"{}\"><ssc:BaseUnit", escape(u));
+        if let Ok(parsed) = units::parse_unit(u) {
+            for (i, &e) in parsed.dim.0.iter().enumerate() {
+                if e != 0 {
+                    out += &format!(" {}=\"{e}\"", units::BASE_NAMES[i]);
+                }
+            }
+            if parsed.factor != 1.0 {
+                out += &format!(" factor=\"{:?}\"", parsed.factor);
+            }
+        }
+        out += "/></ssc:Unit>\n";
+    }
+    out
 }
 
 /// The scalar links of one connection.
@@ -363,7 +498,14 @@ fn ssd(
             }
             out += "</ssd:Connector>\n";
         }
-        out += "        </ssd:Connectors>\n      </ssd:Component>\n";
+        out += "        </ssd:Connectors>\n";
+        if !c.parameters.is_empty() {
+            out += &format!(
+                "        <ssd:ParameterBindings>\n          <ssd:ParameterBinding source=\"resources/{}.ssv\"/>\n        </ssd:ParameterBindings>\n",
+                escape(&c.name)
+            );
+        }
+        out += "      </ssd:Component>\n";
     }
     out += "    </ssd:Elements>\n";
     if !links.is_empty() {
@@ -382,20 +524,7 @@ fn ssd(
     out += "  </ssd:System>\n";
     if !units.is_empty() {
         out += "  <ssd:Units>\n";
-        for u in &units {
-            out += &format!("    <ssc:Unit name=\"{}\"><ssc:BaseUnit", escape(u));
-            if let Ok(parsed) = units::parse_unit(u) {
-                for (i, &e) in parsed.dim.0.iter().enumerate() {
-                    if e != 0 {
-                        out += &format!(" {}=\"{e}\"", units::BASE_NAMES[i]);
-                    }
-                }
-                if parsed.factor != 1.0 {
-                    out += &format!(" factor=\"{:?}\"", parsed.factor);
-                }
-            }
-            out += "/></ssc:Unit>\n";
-        }
+        out += &unit_definitions(&units, "    ");
         out += "  </ssd:Units>\n";
     }
     out += "  <ssd:DefaultExperiment startTime=\"0.0\"";

@@ -82,6 +82,18 @@ fn a_split_machine_becomes_an_ssp_archive_with_its_port_connections() {
         }
     }
     assert!(ssd.contains("<osp:FixedStepAlgorithm baseStepSize=\"0.001\"/>"));
+    // The boom's parameter values: a bound .ssv with its unit defined.
+    assert!(ssd.contains("<ssd:ParameterBinding source=\"resources/boom.ssv\"/>"));
+    let mut ssv = String::new();
+    zip.by_name("resources/boom.ssv")
+        .unwrap()
+        .read_to_string(&mut ssv)
+        .unwrap();
+    assert!(ssv.contains("<ssv:Parameter name=\"solver.step\"><ssv:Real value=\"0.0005\" unit=\"s\"/></ssv:Parameter>"), "{ssv}");
+    assert!(
+        ssv.contains("<ssc:Unit name=\"s\"><ssc:BaseUnit s=\"1\"/></ssc:Unit>"),
+        "{ssv}"
+    );
     assert!(ssd.contains("stopTime=\"3.0\""));
 }
 
@@ -117,6 +129,20 @@ fn bad_systems_are_located_errors() {
         (
             HEAD.replace("model = \"boom.toml\"", "model = \"no-such.toml\""),
             "9:9: error: cannot read",
+        ),
+        (
+            HEAD.replace(
+                "model = \"boom.toml\"",
+                "model = \"boom.toml\"\nparameters = { \"boom.mass\" = 3 }",
+            ),
+            "10:30: error: 'boom.mass' is not a parameter of model boom",
+        ),
+        (
+            HEAD.replace(
+                "model = \"boom.toml\"",
+                "model = \"boom.toml\"\nparameters = { \"solver.step\" = \"2 m\" }",
+            ),
+            "10:32: error: expected a time, got 'm'",
         ),
         (
             HEAD.replace("name = \"boom\"", "name = \"carrier\""),

@@ -174,7 +174,7 @@ def test_the_ssp_archive_runs_in_ecos_and_meets_the_target(fmus, tmp_path, repor
     assert ssp.is_file(), "hydromech build writes the .ssp of a [system] description"
     p = subprocess.run(
         [str(harness.ecos_binary()), "simulate", "--path", str(ssp), "--stopTime", "3",
-         "--stepSize", "0.001", "--noParallel"],
+         "--stepSize", "0.001", "--noParallel", "--parameterSet", "initial"],
         cwd=tmp_path, env=harness.ecos_env(), capture_output=True, text=True, timeout=600,
         stdin=subprocess.DEVNULL)
     assert p.returncode == 0, p.stdout + p.stderr
