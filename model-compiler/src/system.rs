@@ -19,7 +19,8 @@
 //! to = "boom.base"            # ... to a base port: motion one way, wrench back
 //! ```
 //!
-//! A connection joins two ports (a mount and a base port) or an output to an input
+//! A connection joins two ports (a mount and a base port; a flow port and a pressure port,
+//! the flow's sign turned by an SSP linear transformation) or an output to an input
 //! (`component.variable`). SSD rules followed (SSP 1.0 schemas; ecos reads the prefixes
 //! literally): the `ssd:`/`ssc:` prefixes, every connector typed `ssc:Real` with its unit,
 //! every unit defined in `ssd:Units`, the fixed step as the OSP `FixedStepAlgorithm`
@@ -98,8 +99,9 @@ struct ParameterValue {
     integer: bool,
 }
 
-/// One scalar connection: (component, variable) → (component, variable).
-type Link = ((usize, String), (usize, String));
+/// One scalar connection: (component, variable) → (component, variable), and the factor
+/// the value is multiplied by on the way (an SSP linear transformation when not 1).
+type Link = ((usize, String), (usize, String), f64);
 
 /// Builds `<out_dir>/<system name>.ssp`; errors are located in the system file (or in the
 /// component description they come from, rendered).
@@ -193,7 +195,7 @@ pub fn build(
     }
     // An input fed twice is ambiguous.
     let mut fed = BTreeSet::new();
-    for (_, to) in &links {
+    for (_, to, _) in &links {
         if !fed.insert(to.clone()) {
             return Err(vec![format!(
                 "{}: the input {}.{} is connected twice",
@@ -402,12 +404,42 @@ fn resolve(components: &[Component], conn: &ConnectionDesc) -> Result<Vec<Link>,
     if let Some(((m, mp), (c, cp))) = pair {
         let mut links = Vec::new();
         for (s, _, _) in crate::lower::base::MOTION {
-            links.push(((m, format!("{mp}.{s}")), (c, format!("{cp}.{s}"))));
+            links.push(((m, format!("{mp}.{s}")), (c, format!("{cp}.{s}")), 1.0));
         }
         for s in crate::lower::base::WRENCH {
-            links.push(((c, format!("{cp}.{s}")), (m, format!("{mp}.{s}"))));
+            links.push(((c, format!("{cp}.{s}")), (m, format!("{mp}.{s}")), 1.0));
         }
         return Ok(links);
+    }
+    // A flow port (a volume) to a pressure port (a pressure source), either way round: the
+    // volume's pressure drives the source, and what the source's side draws flows out of
+    // the volume (both ports count flow into their own machine, hence the factor −1).
+    let hydraulic = |i: usize, p: &str, flow: bool| {
+        components[i].model.ports.iter().any(|port| {
+            port.name == p
+                && if flow {
+                    matches!(port.kind, PortKind::Flow { .. })
+                } else {
+                    matches!(port.kind, PortKind::Pressure { .. })
+                }
+        })
+    };
+    let pair = if hydraulic(a, &pa, true) && hydraulic(b, &pb, false) {
+        Some(((a, pa.clone()), (b, pb.clone())))
+    } else if hydraulic(b, &pb, true) && hydraulic(a, &pa, false) {
+        Some(((b, pb.clone()), (a, pa.clone())))
+    } else {
+        None
+    };
+    if let Some(((v, vp), (s, sp))) = pair {
+        return Ok(vec![
+            (
+                (v, format!("{vp}.pressure")),
+                (s, format!("{sp}.pressure")),
+                1.0,
+            ),
+            ((s, format!("{sp}.flow")), (v, format!("{vp}.flow")), -1.0),
+        ]);
     }
     // Output → input.
     let var = |i: usize, name: &str| {
@@ -437,12 +469,12 @@ fn resolve(components: &[Component], conn: &ConnectionDesc) -> Result<Vec<Link>,
                     "connect variables of the same unit",
                 ));
             }
-            Ok(vec![((a, pa), (b, pb))])
+            Ok(vec![((a, pa), (b, pb), 1.0)])
         }
         _ => Err(Diagnostic::at(
             conn.from.span(),
             format!(
-                "'{}' → '{}' is neither a mount and a base port nor a Real output and input",
+                "'{}' → '{}' is neither a mount and a base port, a flow and a pressure port, nor a Real output and input",
                 conn.from.get_ref(),
                 conn.to.get_ref()
             ),
@@ -510,14 +542,21 @@ fn ssd(
     out += "    </ssd:Elements>\n";
     if !links.is_empty() {
         out += "    <ssd:Connections>\n";
-        for ((a, va), (b, vb)) in links {
+        for ((a, va), (b, vb), factor) in links {
             out += &format!(
-                "      <ssd:Connection startElement=\"{}\" startConnector=\"{}\" endElement=\"{}\" endConnector=\"{}\"/>\n",
+                "      <ssd:Connection startElement=\"{}\" startConnector=\"{}\" endElement=\"{}\" endConnector=\"{}\"",
                 escape(&components[*a].name),
                 escape(va),
                 escape(&components[*b].name),
                 escape(vb)
             );
+            if *factor == 1.0 {
+                out += "/>\n";
+            } else {
+                out += &format!(
+                    ">\n        <ssc:LinearTransformation factor=\"{factor:?}\" offset=\"0.0\"/>\n      </ssd:Connection>\n"
+                );
+            }
         }
         out += "    </ssd:Connections>\n";
     }

@@ -97,6 +97,24 @@ fn a_split_machine_becomes_an_ssp_archive_with_its_port_connections() {
     assert!(ssd.contains("stopTime=\"3.0\""));
 }
 
+#[test]
+fn a_hydraulic_cut_turns_the_flow_sign_in_its_connection() {
+    let text = std::fs::read_to_string(cosim("hydraulic-split.toml")).unwrap();
+    let ssp = build(&text, "system-hydraulic").unwrap();
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&ssp).unwrap()).unwrap();
+    let mut ssd = String::new();
+    zip.by_name("SystemStructure.ssd")
+        .unwrap()
+        .read_to_string(&mut ssd)
+        .unwrap();
+    assert!(ssd.contains(
+        "<ssd:Connection startElement=\"supply\" startConnector=\"outlet.pressure\" endElement=\"load\" endConnector=\"inlet.pressure\"/>"
+    ));
+    assert!(ssd.contains(
+        "<ssd:Connection startElement=\"load\" startConnector=\"inlet.flow\" endElement=\"supply\" endConnector=\"outlet.flow\">\n        <ssc:LinearTransformation factor=\"-1.0\" offset=\"0.0\"/>"
+    ));
+}
+
 const HEAD: &str = "[system]\nname = \"s\"\nstep = \"1 ms\"\n[[system.components]]\nname = \"carrier\"\nmodel = \"carrier.toml\"\n[[system.components]]\nname = \"boom\"\nmodel = \"boom.toml\"\n";
 
 #[test]
@@ -108,7 +126,7 @@ fn bad_systems_are_located_errors() {
         ),
         (
             format!("{HEAD}[[system.connections]]\nfrom = \"carrier.roll\"\nto = \"boom.luff\"\n"),
-            "is neither a mount and a base port nor a Real output and input",
+            "is neither a mount and a base port, a flow and a pressure port, nor a Real output and input",
         ),
         (
             format!(

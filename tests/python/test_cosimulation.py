@@ -196,3 +196,30 @@ def test_the_ssp_archive_runs_in_ecos_and_meets_the_target(fmus, tmp_path, repor
         f"{100 * d_roll / roll_range:.3f} % of its range, luff {d_luff:.3e} rad"
     )
     assert d_roll <= 0.01 * roll_range
+
+
+def test_a_hydraulic_cut_runs_in_ecos_and_settles_where_the_whole_line_would(tmp_path, report):
+    """tests/cosim/hydraulic-split.toml: the supply's flow port to the load's pressure port."""
+    out = tmp_path / "build"
+    subprocess.run([str(HYDROMECH), "build", str(COSIM / "hydraulic-split.toml"), "-o", str(out)],
+                   check=True)
+    p = subprocess.run(
+        [str(harness.ecos_binary()), "simulate", "--path", str(out / "hydraulic-split.ssp"),
+         "--stopTime", "1", "--stepSize", "0.001", "--noParallel"],
+        cwd=tmp_path, env=harness.ecos_env(), capture_output=True, text=True, timeout=600,
+        stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, p.stdout + p.stderr
+    with open(tmp_path / "hydraulic-split.csv", newline="") as f:
+        rows = list(csv.reader(f, skipinitialspace=True))
+    col = {h.strip().split("[", 1)[0]: i for i, h in enumerate(rows[0])}
+    last = [float(x) for x in rows[-1]]
+    pressure, drawn, fed = (last[col["supply::outlet.pressure"]], last[col["load::inlet.flow"]],
+                            last[col["supply::outlet.flow"]])
+    q, g = 0.1e-6 * 1500 / 60, 1e-10
+    expected = 1e5 + q / g
+    report(f"ecos, hydraulic-split.ssp at 1 ms: line {pressure:.3f} Pa after 1 s (1 bar + Q/G = "
+           f"{expected:.0f} Pa), load draws {drawn:.1e} m³/s in ecos' 6-decimal CSV (pump {q:.4e})")
+    assert abs(pressure - expected) < 1e-5 * expected
+    # ecos writes 6 decimals: the flows are only that exact in its CSV.
+    assert abs(drawn - q) <= 1e-6
+    assert fed == -drawn, "the connection turns the flow's sign"
