@@ -443,6 +443,18 @@ fn check(models: &[PathBuf]) -> ExitCode {
             failed += 1;
             continue;
         };
+        if model_compiler::system::is_system(&source.text) {
+            match model_compiler::system::load(&source) {
+                Ok(sys) => println!("{}: ok ({})", path.display(), sys.summary()),
+                Err(errors) => {
+                    for e in errors {
+                        eprintln!("{e}\n");
+                    }
+                    failed += 1;
+                }
+            }
+            continue;
+        }
         match model_compiler::check(&source) {
             Ok((_, l)) => {
                 if let Err(errors) = model_compiler::report::check_csv(&source, &l) {

@@ -84,7 +84,9 @@ pub fn is_system(text: &str) -> bool {
 struct Component {
     name: String,
     model: CompiledModel,
-    fmu: Vec<u8>,
+    /// Its description file and text (to build its FMU).
+    path: PathBuf,
+    text: String,
     /// Parameter values for its `.ssv`.
     parameters: Vec<ParameterValue>,
 }
@@ -103,13 +105,38 @@ struct ParameterValue {
 /// the value is multiplied by on the way (an SSP linear transformation when not 1).
 type Link = ((usize, String), (usize, String), f64);
 
-/// Builds `<out_dir>/<system name>.ssp`; errors are located in the system file (or in the
-/// component description they come from, rendered).
-pub fn build(
-    source: &Source,
-    out_dir: &Path,
-    platforms: &[String],
-) -> Result<PathBuf, Vec<String>> {
+/// A checked system: every component compiled, every connection resolved.
+pub struct System {
+    name: String,
+    description: Option<String>,
+    step: f64,
+    stop: Option<f64>,
+    components: Vec<Component>,
+    links: Vec<Link>,
+}
+
+impl System {
+    /// One line for `hydromech check`.
+    pub fn summary(&self) -> String {
+        format!(
+            "system {}: {} components ({}), {} scalar connections, step {} s",
+            self.name,
+            self.components.len(),
+            self.components
+                .iter()
+                .map(|c| format!("{} = {}", c.name, c.model.name))
+                .collect::<Vec<_>>()
+                .join(", "),
+            self.links.len(),
+            self.step
+        )
+    }
+}
+
+/// Reads and checks a system description: its components' descriptions compiled, its
+/// connections resolved. Errors are located in the system file (or in the component
+/// description they come from), rendered.
+pub fn load(source: &Source) -> Result<System, Vec<String>> {
     let located = |d: Diagnostic| vec![source.render(&d)];
     let file: SystemFile =
         toml::from_str(&source.text).map_err(|e| located(from_toml_error(&e)))?;
@@ -128,16 +155,7 @@ pub fn build(
     }
     let stop = sys.stop_time.as_ref().map(seconds).transpose()?;
 
-    // Each component: compile its description, build its FMU in memory.
-    // One scratch directory per build (builds may run side by side in one process).
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let scratch = std::env::temp_dir().join(format!(
-        "hydromech-ssp-{}-{}-{nanos}",
-        std::process::id(),
-        sys.name.get_ref()
-    ));
+    // Each component: compile its description.
     let mut components: Vec<Component> = Vec::new();
     for c in &sys.components {
         if components.iter().any(|k| k.name == *c.name.get_ref()) {
@@ -164,7 +182,7 @@ pub fn build(
                 "give the path of a machine description, relative to this file",
             ))
         })?;
-        let component_source = Source::new(&path, text);
+        let component_source = Source::new(&path, text.clone());
         let model = crate::compile(&component_source)
             .map_err(|ds| {
                 ds.iter()
@@ -172,23 +190,15 @@ pub fn build(
                     .collect::<Vec<_>>()
             })?
             .model;
-        let fmu_path = crate::build_for(&component_source, &scratch, platforms).map_err(|ds| {
-            ds.iter()
-                .map(|d| component_source.render(d))
-                .collect::<Vec<_>>()
-        })?;
-        let fmu = std::fs::read(&fmu_path)
-            .map_err(|e| vec![format!("cannot read {}: {e}", fmu_path.display())])?;
         let parameters = parameter_values(&model, &c.parameters).map_err(located)?;
         components.push(Component {
             name: c.name.get_ref().clone(),
             model,
-            fmu,
+            path,
+            text,
             parameters,
         });
     }
-    let _ = std::fs::remove_dir_all(&scratch);
-
     let mut links: Vec<Link> = Vec::new();
     for conn in &sys.connections {
         links.extend(resolve(&components, conn).map_err(located)?);
@@ -206,24 +216,73 @@ pub fn build(
         }
     }
 
-    let name = sys.name.get_ref().clone();
-    let ssd = ssd(
-        &name,
-        sys.description.as_deref(),
-        &components,
-        &links,
+    Ok(System {
+        name: sys.name.get_ref().clone(),
+        description: sys.description.clone(),
         step,
         stop,
+        components,
+        links,
+    })
+}
+
+/// Builds `<out_dir>/<system name>.ssp`: [`load`], then each component's FMU.
+pub fn build(
+    source: &Source,
+    out_dir: &Path,
+    platforms: &[String],
+) -> Result<PathBuf, Vec<String>> {
+    let sys = load(source)?;
+    // One scratch directory per build (builds may run side by side in one process).
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let scratch = std::env::temp_dir().join(format!(
+        "hydromech-ssp-{}-{}-{nanos}",
+        std::process::id(),
+        sys.name
+    ));
+    let mut fmus = Vec::new();
+    for c in &sys.components {
+        let component_source = Source::new(&c.path, c.text.clone());
+        let built = crate::build_for(&component_source, &scratch, platforms)
+            .map_err(|ds| {
+                ds.iter()
+                    .map(|d| component_source.render(d))
+                    .collect::<Vec<_>>()
+            })
+            .and_then(|fmu_path| {
+                std::fs::read(&fmu_path)
+                    .map_err(|e| vec![format!("cannot read {}: {e}", fmu_path.display())])
+            });
+        match built {
+            Ok(fmu) => fmus.push(fmu),
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&scratch);
+                return Err(e);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    let (name, components, links) = (&sys.name, &sys.components, &sys.links);
+
+    let ssd = ssd(
+        name,
+        sys.description.as_deref(),
+        components,
+        links,
+        sys.step,
+        sys.stop,
     );
     let mut entries = vec![Entry {
         name: "SystemStructure.ssd".into(),
         data: ssd.into_bytes(),
         executable: false,
     }];
-    for c in &components {
+    for (c, fmu) in components.iter().zip(fmus) {
         entries.push(Entry {
             name: format!("resources/{}.fmu", c.name),
-            data: c.fmu.clone(),
+            data: fmu,
             executable: false,
         });
         if !c.parameters.is_empty() {

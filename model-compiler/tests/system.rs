@@ -23,6 +23,13 @@ fn build(text: &str, tag: &str) -> Result<std::path::PathBuf, Vec<String>> {
 fn a_split_machine_becomes_an_ssp_archive_with_its_port_connections() {
     let text = std::fs::read_to_string(cosim("split.toml")).unwrap();
     assert!(model_compiler::system::is_system(&text));
+    // `hydromech check` of a system: loaded and resolved, nothing built.
+    let sys =
+        model_compiler::system::load(&Source::new(cosim("split.toml"), text.clone())).unwrap();
+    assert_eq!(
+        sys.summary(),
+        "system carrier-boom-split: 2 components (carrier = carrier, boom = boom), 25 scalar connections, step 0.001 s"
+    );
     let ssp = build(&text, "system-split").unwrap();
     assert!(ssp.ends_with("carrier-boom-split.ssp"));
     let mut zip = zip::ZipArchive::new(std::fs::File::open(&ssp).unwrap()).unwrap();
