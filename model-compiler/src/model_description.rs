@@ -151,15 +151,10 @@ fn write(model: &CompiledModel, generation_date_and_time: &str) -> io::Result<Ve
             let mut u = start("Unit");
             u.push_attribute(("name", name.as_str()));
             w.write_event(Event::Start(u))?;
-            if let Ok(parsed) = units::parse_unit(name) {
+            if units::parse_unit(name).is_ok() {
                 let mut base = start("BaseUnit");
-                for (i, &e) in parsed.dim.0.iter().enumerate() {
-                    if e != 0 {
-                        base.push_attribute((units::BASE_NAMES[i], e.to_string().as_str()));
-                    }
-                }
-                if parsed.factor != 1.0 {
-                    base.push_attribute(("factor", real(parsed.factor).as_str()));
+                for (key, value) in units::base_unit_attributes(name) {
+                    base.push_attribute((key, value.as_str()));
                 }
                 w.write_event(Event::Empty(base))?;
             }

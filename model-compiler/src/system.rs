@@ -394,15 +394,8 @@ fn unit_definitions(units: &BTreeSet<String>, indent: &str) -> String {
     let mut out = String::new();
     for u in units {
         out += &format!("{indent}<ssc:Unit name=\"{}\"><ssc:BaseUnit", escape(u));
-        if let Ok(parsed) = units::parse_unit(u) {
-            for (i, &e) in parsed.dim.0.iter().enumerate() {
-                if e != 0 {
-                    out += &format!(" {}=\"{e}\"", units::BASE_NAMES[i]);
-                }
-            }
-            if parsed.factor != 1.0 {
-                out += &format!(" factor=\"{:?}\"", parsed.factor);
-            }
+        for (key, value) in units::base_unit_attributes(u) {
+            out += &format!(" {key}=\"{value}\"");
         }
         out += "/></ssc:Unit>\n";
     }

@@ -224,6 +224,27 @@ impl fmt::Display for UnitError {
 }
 
 /// Parses a unit expression (see module docs). The empty string is dimensionless.
+/// The `BaseUnit` attributes of a unit name as FMI and SSP write them: the non-zero SI
+/// base exponents (`kg="1"`, `m="-1"`, ...) and a `factor` when it is not 1; empty for a
+/// name that does not parse.
+pub fn base_unit_attributes(name: &str) -> Vec<(&'static str, String)> {
+    let Ok(parsed) = parse_unit(name) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(&'static str, String)> = parsed
+        .dim
+        .0
+        .iter()
+        .zip(BASE_NAMES)
+        .filter(|(e, _)| **e != 0)
+        .map(|(e, n)| (n, e.to_string()))
+        .collect();
+    if parsed.factor != 1.0 {
+        out.push(("factor", format!("{:?}", parsed.factor)));
+    }
+    out
+}
+
 pub fn parse_unit(text: &str) -> Result<Unit, UnitError> {
     let tokens = tokenize(text)?;
     let mut p = Parser {
