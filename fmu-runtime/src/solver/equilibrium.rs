@@ -104,7 +104,7 @@ impl Problem<'_> {
         self.solved_states() + self.l.nc + self.free.len()
     }
 
-    fn equations(&self) -> usize {
+    pub(super) fn equations(&self) -> usize {
         self.l.nz + self.solved_states() + self.precharged.len()
     }
 
@@ -136,7 +136,7 @@ impl Problem<'_> {
         }
     }
 
-    fn residual(
+    pub(super) fn residual(
         &self,
         u: &[f64],
         st: &mut State,
@@ -212,13 +212,23 @@ pub(super) fn solve(
         }
         if iter == 0 {
             // Row weights: 1/‖row‖ so forces, pressure rates and pressures weigh alike.
-            for i in 0..neq {
-                let s = jac[i * n..(i + 1) * n]
+            let row_norm = |i: usize| {
+                jac[i * n..(i + 1) * n]
                     .iter()
                     .map(|v| v * v)
                     .sum::<f64>()
-                    .sqrt();
-                row_w[i] = if s > 0.0 && s.is_finite() {
+                    .sqrt()
+            };
+            // A joint no unknown acts on (a truck's chassis on its springs: the machine's
+            // forces on it are internal) keeps whatever residual it starts with; its row's
+            // Jacobian is rounding noise (1e-11..1e-9 where the crane's rows are 1e-4..1e-2),
+            // and weighting that by 1/‖row‖ would make the noise steer the solve.
+            let mech_scale = (0..problem.l.nz).map(row_norm).fold(0.0, f64::max);
+            for i in 0..neq {
+                let s = row_norm(i);
+                row_w[i] = if i < problem.l.nz && s <= 1e-6 * mech_scale {
+                    0.0
+                } else if s > 0.0 && s.is_finite() {
                     1.0 / s
                 } else {
                     1.0

@@ -85,6 +85,15 @@ pub(super) fn settle(
         return Ok(Vec::new());
     }
     let load = super::equilibrium::load_scale(m, l, params, st, ws);
+    // What the equilibrium left unbalanced where no pressure acts (a carrier's springs a
+    // hair off): holding trapped oil must not add to it, but cannot remove it either.
+    let floor = {
+        let prob = problem(m, l, params, &[]);
+        let u = prob.start(st, params);
+        let mut r = vec![0.0; prob.equations()];
+        prob.residual(&u, st, params, ws, &mut r);
+        r[..l.nz].iter().fold(0.0f64, |s, v| s.max(v.abs()))
+    };
     trapped.sort_by(|&a, &b| st.w[a].total_cmp(&st.w[b]));
     let mut held: Vec<usize> = Vec::new();
     let (mut w, mut lambda) = (st.w.clone(), st.lambda.clone());
@@ -101,7 +110,7 @@ pub(super) fn settle(
         let above = trapped
             .iter()
             .all(|&j| st.w[j] >= make_up - 1.0 || w[j] < make_up - 1.0);
-        if force <= BALANCE * load.max(1.0) && pins <= 1.0 && above {
+        if force <= floor + BALANCE * load.max(1.0) && pins <= 1.0 && above {
             held.push(k);
             w.copy_from_slice(&st.w);
             lambda.copy_from_slice(&st.lambda);
