@@ -694,19 +694,28 @@ fn resolve_quantity(
             let offers: Vec<&str> = offers.iter().map(String::as_str).collect();
             return bad(cx, "composite joint", &offers);
         };
-        let text = match kind {
-            "q" => "Angle",
-            "qd" => "Rate",
-            "qdd" => "Acceleration",
+        // A free joint's x, y, z are slides: lengths, not angles.
+        let slide = matches!(
+            model.mechanism.bodies[body].joint,
+            JointKind::Prismatic { .. }
+        );
+        let text = match (kind, slide) {
+            ("q", false) => "Angle",
+            ("q", true) => "Position",
+            ("qd", _) => "Rate",
+            ("qdd", _) => "Acceleration",
             _ => {
                 let offers: Vec<&str> = offers.iter().map(String::as_str).collect();
                 return bad(cx, "composite joint", &offers);
             }
         };
-        let (probe, unit) = match kind {
-            "q" => (Probe::JointPosition(body), "rad"),
-            "qd" => (Probe::JointVelocity(body), "rad/s"),
-            _ => (Probe::JointAcceleration(body), "rad/s2"),
+        let (probe, unit) = match (kind, slide) {
+            ("q", false) => (Probe::JointPosition(body), "rad"),
+            ("qd", false) => (Probe::JointVelocity(body), "rad/s"),
+            (_, false) => (Probe::JointAcceleration(body), "rad/s2"),
+            ("q", true) => (Probe::JointPosition(body), "m"),
+            ("qd", true) => (Probe::JointVelocity(body), "m/s"),
+            (_, true) => (Probe::JointAcceleration(body), "m/s2"),
         };
         return Some(real(probe, unit, format!("{text} {part} of joint {head}")));
     }
