@@ -189,7 +189,9 @@ configure_libclang() {
 }
 
 stage_build_fmus() {
-    cargo run --release --bin hydromech -- build
+    # --split base: also the carrier and carried FMUs of every description with [carries]
+    # (truck-crane), so that the protocol, validation and ecos suites import them too.
+    cargo run --release --bin hydromech -- build --split base
     echo "FMUs:"
     ls -l fmus/*.fmu
     # The supplier package (FMI Cross-Check tree) that tests/python/test_crosscheck.py and

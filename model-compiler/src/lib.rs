@@ -18,6 +18,7 @@
 //! `simulate`.
 
 pub mod bench;
+pub mod compose;
 pub mod crosscheck;
 pub mod description;
 pub mod diagnostic;
@@ -45,16 +46,30 @@ use lower::Lowered;
 use std::path::{Path, PathBuf};
 
 /// Parse, validate and lower (no equilibrium solve, no GUID): `hydromech check`.
-/// Warnings of a valid description are in [`Lowered::warnings`].
+/// Warnings of a valid description are in [`Lowered::warnings`]. A description with
+/// `[carries]` is lowered as one machine with the carried one on its mount ([`compose`]).
 pub fn check(source: &Source) -> Result<(Description, Lowered), Vec<Diagnostic>> {
     let d = Description::parse(&source.text).map_err(|e| vec![e])?;
+    if d.carries.is_some() {
+        return compose::whole(source, &d);
+    }
     let lowered = lower::lower(&d)?;
     Ok((d, lowered))
 }
 
 /// The complete compiled model: checked, `init.solve_for` solved, GUID set.
 pub fn compile(source: &Source) -> Result<Lowered, Vec<Diagnostic>> {
-    let (d, mut l) = check(source)?;
+    let (d, l) = check(source)?;
+    finish(&d, l)
+}
+
+/// [`compile`] of a parsed description (one machine; `[carries]` is not looked at).
+pub fn compile_description(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
+    finish(d, lower::lower(d)?)
+}
+
+/// `init.solve_for` solved, GUID set.
+fn finish(d: &Description, mut l: Lowered) -> Result<Lowered, Vec<Diagnostic>> {
     if !l.solve_for.is_empty() {
         let span = d
             .init
@@ -101,25 +116,40 @@ pub fn build_for(
     out_dir: &Path,
     platforms: &[String],
 ) -> Result<PathBuf, Vec<Diagnostic>> {
-    let global = |message: String, help: &str| vec![Diagnostic::global(message, help)];
-    let binaries = runtime::select(platforms).map_err(|e| {
-        global(
-            e,
-            &format!(
-                "list the platforms this hydromech carries with `hydromech --version` ({})",
-                runtime::platforms().join(", ")
-            ),
-        )
-    })?;
+    // The platforms first: a missing one is reported before any compile error.
+    runtime::select(platforms).map_err(platform_error)?;
     let l = compile(source)?;
-    let time = timestamp::build_time();
-    let xml = model_description::render(&l.model, &time.to_xml());
-    let html = documentation::render_lowered(&l);
     let stem = source
         .path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| l.model.model_identifier.clone());
+    write_fmu(&l, &stem, out_dir, platforms)
+}
+
+fn platform_error(e: String) -> Vec<Diagnostic> {
+    vec![Diagnostic::global(
+        e,
+        format!(
+            "list the platforms this hydromech carries with `hydromech --version` ({})",
+            runtime::platforms().join(", ")
+        ),
+    )]
+}
+
+/// Writes `<out_dir>/<stem>.fmu` of a compiled model (and `<stem>_OspModelDescription.xml`
+/// when it has ports) for the named platforms; returns the FMU's path.
+pub fn write_fmu(
+    l: &Lowered,
+    stem: &str,
+    out_dir: &Path,
+    platforms: &[String],
+) -> Result<PathBuf, Vec<Diagnostic>> {
+    let global = |message: String, help: &str| vec![Diagnostic::global(message, help)];
+    let binaries = runtime::select(platforms).map_err(platform_error)?;
+    let time = timestamp::build_time();
+    let xml = model_description::render(&l.model, &time.to_xml());
+    let html = documentation::render_lowered(l);
     let fmu = out_dir.join(format!("{stem}.fmu"));
     let model_file = fmu_runtime::model::file::encode(&l.model);
     let entries = package::fmu_entries(xml, &l.model.model_identifier, &binaries, model_file, html);

@@ -39,6 +39,11 @@ enum Command {
         /// (`hydromech --version` lists them).
         #[arg(long = "platform", value_delimiter = ',')]
         platforms: Vec<String>,
+        /// Also split each machine: `base` writes, for a description with [carries], the
+        /// carrier and the carried machine as two FMUs (`<file>.carrier.fmu`,
+        /// `<file>.<name>.fmu`) and `<model>-split.ssp` joining the mount to the base port.
+        #[arg(long, value_enum)]
+        split: Option<SplitAt>,
     },
     /// Parse, validate and lower descriptions without building.
     Check {
@@ -141,7 +146,8 @@ fn main() -> ExitCode {
             models,
             output,
             platforms,
-        } => build(models, &output, &platforms),
+            split,
+        } => build(models, &output, &platforms, split),
         Command::Check { models } => check(&models),
         Command::Report { models, output } => report_pages(models, &output),
         Command::Bench(args) => model_compiler::bench::main(args),
@@ -184,6 +190,13 @@ fn main() -> ExitCode {
             },
         ),
     }
+}
+
+/// Where `hydromech build --split` cuts a machine.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum SplitAt {
+    /// At the base of the machine a carrier carries ([carries]).
+    Base,
 }
 
 fn read(path: &Path) -> Result<Source, ()> {
@@ -274,7 +287,14 @@ fn each_model(models: Vec<PathBuf>, mut job: impl FnMut(&Source, Instant) -> boo
     exit_code(failed)
 }
 
-fn build(models: Vec<PathBuf>, output: &Path, platforms: &[String]) -> ExitCode {
+fn build(
+    models: Vec<PathBuf>,
+    output: &Path,
+    platforms: &[String],
+    split: Option<SplitAt>,
+) -> ExitCode {
+    // Named descriptions without [carries] get a note; models/ is split where it can be.
+    let named = !models.is_empty();
     each_model(models, |source, started| {
         // A system description becomes one SSP archive with its components' FMUs.
         if model_compiler::system::is_system(&source.text) {
@@ -303,7 +323,10 @@ fn build(models: Vec<PathBuf>, output: &Path, platforms: &[String]) -> ExitCode 
                     fmu.display(),
                     started.elapsed().as_secs_f64()
                 );
-                true
+                match split {
+                    Some(SplitAt::Base) => split_at_base(source, output, platforms, named),
+                    None => true,
+                }
             }
             Err(errors) => {
                 report(source, &errors);
@@ -311,6 +334,37 @@ fn build(models: Vec<PathBuf>, output: &Path, platforms: &[String]) -> ExitCode 
             }
         }
     })
+}
+
+/// `--split base` of one description.
+fn split_at_base(source: &Source, output: &Path, platforms: &[String], named: bool) -> bool {
+    let carries = model_compiler::description::Description::parse(&source.text)
+        .is_ok_and(|d| d.carries.is_some());
+    if !carries {
+        if !named {
+            return true;
+        }
+        eprintln!(
+            "{}: note: no [carries], nothing to split at a base",
+            source.path.display()
+        );
+        return true;
+    }
+    match model_compiler::compose::write_split(source, output, platforms) {
+        Ok(paths) => {
+            for p in paths {
+                println!("{}", p.display());
+            }
+            true
+        }
+        Err(errors) => {
+            for e in errors {
+                eprintln!("{e}\n");
+            }
+            eprintln!("{}: the split was not built", source.path.display());
+            false
+        }
+    }
 }
 
 fn report_pages(models: Vec<PathBuf>, output: &Path) -> ExitCode {

@@ -404,6 +404,10 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("reference", K::V3, false, "Base-frame point about which the moment on the carrier is reported [m]; default the origin."),
         ("name", K::Name, false, "Prefix of the port's FMI variables; default \"base\"."),
     ]),
+    ("carries", "Another machine description standing on this carrier's [interface.mount] (its ground frame is the mount frame).", &[
+        ("model", K::Name, true, "The carried machine's description file, relative to this one."),
+        ("name", K::Name, false, "Its component name in the split (`<file>.<name>.fmu`, model `<model>-<name>`); default \"carried\"."),
+    ]),
     ("report", "The standard manoeuvre and plots of `hydromech report` (documentation only).", &[
         ("stop_time", K::Q, false, "End of the run [s]; default [experiment] stop_time."),
         ("step", K::Q, false, "Communication step of the run [s]; default [experiment] step_size."),
@@ -474,6 +478,7 @@ const ROOT: &[F] = &[
     ("hydraulics", K::Def("hydraulics"), false, "The hydraulic circuit."),
     ("interface", K::Def("interface"), false, "The FMI interface."),
     ("report", K::Def("report"), false, "Standard manoeuvre and plots of `hydromech report`."),
+    ("carries", K::Def("carries"), false, "A machine from another description standing on [interface.mount]: one FMU of both, or with `hydromech build --split base` two FMUs and an SSP archive."),
 ];
 
 fn kind(k: K, doc: &str) -> Value {

@@ -29,6 +29,7 @@
 use crate::description::{Name, Quantity};
 use crate::diagnostic::{Diagnostic, Source, from_toml_error};
 use crate::documentation::escape;
+use crate::lower::Lowered;
 use crate::package::{self, Entry};
 use crate::units::{self, Dim};
 use fmu_runtime::model::{Axis, Binding, Causality, CompiledModel, PortKind, Probe, VarType};
@@ -83,12 +84,16 @@ pub fn is_system(text: &str) -> bool {
 
 struct Component {
     name: String,
-    model: CompiledModel,
-    /// Its description file and text (to build its FMU).
-    path: PathBuf,
-    text: String,
+    /// Compiled once; its FMU is written from this.
+    lowered: Lowered,
     /// Parameter values for its `.ssv`.
     parameters: Vec<ParameterValue>,
+}
+
+impl Component {
+    fn model(&self) -> &CompiledModel {
+        &self.lowered.model
+    }
 }
 
 /// One checked parameter value of a component.
@@ -116,6 +121,32 @@ pub struct System {
 }
 
 impl System {
+    /// A carrier and the machine on its mount as a system of two components joined mount →
+    /// base port (`hydromech build --split base`, [`crate::compose`]).
+    pub fn carrier_and_carried(
+        name: &str,
+        description: String,
+        step: f64,
+        stop: Option<f64>,
+        carrier: (&str, Lowered, &str),
+        carried: (&str, Lowered, &str),
+    ) -> System {
+        let links = mount_links((0, carrier.2), (1, carried.2));
+        let component = |(name, lowered, _): (&str, Lowered, &str)| Component {
+            name: name.to_string(),
+            lowered,
+            parameters: Vec::new(),
+        };
+        System {
+            name: name.to_string(),
+            description: Some(description),
+            step,
+            stop,
+            components: vec![component(carrier), component(carried)],
+            links,
+        }
+    }
+
     /// One line for `hydromech check`.
     pub fn summary(&self) -> String {
         format!(
@@ -124,7 +155,7 @@ impl System {
             self.components.len(),
             self.components
                 .iter()
-                .map(|c| format!("{} = {}", c.name, c.model.name))
+                .map(|c| format!("{} = {}", c.name, c.model().name))
                 .collect::<Vec<_>>()
                 .join(", "),
             self.links.len(),
@@ -182,20 +213,16 @@ pub fn load(source: &Source) -> Result<System, Vec<String>> {
                 "give the path of a machine description, relative to this file",
             ))
         })?;
-        let component_source = Source::new(&path, text.clone());
-        let model = crate::compile(&component_source)
-            .map_err(|ds| {
-                ds.iter()
-                    .map(|d| component_source.render(d))
-                    .collect::<Vec<_>>()
-            })?
-            .model;
-        let parameters = parameter_values(&model, &c.parameters).map_err(located)?;
+        let component_source = Source::new(&path, text);
+        let lowered = crate::compile(&component_source).map_err(|ds| {
+            ds.iter()
+                .map(|d| component_source.render(d))
+                .collect::<Vec<_>>()
+        })?;
+        let parameters = parameter_values(&lowered.model, &c.parameters).map_err(located)?;
         components.push(Component {
             name: c.name.get_ref().clone(),
-            model,
-            path,
-            text,
+            lowered,
             parameters,
         });
     }
@@ -232,7 +259,11 @@ pub fn build(
     out_dir: &Path,
     platforms: &[String],
 ) -> Result<PathBuf, Vec<String>> {
-    let sys = load(source)?;
+    write(&load(source)?, out_dir, platforms)
+}
+
+/// Writes `<out_dir>/<system name>.ssp` of a checked system, each component's FMU inside.
+pub fn write(sys: &System, out_dir: &Path, platforms: &[String]) -> Result<PathBuf, Vec<String>> {
     // One scratch directory per build (builds may run side by side in one process).
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -244,11 +275,10 @@ pub fn build(
     ));
     let mut fmus = Vec::new();
     for c in &sys.components {
-        let component_source = Source::new(&c.path, c.text.clone());
-        let built = crate::build_for(&component_source, &scratch, platforms)
+        let built = crate::write_fmu(&c.lowered, &c.name, &scratch, platforms)
             .map_err(|ds| {
                 ds.iter()
-                    .map(|d| component_source.render(d))
+                    .map(|d| format!("{}: {}\nhelp: {}", c.name, d.message, d.help))
                     .collect::<Vec<_>>()
             })
             .and_then(|fmu_path| {
@@ -402,6 +432,19 @@ fn unit_definitions(units: &BTreeSet<String>, indent: &str) -> String {
     out
 }
 
+/// A mount `(component, port)` to a carried machine's base port: the 19 motion values one
+/// way, the 6 wrench values back.
+fn mount_links(mount: (usize, &str), base: (usize, &str)) -> Vec<Link> {
+    let ((m, mp), (c, cp)) = (mount, base);
+    let motion = crate::lower::base::MOTION
+        .iter()
+        .map(|(s, _, _)| ((m, format!("{mp}.{s}")), (c, format!("{cp}.{s}")), 1.0));
+    let wrench = crate::lower::base::WRENCH
+        .iter()
+        .map(|s| ((c, format!("{cp}.{s}")), (m, format!("{mp}.{s}")), 1.0));
+    motion.chain(wrench).collect()
+}
+
 /// The scalar links of one connection.
 fn resolve(components: &[Component], conn: &ConnectionDesc) -> Result<Vec<Link>, Diagnostic> {
     let split = |n: &Name| -> Result<(usize, String), Diagnostic> {
@@ -433,7 +476,7 @@ fn resolve(components: &[Component], conn: &ConnectionDesc) -> Result<Vec<Link>,
     // A mount to a base port (either way round).
     let mount = |i: usize, p: &str| {
         components[i]
-            .model
+            .model()
             .ports
             .iter()
             .enumerate()
@@ -441,7 +484,7 @@ fn resolve(components: &[Component], conn: &ConnectionDesc) -> Result<Vec<Link>,
             .map(|(k, _)| k)
     };
     let base = |i: usize, p: &str| {
-        let m = &components[i].model;
+        let m = components[i].model();
         m.mechanism.base.is_some()
             && m.variables.iter().any(|v| {
                 v.binding == Binding::Probe(Probe::BaseForce(Axis::X))
@@ -454,20 +497,13 @@ fn resolve(components: &[Component], conn: &ConnectionDesc) -> Result<Vec<Link>,
         _ => None,
     };
     if let Some(((m, mp), (c, cp))) = pair {
-        let mut links = Vec::new();
-        for (s, _, _) in crate::lower::base::MOTION {
-            links.push(((m, format!("{mp}.{s}")), (c, format!("{cp}.{s}")), 1.0));
-        }
-        for s in crate::lower::base::WRENCH {
-            links.push(((c, format!("{cp}.{s}")), (m, format!("{mp}.{s}")), 1.0));
-        }
-        return Ok(links);
+        return Ok(mount_links((m, &mp), (c, &cp)));
     }
     // A flow port (a volume) to a pressure port (a pressure source), either way round: the
     // volume's pressure drives the source, and what the source's side draws flows out of
     // the volume (both ports count flow into their own machine, hence the factor −1).
     let hydraulic = |i: usize, p: &str, flow: bool| {
-        components[i].model.ports.iter().any(|port| {
+        components[i].model().ports.iter().any(|port| {
             port.name == p
                 && if flow {
                     matches!(port.kind, PortKind::Flow { .. })
@@ -496,7 +532,7 @@ fn resolve(components: &[Component], conn: &ConnectionDesc) -> Result<Vec<Link>,
     // Output → input.
     let var = |i: usize, name: &str| {
         components[i]
-            .model
+            .model()
             .variables
             .iter()
             .find(|v| v.name == name)
@@ -560,7 +596,7 @@ fn ssd(
             escape(&c.name)
         );
         // Every Real input and output: the connections use some, tools may add others.
-        for v in &c.model.variables {
+        for v in &c.model().variables {
             let kind = match v.causality {
                 Causality::Input => "input",
                 Causality::Output => "output",

@@ -44,6 +44,21 @@ pub struct Description {
     pub interface: Option<InterfaceDesc>,
     /// `hydromech report`: standard manoeuvre and plots (documentation only).
     pub report: Option<ReportDesc>,
+    /// A machine from another description standing on this one's mount.
+    pub carries: Option<CarriesDesc>,
+}
+
+/// `[carries]`: another machine description stands on this carrier's `[interface.mount]`:
+/// its ground frame is the mount frame. `hydromech build` makes one FMU of both;
+/// `--split base` also the carrier and the carried machine as two FMUs and an SSP archive
+/// joining the mount to the carried machine's base port (see [`crate::compose`]).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CarriesDesc {
+    /// The carried machine's description, relative to this file.
+    pub model: Name,
+    /// Its component name in the split (`<file>.<name>.fmu`); default `carried`.
+    pub name: Option<Name>,
 }
 
 impl Description {

@@ -117,6 +117,9 @@ pub(crate) struct BodyInfo {
     pub massless: bool,
 }
 
+/// The mount's name (its FMI prefix) when `[interface.mount]` gives none.
+pub const MOUNT_DEFAULT_NAME: &str = "mount";
+
 /// Names reserved for the global quantities and sections.
 const RESERVED: &[&str] = &[
     "ground",

@@ -59,7 +59,9 @@ fn lower_mount(cx: &mut Ctx, desc: &MountDesc) -> Option<Port> {
     let name = desc
         .name
         .as_ref()
-        .map_or("mount".to_string(), |n| n.get_ref().clone());
+        .map_or(super::MOUNT_DEFAULT_NAME.to_string(), |n| {
+            n.get_ref().clone()
+        });
     if let Some(n) = &desc.name
         && let Err(e) = crate::names::check_structured(n.get_ref())
     {

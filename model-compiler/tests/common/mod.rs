@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Every machine description in `models/`.
-pub const SHIPPED_MODELS: [&str; 9] = [
+pub const SHIPPED_MODELS: [&str; 10] = [
     "naya-rod.toml",
     "jaiswal-fourbar.toml",
     "jaiswal-fourbar-friction.toml",
@@ -21,6 +21,7 @@ pub const SHIPPED_MODELS: [&str; 9] = [
     "patu-pvg32.toml",
     "excavator.toml",
     "knuckle-crane.toml",
+    "truck-crane.toml",
 ];
 
 pub struct Machine {
