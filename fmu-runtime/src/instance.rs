@@ -716,6 +716,8 @@ impl Instance {
     /// step (a shorter last sub-step when needed). On failure the state is left at the last
     /// successful internal step.
     pub fn advance(&mut self, to_time: f64) -> Result<(), StepError> {
+        // Prescribed motions follow the inputs as they stand at this communication point.
+        solver::drives::anchor(&mut self.work, &self.params, self.state.time);
         if !self.has_slopes {
             return self.advance_held(to_time);
         }
@@ -837,6 +839,9 @@ impl Instance {
             &self.params,
             &mut self.state,
         );
+        let t = self.state.time;
+        solver::drives::anchor(&mut self.work, &self.params, t);
+        solver::drives::place(&self.work, &mut self.state, t);
         self.refresh_outputs();
     }
 

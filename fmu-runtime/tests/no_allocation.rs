@@ -104,6 +104,39 @@ fn stepping_does_not_allocate() {
             "valve.command",
             [0.4546082, 0.4746082],
         ),
+        (
+            // A prescribed-motion crank (its rate stepped) inside the loop.
+            {
+                let mut m = support::jaiswal_fourbar(0.001);
+                let crank = m
+                    .mechanism
+                    .bodies
+                    .iter()
+                    .position(|b| b.joint.dof() == 1)
+                    .unwrap();
+                let q0 = m.params[m.mechanism.bodies[crank].q0.index()].default;
+                let mut slot = |name: &str, default: f64| {
+                    m.params.push(fmu_runtime::model::ParamSlot {
+                        name: name.into(),
+                        default,
+                    });
+                    ParamId(m.params.len() as u32 - 1)
+                };
+                let kind = fmu_runtime::model::PortKind::JointMotion {
+                    body: crank,
+                    position: slot("servo.q", q0),
+                    velocity: slot("servo.qd", 0.0),
+                    acceleration: slot("servo.qdd", 0.0),
+                };
+                m.ports.push(fmu_runtime::model::Port {
+                    name: "servo".into(),
+                    kind,
+                });
+                m
+            },
+            "servo.qdd",
+            [0.5, -0.5],
+        ),
     ] {
         let cmd = ParamId(model.params.iter().position(|p| p.name == command).unwrap() as u32);
         let sparse = model.solver.linear_solver == fmu_runtime::model::LinearSolver::Sparse;

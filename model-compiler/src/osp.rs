@@ -207,6 +207,21 @@ fn groups(model: &CompiledModel) -> Vec<Group<'_>> {
                     ],
                 );
             }
+            // The same pair the other way round: the velocity in, the drive's force out.
+            PortKind::JointMotion { body, velocity, .. } => {
+                let kind = match model.mechanism.bodies[body].joint {
+                    JointKind::Prismatic { .. } => Kind::LinearMechanicalPort,
+                    _ => Kind::AngularMechanicalPort,
+                };
+                push(
+                    kind,
+                    name.clone(),
+                    vec![
+                        vec![by_probe(model, Probe::PortOutput(k))],
+                        vec![by_slot(model, velocity)],
+                    ],
+                );
+            }
             PortKind::Flow { flow, .. } => push(
                 Kind::HydraulicPort,
                 name.clone(),

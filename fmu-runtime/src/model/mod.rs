@@ -297,7 +297,7 @@ impl CompiledModel {
         }
         for port in &self.ports {
             let ok = match port.kind {
-                PortKind::JointForce { body, .. } => self
+                PortKind::JointForce { body, .. } | PortKind::JointMotion { body, .. } => self
                     .mechanism
                     .bodies
                     .get(body)
@@ -318,6 +318,14 @@ impl CompiledModel {
             if !ok {
                 return err(format!(
                     "port {} is on a missing or wrong component",
+                    port.name
+                ));
+            }
+            if matches!(port.kind, PortKind::JointMotion { .. })
+                && self.solver.formulation != Formulation::AugmentedLagrangian
+            {
+                return err(format!(
+                    "port {} prescribes a joint's motion, which needs the augmented-Lagrangian formulation",
                     port.name
                 ));
             }

@@ -14,6 +14,15 @@ pub enum PortKind {
     /// A generalized force on the tree joint of `body` between it and its parent: a
     /// torque [N·m] on a revolute joint, a force [N] on a prismatic one. Out: the joint rate.
     JointForce { body: usize, force: ParamId },
+    /// A prescribed motion of the tree joint of `body`: its coordinate, rate and
+    /// acceleration in (followed as `q + q̇τ + q̈τ²/2` inside a step); out: the torque
+    /// [N·m] or force [N] the drive applies (see `solver::drives`).
+    JointMotion {
+        body: usize,
+        position: ParamId,
+        velocity: ParamId,
+        acceleration: ParamId,
+    },
     /// The capacitive side of a hydraulic cut: volume flow into control volume `node`
     /// [m³/s] in, its pressure out.
     Flow { node: usize, flow: ParamId },
@@ -62,6 +71,12 @@ impl Port {
     pub fn params(&self) -> Vec<ParamId> {
         match self.kind {
             PortKind::JointForce { force, .. } => vec![force],
+            PortKind::JointMotion {
+                position,
+                velocity,
+                acceleration,
+                ..
+            } => vec![position, velocity, acceleration],
             PortKind::Flow { flow, .. } => vec![flow],
             PortKind::Tlm {
                 wave, impedance, ..

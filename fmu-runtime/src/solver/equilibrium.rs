@@ -18,6 +18,53 @@ use crate::mechanics::dynamics::mass_matrix;
 use crate::model::{CompiledModel, Element, Node, ParamId};
 use nalgebra::Matrix6;
 
+/// The minimum-norm change `dz` of the free (not driven) coordinates with `Φ_z dz = v`:
+/// `(Φ_f Φ_fᵀ + μI) y = v`, `dz = Φ_fᵀ y` (driven coordinates left out, as their drives
+/// put them).
+fn min_norm_change(
+    phi_z: &[f64],
+    (nz, nc): (usize, usize),
+    free: &[bool],
+    v: &[f64],
+    dz: &mut [f64],
+) -> Result<(), String> {
+    let mut a = vec![0.0; nc * nc];
+    let mut trace = 0.0;
+    for i in 0..nc {
+        for j in 0..nc {
+            a[i * nc + j] = (0..nz)
+                .filter(|&k| free[k])
+                .map(|k| phi_z[i * nz + k] * phi_z[j * nz + k])
+                .sum();
+        }
+        trace += a[i * nc + i];
+    }
+    for i in 0..nc {
+        a[i * nc + i] += 1e-10 * (1.0 + trace / nc as f64);
+    }
+    let (mut piv, mut rs) = (vec![0; nc], vec![0.0; 2 * nc]);
+    let mut y = v.to_vec();
+    lu_factor(&mut a, nc, &mut piv, &mut rs)?;
+    lu_solve(&a, nc, &piv, &rs, &mut y);
+    for k in 0..nz {
+        dz[k] = if free[k] {
+            (0..nc).map(|i| phi_z[i * nz + k] * y[i]).sum::<f64>()
+        } else {
+            0.0
+        };
+    }
+    Ok(())
+}
+
+/// Which joint coordinates are free (not driven by a prescribed-motion port).
+fn free_coordinates(l: &Layout, ws: &Workspace) -> Vec<bool> {
+    let mut free = vec![true; l.nz];
+    for d in &ws.drives {
+        free[d.coordinate] = false;
+    }
+    free
+}
+
 /// Solves Φ(z) = 0 by minimum-norm Gauss–Newton corrections of the joint coordinates.
 fn assemble(
     m: &CompiledModel,
@@ -30,9 +77,8 @@ fn assemble(
     if nc == 0 {
         return Ok(());
     }
-    let mut a = vec![0.0; nc * nc];
-    let (mut piv, mut rs) = (vec![0; nc], vec![0.0; 2 * nc]);
-    let mut y = vec![0.0; nc];
+    let free = free_coordinates(l, ws);
+    let mut dz = vec![0.0; nz];
     for _ in 0..50 {
         ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
         let e = &ws.eval;
@@ -40,24 +86,9 @@ fn assemble(
         if norm < 1e-13 {
             return Ok(());
         }
-        // (Φ_z Φ_zᵀ + μI) y = Φ, Δz = −Φ_zᵀ y.
-        let mut trace = 0.0;
-        for i in 0..nc {
-            for j in 0..nc {
-                a[i * nc + j] = (0..nz)
-                    .map(|k| e.phi_z[i * nz + k] * e.phi_z[j * nz + k])
-                    .sum();
-            }
-            trace += a[i * nc + i];
-        }
-        for i in 0..nc {
-            a[i * nc + i] += 1e-10 * (1.0 + trace / nc as f64);
-        }
-        y.copy_from_slice(&e.phi);
-        lu_factor(&mut a, nc, &mut piv, &mut rs)?;
-        lu_solve(&a, nc, &piv, &rs, &mut y);
-        for k in 0..nz {
-            st.z[k] -= (0..nc).map(|i| e.phi_z[i * nz + k] * y[i]).sum::<f64>();
+        min_norm_change(&e.phi_z, (nz, nc), &free, &e.phi, &mut dz)?;
+        for (z, d) in st.z.iter_mut().zip(&dz) {
+            *z -= d;
         }
     }
     let norm = ws.eval.phi.iter().fold(0.0f64, |s, v| s.max(v.abs()));
@@ -68,6 +99,33 @@ fn assemble(
             "the loops cannot be closed from the initial joint coordinates (|Φ| = {norm:.3e})"
         ))
     }
+}
+
+/// Rates of the free coordinates that close the loops (Φ_z ż = 0) around the driven ones'
+/// prescribed rates: a crank started turning moves its loop with it from the start.
+fn close_rates(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+) -> Result<(), String> {
+    let (nz, nc) = (l.nz, l.nc);
+    if nc == 0 || ws.drives.is_empty() {
+        return Ok(());
+    }
+    let free = free_coordinates(l, ws);
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    let e = &ws.eval;
+    let v: Vec<f64> = (0..nc)
+        .map(|r| (0..nz).map(|k| e.phi_z[r * nz + k] * st.zd[k]).sum())
+        .collect();
+    let mut dz = vec![0.0; nz];
+    min_norm_change(&e.phi_z, (nz, nc), &free, &v, &mut dz)?;
+    for (zd, d) in st.zd.iter_mut().zip(&dz) {
+        *zd -= d;
+    }
+    Ok(())
 }
 
 /// Joint-space mass matrix at the current configuration (row-major).
@@ -154,6 +212,10 @@ impl Problem<'_> {
                 + (0..nc)
                     .map(|k| e.phi_z[k * nz + i] * st.lambda[k])
                     .sum::<f64>();
+        }
+        // A prescribed-motion joint is balanced by its drive, whatever it takes.
+        for d in &ws.drives {
+            r[d.coordinate] = 0.0;
         }
         // Volumes: the net inflow ṗ·dV/dp, not ṗ itself. Near vapour pressure the oil's
         // modulus vanishes and with it ṗ, whatever the flow: a spurious root that left a
@@ -338,7 +400,10 @@ pub fn initialize(
     ws: &mut Workspace,
 ) -> Result<(), String> {
     let mut params = p.to_vec();
+    super::drives::anchor(ws, p, st.time);
+    super::drives::place(ws, st, st.time);
     assemble(m, l, p, st, ws)?;
+    close_rates(m, l, p, st, ws)?;
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     let mm = mass(m, l, ws);
     st.mass_scale = (0..l.nz)
@@ -454,6 +519,7 @@ fn settle(
 ) -> Result<(), String> {
     consistent_rates(m, l, p, st, ws, mm)?;
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    super::drives::finish(l.nz, st, ws);
     let (ke, pe) = ws.eval.energies();
     st.energy0 = ke + pe;
     st.work = 0.0;
@@ -493,6 +559,15 @@ fn consistent_rates(
     let (nz, nc) = (l.nz, l.nc);
     st.zdd.fill(0.0);
     st.wd.fill(0.0);
+    // Driven coordinates take their reference acceleration; their rows are replaced below.
+    let driven: Vec<(usize, f64)> = ws
+        .drives
+        .iter()
+        .map(|d| (d.coordinate, d.reference(st.time)[2]))
+        .collect();
+    for &(c, qdd) in &driven {
+        st.zdd[c] = qdd;
+    }
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     // ẇ from the state equations, which are all linear in ẇ: r(ẇ) = c ẇ + r(0).
     let r0 = ws.eval.r_first.clone();
@@ -513,7 +588,12 @@ fn consistent_rates(
         })
         .collect();
     let scale = e.r_mech.iter().fold(1.0f64, |s, v| s.max(v.abs()));
-    if rhs.iter().all(|v| v.abs() < 1e-10 * scale) {
+    let is_driven = |i: usize| driven.iter().any(|&(c, _)| c == i);
+    if rhs
+        .iter()
+        .enumerate()
+        .all(|(i, v)| is_driven(i) || v.abs() < 1e-10 * scale)
+    {
         return Ok(());
     }
     let alpha = 1e3 * st.mass_scale;
@@ -527,6 +607,12 @@ fn consistent_rates(
                         .sum::<f64>();
         }
     }
+    // A driven coordinate's row: z̈ = q̈_ref (scaled like the inertia).
+    for &(c, _) in &driven {
+        for j in 0..nz {
+            a[c * nz + j] = if j == c { st.mass_scale } else { 0.0 };
+        }
+    }
     let (mut piv, mut rs) = (vec![0; nz], vec![0.0; 2 * nz]);
     lu_factor(&mut a, nz, &mut piv, &mut rs)?;
     let phi_z = e.phi_z.clone();
@@ -535,6 +621,9 @@ fn consistent_rates(
         let mut zdd = rhs.clone();
         for i in 0..nz {
             zdd[i] -= alpha * (0..nc).map(|k| phi_z[k * nz + i] * bias[k]).sum::<f64>();
+        }
+        for &(c, qdd) in &driven {
+            zdd[c] = st.mass_scale * qdd;
         }
         lu_solve(&a, nz, &piv, &rs, &mut zdd);
         let mut viol = 0.0f64;

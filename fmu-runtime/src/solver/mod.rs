@@ -5,6 +5,7 @@
 pub mod assembled;
 pub mod cavitation;
 pub mod double_step;
+pub mod drives;
 pub mod equilibrium;
 pub mod evaluate;
 pub mod linalg;
@@ -115,6 +116,10 @@ pub struct Workspace {
     pub(crate) double_step: Option<double_step::DoubleStepWork>,
     /// Pattern, column groups and solver path of the tangent (fixed per instance).
     pub(crate) plan: std::sync::Arc<plan::TangentPlan>,
+    /// Prescribed-motion joints, their references anchored at the communication point.
+    pub(crate) drives: Vec<drives::Drive>,
+    /// κ of the driven coordinates' rows in this step (the inertia scale).
+    pub(crate) drive_gain: f64,
     /// Scratch of the sparse factorisation and solve.
     pub(crate) lu_at: Vec<usize>,
     pub(crate) lu_work: Vec<f64>,
@@ -138,6 +143,8 @@ impl Workspace {
             .then(|| double_step::DoubleStepWork::new(l, &tol, &scale));
         let plan = plan::TangentPlan::new(m, l);
         Workspace {
+            drives: drives::of(m, l.nz).0,
+            drive_gain: 0.0,
             double_step,
             assembly: plan.assembled.then(|| assembled::AssemblyWork::new(m, l)),
             plan: std::sync::Arc::new(plan),

@@ -68,6 +68,10 @@ fn residual(
     for o in &mut out[..l.nz] {
         *o *= s;
     }
+    // A driven coordinate's row: κ(z − q_ref), κ the inertia scale (see `drives`).
+    for d in &ws.drives {
+        out[d.coordinate] = ws.drive_gain * (ws.x[d.coordinate] - d.target[0]);
+    }
     for i in 0..l.nw {
         out[l.nz + i] = s * e.r_first[i];
     }
@@ -225,6 +229,12 @@ fn store_column(
     sparse: bool,
     mut value: impl FnMut(usize) -> Result<f64, String>,
 ) -> Result<(), String> {
+    // A driven coordinate's row is κ(z − q_ref): κ on the diagonal, nothing else.
+    let gain = st.mass_scale;
+    let mut value = |i: usize| match plan.driven.get(i) {
+        Some(true) => Ok(if i == k { gain } else { 0.0 }),
+        _ => value(i),
+    };
     match (&plan.sparse, sparse) {
         (Some(s), true) => {
             for &e in &s.entries[k] {
@@ -478,6 +488,18 @@ fn predict(
         ws.zdd_hat[i] = -(4.0 / (h * h) * st.z[i] + 4.0 / h * st.zd[i] + st.zdd[i]);
         ws.x[i] = st.z[i] + h * st.zd[i];
     }
+    // Driven coordinates: history from the reference at the step's start (an input that
+    // jumped at the communication point moves the coordinate with it), the reference at
+    // its end as the target and the predictor.
+    ws.drive_gain = st.mass_scale;
+    for d in &mut ws.drives {
+        let [q, qd, qdd] = d.reference(st.time);
+        let c = d.coordinate;
+        ws.zd_hat[c] = -(2.0 / h * q + qd);
+        ws.zdd_hat[c] = -(4.0 / (h * h) * q + 4.0 / h * qd + qdd);
+        d.target = d.reference(st.time + h);
+        ws.x[c] = d.target[0];
+    }
     ws.x[nz..nz + l.nw].copy_from_slice(&st.w);
     ws.lambda.copy_from_slice(&st.lambda);
     super::cavitation::history(m, l, p, st, ws, h)
@@ -581,6 +603,9 @@ pub fn step(
                     *f += a * c;
                 }
             }
+            for d in &ws.drives {
+                ws.f[d.coordinate] = ws.drive_gain * (ws.x[d.coordinate] - d.target[0]);
+            }
         }
         if let Some(columns) = refresh.take() {
             tangent(m, l, p, st, ws, h, alpha, columns)?;
@@ -652,6 +677,10 @@ pub fn step(
     st.zd.copy_from_slice(&ws.zd);
     st.zdd.copy_from_slice(&ws.zdd);
     st.wd.copy_from_slice(&ws.wd);
+    for d in &ws.drives {
+        let c = d.coordinate;
+        (st.z[c], st.zd[c], st.zdd[c]) = (d.target[0], d.target[1], d.target[2]);
+    }
     if euler {
         ws.euler_steps += 1;
         ws.resolved_steps += u64::from(resolved);
@@ -669,6 +698,7 @@ pub fn step(
     } else {
         ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     }
+    super::drives::finish(nz, st, ws);
     st.iterations = iterations;
     st.steps += 1;
     Ok(())
@@ -727,6 +757,11 @@ fn correct(
             * (0..nc)
                 .map(|r| ws.eval.phi_z[r * nz + i] * ws.viol[r])
                 .sum::<f64>();
+    }
+    // The projection matrix's row of a driven coordinate is κ on the diagonal: a zero
+    // right-hand side leaves the coordinate where the drive puts it.
+    for d in &ws.drives {
+        ws.dz[d.coordinate] = 0.0;
     }
     match (
         ws.plan.sparse.as_ref().and_then(|s| s.projection.as_ref()),

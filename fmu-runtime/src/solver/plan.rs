@@ -50,6 +50,9 @@ pub struct TangentPlan {
     /// rather than by full evaluations; then `ports` lists the actuator ports.
     pub assembled: bool,
     pub ports: Ports,
+    /// Joint coordinates of prescribed-motion joints (length nz): their rows of the
+    /// tangent are `κ` on the diagonal (see [`super::drives`]).
+    pub driven: Vec<bool>,
 }
 
 /// The sparse path is chosen when its factorisation needs less than half of the dense
@@ -100,6 +103,7 @@ impl TangentPlan {
             sparse,
             assembled,
             ports,
+            driven: super::drives::of(m, l.nz).1,
         }
     }
 

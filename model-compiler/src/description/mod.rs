@@ -190,6 +190,10 @@ pub enum PortTypeDesc {
     /// A torque/force input on a revolute/prismatic tree joint.
     #[serde(rename = "joint-force")]
     JointForce,
+    /// A prescribed motion of a revolute/prismatic tree joint: q, q̇, q̈ in, the drive's
+    /// torque/force out.
+    #[serde(rename = "joint-motion")]
+    JointMotion,
     /// Flow into a volume in, its pressure out.
     #[serde(rename = "flow")]
     Flow,
@@ -208,6 +212,7 @@ impl PortTypeDesc {
     pub fn describe(self) -> &'static str {
         match self {
             PortTypeDesc::JointForce => "\"joint-force\"",
+            PortTypeDesc::JointMotion => "\"joint-motion\"",
             PortTypeDesc::Flow => "\"flow\"",
             PortTypeDesc::Pressure => "\"pressure\"",
             PortTypeDesc::Tlm => "\"tlm\"",

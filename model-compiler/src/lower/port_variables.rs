@@ -168,6 +168,35 @@ fn port_sides(model: &CompiledModel, k: usize) -> Option<(Inputs, Outputs)> {
                 )],
             )
         }
+        PortKind::JointMotion {
+            body,
+            position,
+            velocity,
+            acceleration,
+        } => {
+            let revolute = matches!(
+                model.mechanism.bodies[body].joint,
+                JointKind::Revolute { .. }
+            );
+            let (field, unit, units) = if revolute {
+                ("torque", "N.m", ["rad", "rad/s", "rad/s2"])
+            } else {
+                ("force", "N", ["m", "m/s", "m/s2"])
+            };
+            (
+                vec![
+                    ("q", position, units[0]),
+                    ("qd", velocity, units[1]),
+                    ("qdd", acceleration, units[2]),
+                ],
+                vec![out(
+                    field,
+                    Probe::PortOutput(k),
+                    unit,
+                    "Torque or force the drive applies to the joint to move it as prescribed",
+                )],
+            )
+        }
         PortKind::Flow { node, flow } => (
             vec![("flow", flow, "m3/s")],
             vec![out(

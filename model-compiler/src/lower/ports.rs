@@ -4,7 +4,7 @@
 //! [`port_variables`](super::interface)).
 
 use super::{Ctx, Expect};
-use crate::description::{Description, MountDesc, PortDesc, PortTypeDesc};
+use crate::description::{Description, FormulationDesc, MountDesc, PortDesc, PortTypeDesc};
 use crate::units::Dim;
 use fmu_runtime::model::{Circuit, Element, JointKind, Mechanism, Node, Port, PortKind};
 use std::collections::HashMap;
@@ -18,6 +18,11 @@ pub(super) fn lower_ports(
     let Some(iface) = d.interface.as_ref() else {
         return Vec::new();
     };
+    let double_step = d
+        .solver
+        .as_ref()
+        .and_then(|s| s.formulation)
+        .is_some_and(|f| f == FormulationDesc::DoubleStep);
     let mut ports = Vec::new();
     // Target → port already on it.
     let mut taken: HashMap<String, String> = HashMap::new();
@@ -40,7 +45,7 @@ pub(super) fn lower_ports(
             );
             continue;
         }
-        let Some(kind) = port_kind(cx, p, &name, mech, circuit) else {
+        let Some(kind) = port_kind(cx, p, &name, (mech, circuit), double_step) else {
             continue;
         };
         taken.insert(target.clone(), name.clone());
@@ -52,6 +57,48 @@ pub(super) fn lower_ports(
         ports.push(port);
     }
     ports
+}
+
+/// A prescribed-motion joint: input slots `<name>.q|qd|qdd`, q starting at the joint's
+/// initial coordinate.
+fn joint_motion(
+    cx: &mut Ctx,
+    p: &PortDesc,
+    (name, body, revolute): (&str, usize, bool),
+    mech: &Mechanism,
+    double_step: bool,
+) -> Option<PortKind> {
+    if double_step {
+        cx.error(
+            p.kind.span(),
+            "a prescribed-motion joint needs the augmented-Lagrangian formulation",
+            "remove `formulation = \"double-step\"` from [solver], or drive the joint with a \"joint-force\" port",
+        );
+        return None;
+    }
+    let dims = if revolute {
+        [Dim::ANGLE, Dim::ANGULAR_VELOCITY, Dim::ANGULAR_ACCELERATION]
+    } else {
+        [Dim::LENGTH, Dim::VELOCITY, Dim::ACCELERATION]
+    };
+    let q0 = cx.params[mech.bodies[body].q0.index()].default;
+    let [position, velocity, acceleration] = [
+        ("q", q0, "Prescribed coordinate"),
+        ("qd", 0.0, "Prescribed rate"),
+        ("qdd", 0.0, "Prescribed acceleration"),
+    ]
+    .into_iter()
+    .zip(dims)
+    .map(|((field, start, what), dim)| cx.field_slot(name, field, start, Expect::Dim(dim), what))
+    .collect::<Vec<_>>()
+    .try_into()
+    .ok()?;
+    Some(PortKind::JointMotion {
+        body,
+        position,
+        velocity,
+        acceleration,
+    })
 }
 
 /// The carrier's mount: wrench input slots `<name>.force|moment.<axis>` (mount axes).
@@ -117,8 +164,8 @@ fn port_kind(
     cx: &mut Ctx,
     p: &PortDesc,
     name: &str,
-    mech: &Mechanism,
-    circuit: &Circuit,
+    (mech, circuit): (&Mechanism, &Circuit),
+    double_step: bool,
 ) -> Option<PortKind> {
     let target = &p.on;
     let wrong = |cx: &mut Ctx, what: &str, help: &str| {
@@ -134,7 +181,7 @@ fn port_kind(
         matches!(circuit.nodes[node], Node::Volume(_)).then_some(node)
     };
     match p.kind.get_ref() {
-        PortTypeDesc::JointForce => {
+        PortTypeDesc::JointForce | PortTypeDesc::JointMotion => {
             let Some(&body) = cx.joints.get(target.get_ref()) else {
                 if !cx.joint_names.contains_key(target.get_ref()) {
                     let joints: Vec<String> = cx.joints.keys().cloned().collect();
@@ -151,9 +198,9 @@ fn port_kind(
                     "name a tree joint (`joint = { name = ... }` of a body)",
                 );
             };
-            let (field, dim) = match mech.bodies[body].joint {
-                JointKind::Revolute { .. } => ("torque", Expect::Plain("N·m")),
-                JointKind::Prismatic { .. } => ("force", Expect::Dim(Dim::FORCE)),
+            let revolute = match mech.bodies[body].joint {
+                JointKind::Revolute { .. } => true,
+                JointKind::Prismatic { .. } => false,
                 JointKind::Fixed => {
                     return wrong(
                         cx,
@@ -161,6 +208,14 @@ fn port_kind(
                         "a fixed joint has no motion to drive",
                     );
                 }
+            };
+            if *p.kind.get_ref() == PortTypeDesc::JointMotion {
+                return joint_motion(cx, p, (name, body, revolute), mech, double_step);
+            }
+            let (field, dim) = if revolute {
+                ("torque", Expect::Plain("N·m"))
+            } else {
+                ("force", Expect::Dim(Dim::FORCE))
             };
             let force = cx.field_slot(name, field, 0.0, dim, "Drive on the joint from outside");
             Some(PortKind::JointForce { body, force })
