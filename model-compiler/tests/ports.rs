@@ -262,3 +262,79 @@ on = "pump"
     assert!((m.get("engine.torque") - torque).abs() < 1e-6 * torque);
     assert!((m.get("engine.power") - torque * omega).abs() < 1e-6 * torque * omega);
 }
+
+/// A motor's shaft as a port (the motor side of issue 15, item 3): a motor drives a small
+/// rotor whose joint carries a `joint-force` port, so the load comes in as a torque and the
+/// shaft's speed goes out. A fixed pump feeds it through a 1 L line.
+#[test]
+fn a_motor_shaft_port_takes_the_load_torque_and_gives_the_speed() {
+    let text = r#"[model]
+name = "motor-shaft"
+gravity = [0, -9.81, 0]
+[solver]
+step = "1 ms"
+[init]
+static_equilibrium = false
+[[bodies]]
+name = "rotor"
+parent = "ground"
+joint = { type = "revolute", name = "shaft", origin = [0, 0, 0], axis = [0, 1, 0], initial = 0 }
+mass = 5
+com = [0, 0, 0]
+inertia = [0.05, 0.05, 0.05, 0, 0, 0]
+[hydraulics.oil]
+density = "850 kg/m3"
+bulk_modulus = "1500 MPa"
+[[hydraulics.pressure_sources]]
+name = "tank"
+pressure = "1 bar"
+[[hydraulics.volumes]]
+name = "line"
+volume = "1 L"
+initial_guess = "1 bar"
+[[hydraulics.pumps]]
+name = "pump"
+inlet = "tank"
+outlet = "line"
+displacement = "10 cm3/rev"
+speed = "1500 rpm"
+[[hydraulics.motors]]
+name = "motor"
+joint = "shaft"
+A = "line"
+B = "tank"
+displacement = "20 cm3/rev"
+friction = "0.5 N m s/rad"
+[[interface.ports]]
+name = "load"
+type = "joint-force"
+on = "shaft"
+[[interface.outputs]]
+name = "line.p"
+quantity = "line.p"
+"#;
+    let mut m = Machine::from_model(common::compile_text("motor-shaft.toml", text.into()));
+    m.inst.initialize(0.0).unwrap();
+    settle(&mut m, 3.0);
+    let turn = m.get("load.speed").signum();
+    let (load, c, d) = (20.0, 0.5, 20e-6);
+    m.set("load.torque", -turn * load);
+    settle(&mut m, 5.0);
+    // All the pump's flow through the motor: ω = Q 2π/D; the line carries the load and
+    // the friction: Δp = (T + c ω) 2π/D.
+    let q = 10e-6 * 1500.0 / 60.0;
+    let omega = q * std::f64::consts::TAU / d;
+    let dp = (load + c * omega) * std::f64::consts::TAU / d;
+    let (speed, p, power) = (m.get("load.speed"), m.get("line.p"), m.get("load.power"));
+    println!(
+        "motor shaft: {speed:.6} rad/s ({:.6}), line {:.1} Pa above tank ({dp:.1}), load power {power:.3} W",
+        turn * omega,
+        p - 1e5
+    );
+    assert!((speed - turn * omega).abs() < 1e-6 * omega);
+    assert!((p - 1e5 - dp).abs() < 1e-6 * dp);
+    assert!(
+        (power + load * omega).abs() < 1e-6 * load * omega,
+        "the load takes T ω"
+    );
+}

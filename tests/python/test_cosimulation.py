@@ -355,3 +355,76 @@ def test_a_hydraulic_cut_runs_in_ecos_and_settles_where_the_whole_line_would(tmp
     # ecos writes 6 decimals: the flows are only that exact in its CSV.
     assert abs(drawn - q) <= 1e-6
     assert fed == -drawn, "the connection turns the flow's sign"
+
+
+def hydraulic_cut(models, h, t_end, tlm, zc=1e12):
+    """supply → load through a hydraulic cut, FMPy master at step h: plain exchange (the
+    supply's line pressure to the load's pressure port, the drawn flow back to the supply's
+    flow port) or a transmission line between two TLM ends whose delay is the step: each
+    end's wave is the other end's p − Zc q one step ago. Returns the times and the supply
+    line's pressure at every point."""
+    supply = Model(models["tlm-supply" if tlm else "supply"], "supply")
+    load = Model(models["tlm-load" if tlm else "load"], "load")
+    if tlm:
+        supply.set(["outlet.impedance"], [zc])
+        load.set(["inlet.impedance"], [zc])
+    else:
+        supply.set(["line.volume"], [1e-5])
+        load.set(["drain.conductance"], [1e-12])
+    for m in (supply, load):
+        m.init()
+    t, times, pressures = 0.0, [], []
+    for k in range(1, round(t_end / h) + 1):
+        if tlm:
+            (p1, q1), (p2, q2) = supply.get(["outlet.pressure", "outlet.flow"]), load.get(
+                ["inlet.pressure", "inlet.flow"])
+            supply.set(["outlet.wave"], [p2 - zc * q2])
+            load.set(["inlet.wave"], [p1 - zc * q1])
+        else:
+            load.set(["inlet.pressure"], supply.get(["outlet.pressure"]))
+            supply.set(["outlet.flow"], [-load.get(["inlet.flow"])[0]])
+        try:
+            supply.slave.doStep(t, h, 1)
+            load.slave.doStep(t, h, 1)
+        except Exception:  # noqa: BLE001 - a refused step ends the run: unstable
+            break
+        t = k * h
+        times.append(t)
+        pressures.append(supply.get(["outlet.pressure"])[0])
+    for m in (supply, load):
+        m.slave.terminate()
+        m.slave.freeInstance()
+    return np.array(times), np.array(pressures)
+
+
+def test_a_stiff_hydraulic_cut_is_unstable_by_plain_exchange_and_stable_by_a_transmission_line(
+        tmp_path, report):
+    """A pump (2.5 cm³/s) into a 0.01 L line, drained to tank by G = 1e-12 m³/(s·Pa) on the
+    other side of a cut; the whole settles at 1 bar + Q/G = 26 bar, where the oil is stiff
+    (β = 1.5 GPa; the entrained air counts at a few bar only). Plain exchange feeds the
+    supply the flow the load drew one step earlier (outputs have no feedthrough), so the
+    line's pressure follows p⁺ = p + (h/C)(Q − G p⁻): stable for h < C/G = V/(βG) = 6.7 ms,
+    growing beyond. Two TLM ends joined by a line whose delay is the step (Hopsan's
+    coupling; Zc = 1/G, matched to the drain, so the line's waves are not reflected there)
+    settle exactly at any step."""
+    out = tmp_path / "build"
+    files = [COSIM / f for f in ("supply.toml", "load.toml", "tlm-supply.toml", "tlm-load.toml")]
+    subprocess.run([str(HYDROMECH), "build", *map(str, files), "-o", str(out)], check=True)
+    models = {p.stem: p for p in out.glob("*.fmu")}
+    expected = 1e5 + 0.1e-6 * 1500 / 60 / 1e-12
+    limit = 1e-5 / (1.5e9 * 1e-12)
+    for h in (0.005, 0.01, 0.02, 0.05):
+        t, p = hydraulic_cut(models, h, 4.0, tlm=False)
+        last = p[t > t[-1] - 0.5] if len(t) else np.array([np.nan])
+        swing = np.ptp(last) / expected if len(last) else np.inf
+        stable = len(t) == round(4.0 / h) and swing < 1e-3 and abs(last[-1] - expected) < 1e-3 * expected
+        report(f"hydraulic cut, plain exchange at {h * 1e3:g} ms (limit {limit * 1e3:.1f} ms): "
+               f"{'settles at %.1f Pa' % last[-1] if stable else 'unstable: last 0.5 s swings %.2g of p' % swing}")
+        assert stable == (h < limit), (h, swing)
+    for h in (0.005, 0.02, 0.05, 0.1):
+        t, p = hydraulic_cut(models, h, 8.0, tlm=True)
+        assert len(t) == round(8.0 / h)
+        error = abs(p[-1] - expected) / expected
+        report(f"hydraulic cut, TLM line (Zc 1e12 Pa·s/m³, delay = step) at {h * 1e3:g} ms: "
+               f"{p[-1]:.1f} Pa after 8 s, {error:.1e} from 1 bar + Q/G")
+        assert error < 1e-9, (h, p[-1])
