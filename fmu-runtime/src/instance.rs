@@ -647,6 +647,28 @@ impl Instance {
     }
 
     /// Port inputs that are finite but still unusable (each value was checked when set).
+    /// The carrier's orientation at initialization must be a unit quaternion to 1e-3. Later
+    /// steps only need it usable (norm 0.5…2, normalized): extrapolated inputs drift off
+    /// unit length, but a master that starts with, say, roll/pitch/yaw angles in x, y, z
+    /// (norm √(1 + φ² + θ² + ψ²) with w = 1) has sent a different rotation, and the
+    /// equilibrium, the initial wrench and the handshake would all be computed for it.
+    fn check_initial_base_motion(&self, time: f64) -> Result<(), StepError> {
+        let Some(base) = &self.model.mechanism.base else {
+            return Ok(());
+        };
+        let q = base.orientation.map(|id| self.params[id.index()]);
+        let norm = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if (norm - 1.0).abs() <= 1e-3 {
+            return Ok(());
+        }
+        Err(StepError {
+            message: format!(
+                "the base orientation at initialization is not a unit quaternion: [w, x, y, z] = {q:?} has norm {norm}; send the carrier's rotation as a normalized quaternion (roll, pitch and yaw angles are not its components)"
+            ),
+            last_successful_time: time,
+        })
+    }
+
     fn check_port_inputs(&self, time: f64) -> Result<(), StepError> {
         let fail = |message: String| {
             Err(StepError {
@@ -677,6 +699,7 @@ impl Instance {
     /// equilibrium (pressures, spools, multipliers) so the machine starts at rest.
     pub fn initialize(&mut self, start_time: f64) -> Result<(), StepError> {
         self.check_port_inputs(start_time)?;
+        self.check_initial_base_motion(start_time)?;
         self.place_at_initial_configuration();
         self.state.time = start_time;
         solver::initialize(

@@ -474,7 +474,16 @@ fn an_unusable_base_orientation_is_an_error_not_a_panic() {
     m.set("base.orientation.w", 0.0);
     let e = m.inst.initialize(0.0).unwrap_err();
     assert!(e.message.contains("unit quaternion"), "{}", e.message);
+    // Roll, pitch, yaw angles sent as the quaternion's x, y, z (a convention mix-up): the
+    // norm is off by 1.2e-2, a different rotation, refused at initialization.
     m.set("base.orientation.w", 1.0);
+    m.set("base.orientation.x", 0.1);
+    m.set("base.orientation.y", 0.1);
+    m.set("base.orientation.z", 0.0);
+    let e = m.inst.initialize(0.0).unwrap_err();
+    assert!(e.message.contains("norm 1.00995"), "{}", e.message);
+    m.set("base.orientation.x", 0.0);
+    m.set("base.orientation.y", 0.0);
     m.inst.initialize(0.0).unwrap();
     m.set("base.orientation.w", 3.0);
     let e = m.inst.advance(0.01).unwrap_err();
