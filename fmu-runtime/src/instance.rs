@@ -471,6 +471,11 @@ pub struct Instance {
     input_slopes: Vec<[f64; 2]>,
     /// Slot values at the start of the step while extrapolated inputs overwrite `params`.
     held_inputs: Vec<f64>,
+    /// The parameters as the master had set them for the last step (NaN: unknown): a step
+    /// whose inputs differ starts from rates recomputed for them. (With input derivatives
+    /// the step ended on extrapolated values; comparing with what was set keeps a restored
+    /// FMU state, which holds the set values, bit for bit on the path of the original.)
+    rates_params: Vec<f64>,
     has_slopes: bool,
 }
 
@@ -495,6 +500,7 @@ impl Instance {
             initialized: false,
             input_slopes: vec![[0.0; 2]; n_params],
             held_inputs: vec![0.0; n_params],
+            rates_params: vec![f64::NAN; n_params],
             has_slopes: false,
         };
         inst.place_at_initial_configuration();
@@ -714,6 +720,7 @@ impl Instance {
             last_successful_time: start_time,
         })?;
         self.initialized = true;
+        self.rates_params.copy_from_slice(&self.params);
         Ok(())
     }
 
@@ -731,6 +738,7 @@ impl Instance {
             &mut self.state,
             &mut self.work,
         )?;
+        self.rates_params.copy_from_slice(&self.params);
         self.refresh_outputs();
         Ok(())
     }
@@ -741,14 +749,29 @@ impl Instance {
     pub fn advance(&mut self, to_time: f64) -> Result<(), StepError> {
         // Prescribed motions follow the inputs as they stand at this communication point.
         solver::drives::anchor(&mut self.work, &self.params, self.state.time);
-        if !self.has_slopes {
-            return self.advance_held(to_time);
+        // Inputs changed since the last step: its rates are those of the old inputs.
+        if self.initialized && self.params != self.rates_params {
+            solver::refresh_rates(
+                &self.model,
+                &self.layout,
+                &self.params,
+                &mut self.state,
+                &mut self.work,
+            );
         }
-        // Inputs with derivatives move inside the step; afterwards they read as set.
-        self.held_inputs.copy_from_slice(&self.params);
-        let result = self.advance_held(to_time);
-        self.params.copy_from_slice(&self.held_inputs);
-        self.clear_input_derivatives();
+        let result = if self.has_slopes {
+            // Inputs with derivatives move inside the step; afterwards they read as set.
+            self.held_inputs.copy_from_slice(&self.params);
+            let result = self.advance_held(to_time);
+            self.params.copy_from_slice(&self.held_inputs);
+            self.clear_input_derivatives();
+            result
+        } else {
+            self.advance_held(to_time)
+        };
+        if result.is_ok() {
+            self.rates_params.copy_from_slice(&self.params);
+        }
         result
     }
 
@@ -787,7 +810,9 @@ impl Instance {
                 &mut self.work,
                 dt,
             ) {
-                // The state is back at the last successful internal step.
+                // The state is back at the last successful internal step (its rates are
+                // recomputed before the next one).
+                self.rates_params.fill(f64::NAN);
                 self.refresh_outputs();
                 return Err(StepError {
                     message,
@@ -848,6 +873,7 @@ impl Instance {
         self.state.copy_from(&snap.state);
         self.params.copy_from_slice(&snap.params);
         self.initialized = snap.initialized;
+        self.rates_params.copy_from_slice(&snap.params);
         self.clear_input_derivatives();
         solver::cut_references(&self.model, &self.layout, &self.params, &mut self.work);
         self.refresh_outputs();

@@ -16,11 +16,15 @@ fn a_slow_compression_follows_the_gas_law() {
     let supply = common::slot_of(&supply);
     let (v0, p0, n, beta, line): (f64, f64, f64, f64, f64) = (2e-3, 50e5, 1.4, 1.5e9, 1e-4);
     // The supply rises from 55 to 200 bar over 20 s: slow against the line's time constant.
+    // A ramp, sent as a ramp (its value at the step's start and its slope), so that the
+    // flows are continuous and their trapezoid below is the oil that went in.
     let h = 1e-3;
     let mut samples = vec![(inst.value(&p), inst.value(&held), inst.value(&flow))];
+    let slope = 145e5 / 20.0;
     for k in 1..=20_000 {
         let t = k as f64 * h;
-        inst.set_param(supply, 55e5 + 145e5 * t / 20.0);
+        inst.set_param(supply, 55e5 + slope * (t - h));
+        inst.set_input_derivative(supply, 1, slope).unwrap();
         inst.advance(t).unwrap();
         samples.push((inst.value(&p), inst.value(&held), inst.value(&flow)));
     }

@@ -426,9 +426,11 @@ fn jaiswal_fourbar_friction_models_pub2() {
             "{name:>15}: iterations avg {:.2} max {max_it}, energy drift {drift:.3} J of max work {work:.1} J, peak friction {peak_friction:.0} N, {seconds:.3} s wall for 10 s",
             sum / 1e4
         );
-        // 9 (Brown–McPhee) where the stiction event at t = 1.69 s takes the rod side
-        // through 1.2 bar, where the entrained air (issue 14) makes it ten times softer.
-        assert!(max_it <= 9.0, "{name}");
+        // The stiction event at t = 1.69 s takes the rod side through 1.2 bar, where the
+        // entrained air (issue 14) makes it ten times softer: 8–12 iterations in that one
+        // step, depending on where the event falls in it (12 for Bengisu–Akay since a new
+        // valve command acts from the start of its step, issue 16; 8 before).
+        assert!(max_it <= 12.0, "{name}");
         assert!(
             drift < 0.01 * work.max(10.0),
             "{name}: energy drift {drift} J"

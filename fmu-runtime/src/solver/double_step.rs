@@ -449,7 +449,11 @@ pub fn step(
             &mut ds.dx[..n],
         );
         let (tol, nz) = (&ds.tol, ds.order.len());
-        let tol_of = |i: usize| if i < nf { tol[0] } else { tol[nz + i - nf] };
+        let tol_scale = super::tolerance_scale(m, h);
+        let tol_of = |i: usize, x: f64| {
+            let t = if i < nf { tol[0] } else { tol[nz + i - nf] };
+            super::tolerance(t, tol_scale, x)
+        };
         let size = super::apply_update(&mut ds.x[..n], &ds.dx[..n], tol_of, st.time + h)?;
         if size <= 1.0 {
             // A trapezoidal pressure that ended near vapour pressure: solve again with

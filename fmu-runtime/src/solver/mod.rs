@@ -220,6 +220,36 @@ pub fn place_at_initial_configuration(m: &CompiledModel, l: &Layout, p: &[f64], 
 /// Reference vectors of prismatic cut joints: their relative orientation is held at
 /// what it is at the initial joint coordinates (taken from the parameters, so the result
 /// is a function of the parameters and restores deterministically).
+/// First-order state rates ẇ consistent with the parameters as they are now, at the
+/// current state. A step that started from the rates of
+/// the previous input would let a new input act half a step late: first order where the
+/// trapezoidal rule is second (issue 16). The pressure, spool and swash-plate equations are
+/// linear in ẇ, each row in its own rate (`c_k ẇ_k + r0_k`: pressures c = 1, spools and
+/// swash plates their time constant), so two evaluations give them. The accelerations are kept:
+/// a valve, supply or pump input acts on them only through the states.
+pub fn refresh_rates(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace) {
+    if l.nw == 0 {
+        return;
+    }
+    ws.wd.fill(0.0);
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &ws.wd);
+    ws.f_pert[..l.nw].copy_from_slice(&ws.eval.r_first);
+    ws.wd.fill(1.0);
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &ws.wd);
+    // Friction states follow the motion, not the inputs (and some friction laws are not
+    // linear in their rates): kept.
+    for k in 0..l.first_friction() {
+        let c = ws.eval.r_first[k] - ws.f_pert[k];
+        if c.abs() > 1e-300 {
+            st.wd[k] = -ws.f_pert[k] / c;
+        }
+    }
+    // Leaves the evaluation at the state. The powers stay those the last step ended with: a
+    // mechanical input (a force, the base motion) changes them at once only together with
+    // the accelerations, which are kept.
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+}
+
 pub fn cut_references(m: &CompiledModel, l: &Layout, p: &[f64], ws: &mut Workspace) {
     if !m
         .mechanism
@@ -247,18 +277,41 @@ pub fn cut_references(m: &CompiledModel, l: &Layout, p: &[f64], ws: &mut Workspa
     );
 }
 
-/// Newton update `x += dx`; returns its size in tolerances, `max |dx_i| / tol(i)`, or an
-/// error at time `t` when it is not finite.
+/// How the Newton tolerances shrink with the step `h`: by `(h/h₀)²` below the model's own
+/// step h₀ (the description's `solver.step`). A position error δ becomes a rate error 2δ/h
+/// and an acceleration error 4δ/h² through the trapezoidal formulas, so tolerances fixed at
+/// h₀'s values stop the convergence at small steps (a plateau where the error no longer
+/// falls with h). Above h₀ they stay as given.
+pub(crate) fn tolerance_scale(m: &CompiledModel, h: f64) -> f64 {
+    let h0 = m.default_param(m.solver.step);
+    // (A step within rounding of h₀, e.g. the last sub-step of a communication step, is h₀.)
+    if h0 > 0.0 && h < h0 * (1.0 - 1e-9) {
+        (h / h0) * (h / h0)
+    } else {
+        1.0
+    }
+}
+
+const FLOOR_ULPS: f64 = 8.0;
+
+/// A scaled tolerance, never below what the update of a value `x` can resolve in double
+/// precision (FLOOR_ULPS ulps of x).
+pub(crate) fn tolerance(tol: f64, scale: f64, x: f64) -> f64 {
+    (tol * scale).max(FLOOR_ULPS * f64::EPSILON * x.abs())
+}
+
+/// Newton update `x += dx`; returns its size in tolerances, `max |dx_i| / tol(i, x_i)` (x_i
+/// updated), or an error at time `t` when it is not finite.
 pub(crate) fn apply_update(
     x: &mut [f64],
     dx: &[f64],
-    tol: impl Fn(usize) -> f64,
+    tol: impl Fn(usize, f64) -> f64,
     t: f64,
 ) -> Result<f64, String> {
     let mut size = 0.0f64;
     for (i, (xi, di)) in x.iter_mut().zip(dx).enumerate() {
         *xi += di;
-        size = size.max(di.abs() / tol(i));
+        size = size.max(di.abs() / tol(i, *xi));
     }
     if size.is_finite() {
         Ok(size)
