@@ -39,12 +39,10 @@ impl Drive {
     }
 }
 
-/// The drives of a model, with the mask of driven coordinates (length `nz`).
-pub fn of(m: &CompiledModel, nz: usize) -> (Vec<Drive>, Vec<bool>) {
+/// The drives of a model.
+pub fn of(m: &CompiledModel) -> Vec<Drive> {
     let coordinates = m.mechanism.coordinate_indices();
-    let mut driven = vec![false; nz];
-    let drives = m
-        .ports
+    m.ports
         .iter()
         .enumerate()
         .filter_map(|(port, p)| match p.kind {
@@ -55,7 +53,6 @@ pub fn of(m: &CompiledModel, nz: usize) -> (Vec<Drive>, Vec<bool>) {
                 acceleration,
             } => {
                 let coordinate = coordinates.get(body).copied().flatten()?;
-                driven[coordinate] = true;
                 Some(Drive {
                     port,
                     coordinate,
@@ -66,8 +63,16 @@ pub fn of(m: &CompiledModel, nz: usize) -> (Vec<Drive>, Vec<bool>) {
             }
             _ => None,
         })
-        .collect();
-    (drives, driven)
+        .collect()
+}
+
+/// Which joint coordinates are driven (length `nz`).
+pub fn mask(drives: &[Drive], nz: usize) -> Vec<bool> {
+    let mut driven = vec![false; nz];
+    for d in drives {
+        driven[d.coordinate] = true;
+    }
+    driven
 }
 
 /// Anchors every drive's reference at the inputs as they are now, at time `t`.
@@ -107,11 +112,10 @@ pub fn finish(nz: usize, st: &State, ws: &mut Workspace) {
     }
 }
 
-/// Whether the model's formulation can drive joints (only the augmented Lagrangian).
-pub fn supported(m: &CompiledModel) -> bool {
-    m.solver.formulation == crate::model::Formulation::AugmentedLagrangian
-        || !m
-            .ports
-            .iter()
-            .any(|p| matches!(p.kind, PortKind::JointMotion { .. }))
+/// Writes the driven coordinates' rows of a Newton residual: `κ(z − q_ref)` with z from
+/// `x` (the rows the dynamics would have written are replaced).
+pub fn pin_rows(drives: &[Drive], gain: f64, x: &[f64], out: &mut [f64]) {
+    for d in drives {
+        out[d.coordinate] = gain * (x[d.coordinate] - d.target[0]);
+    }
 }

@@ -56,15 +56,6 @@ fn min_norm_change(
     Ok(())
 }
 
-/// Which joint coordinates are free (not driven by a prescribed-motion port).
-fn free_coordinates(l: &Layout, ws: &Workspace) -> Vec<bool> {
-    let mut free = vec![true; l.nz];
-    for d in &ws.drives {
-        free[d.coordinate] = false;
-    }
-    free
-}
-
 /// Solves Φ(z) = 0 by minimum-norm Gauss–Newton corrections of the joint coordinates.
 fn assemble(
     m: &CompiledModel,
@@ -77,7 +68,7 @@ fn assemble(
     if nc == 0 {
         return Ok(());
     }
-    let free = free_coordinates(l, ws);
+    let free: Vec<bool> = ws.plan.driven.iter().map(|d| !d).collect();
     let mut dz = vec![0.0; nz];
     for _ in 0..50 {
         ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
@@ -114,7 +105,7 @@ fn close_rates(
     if nc == 0 || ws.drives.is_empty() {
         return Ok(());
     }
-    let free = free_coordinates(l, ws);
+    let free: Vec<bool> = ws.plan.driven.iter().map(|d| !d).collect();
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     let e = &ws.eval;
     let v: Vec<f64> = (0..nc)
@@ -588,11 +579,10 @@ fn consistent_rates(
         })
         .collect();
     let scale = e.r_mech.iter().fold(1.0f64, |s, v| s.max(v.abs()));
-    let is_driven = |i: usize| driven.iter().any(|&(c, _)| c == i);
     if rhs
         .iter()
-        .enumerate()
-        .all(|(i, v)| is_driven(i) || v.abs() < 1e-10 * scale)
+        .zip(&ws.plan.driven)
+        .all(|(v, &driven)| driven || v.abs() < 1e-10 * scale)
     {
         return Ok(());
     }

@@ -141,9 +141,10 @@ impl Workspace {
         }
         let double_step = (m.solver.formulation == Formulation::DoubleStep)
             .then(|| double_step::DoubleStepWork::new(l, &tol, &scale));
-        let plan = plan::TangentPlan::new(m, l);
+        let drives = drives::of(m);
+        let plan = plan::TangentPlan::new(m, l, drives::mask(&drives, l.nz));
         Workspace {
-            drives: drives::of(m, l.nz).0,
+            drives,
             drive_gain: 0.0,
             double_step,
             assembly: plan.assembled.then(|| assembled::AssemblyWork::new(m, l)),

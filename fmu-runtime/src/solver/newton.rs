@@ -69,9 +69,7 @@ fn residual(
         *o *= s;
     }
     // A driven coordinate's row: κ(z − q_ref), κ the inertia scale (see `drives`).
-    for d in &ws.drives {
-        out[d.coordinate] = ws.drive_gain * (ws.x[d.coordinate] - d.target[0]);
-    }
+    super::drives::pin_rows(&ws.drives, ws.drive_gain, &ws.x, out);
     for i in 0..l.nw {
         out[l.nz + i] = s * e.r_first[i];
     }
@@ -604,9 +602,7 @@ pub fn step(
                     *f += a * c;
                 }
             }
-            for d in &ws.drives {
-                ws.f[d.coordinate] = ws.drive_gain * (ws.x[d.coordinate] - d.target[0]);
-            }
+            super::drives::pin_rows(&ws.drives, ws.drive_gain, &ws.x, &mut ws.f);
         }
         if let Some(columns) = refresh.take() {
             tangent(m, l, p, st, ws, h, alpha, columns)?;

@@ -65,7 +65,8 @@ const SPARSE_FILL: f64 = 0.6;
 const SPARSE_FLOPS: f64 = 0.5;
 
 impl TangentPlan {
-    pub fn new(m: &CompiledModel, l: &Layout) -> TangentPlan {
+    /// `driven`: the joint coordinates of prescribed-motion joints ([`super::drives::mask`]).
+    pub fn new(m: &CompiledModel, l: &Layout, driven: Vec<bool>) -> TangentPlan {
         let n = l.nz + l.nw;
         let pattern = if m.solver.formulation == Formulation::AugmentedLagrangian {
             TangentPattern::of(m, l)
@@ -103,7 +104,7 @@ impl TangentPlan {
             sparse,
             assembled,
             ports,
-            driven: super::drives::of(m, l.nz).1,
+            driven,
         }
     }
 
