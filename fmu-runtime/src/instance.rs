@@ -1,7 +1,7 @@
 //! Per-run state of a machine and the public stepping API used by the FMI layer.
 
 use crate::mechanics::BaseMotion;
-use crate::model::{Binding, CompiledModel, ParamId, Probe, Variable};
+use crate::model::{Binding, Causality, CompiledModel, ParamId, Probe, Variability, Variable};
 use crate::solver::{self, Layout, Workspace};
 use std::sync::Arc;
 
@@ -48,6 +48,10 @@ pub struct State {
     pub port_power: Vec<f64>,
     /// Mechanical energy at initialization [J].
     pub energy0: f64,
+    /// Mechanical energy the master's changes of tunable parameters added at once (a mass
+    /// or a spring stiffness set between steps changes the energy of a state that did not
+    /// move) [J]: a term of the energy balance next to `work`.
+    pub parameter_work: f64,
     /// Largest diagonal entry of the mass matrix at initialization: the inertia scale of
     /// the default penalty factor.
     pub mass_scale: f64,
@@ -108,6 +112,7 @@ impl State {
             port_work: vec![0.0; layout.n_ports],
             port_power: vec![0.0; layout.n_ports],
             energy0: 0.0,
+            parameter_work: 0.0,
             mass_scale: 1.0,
             partition: vec![0; layout.nz + layout.nc],
             rank: 0,
@@ -143,6 +148,7 @@ impl State {
         self.port_work.copy_from_slice(&other.port_work);
         self.port_power.copy_from_slice(&other.port_power);
         self.energy0 = other.energy0;
+        self.parameter_work = other.parameter_work;
         self.mass_scale = other.mass_scale;
         self.partition.copy_from_slice(&other.partition);
         self.rank = other.rank;
@@ -199,7 +205,7 @@ pub struct Snapshot {
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
-const SNAPSHOT_VERSION: u32 = 7;
+const SNAPSHOT_VERSION: u32 = 8;
 
 impl Snapshot {
     /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
@@ -232,6 +238,7 @@ impl Snapshot {
             s.base_work,
             s.base_power,
             s.energy0,
+            s.parameter_work,
             s.mass_scale,
             s.tangent_step,
         ];
@@ -264,7 +271,7 @@ impl Snapshot {
 
     pub fn encoded_len(&self, guid: &str) -> usize {
         let s = &self.state;
-        let floats = 8
+        let floats = 9
             + 3 * s.z.len()
             + 2 * s.w.len()
             + s.lambda.len()
@@ -354,6 +361,7 @@ impl Snapshot {
         state.base_work = r.f64()?;
         state.base_power = r.f64()?;
         state.energy0 = r.f64()?;
+        state.parameter_work = r.f64()?;
         state.mass_scale = r.f64()?;
         state.tangent_step = r.f64()?;
         for v in [
@@ -477,6 +485,14 @@ pub struct Instance {
     /// FMU state, which holds the set values, bit for bit on the path of the original.)
     rates_params: Vec<f64>,
     has_slopes: bool,
+    /// Per slot: a tunable parameter (whose change between steps is counted in
+    /// `State::parameter_work`).
+    tunable: Vec<bool>,
+    /// Slot values with the tunable one about to change (energy before the change).
+    energy_scratch: Vec<f64>,
+    /// Tunable changes counted so far and the energy the last one added [J] (for the log).
+    parameter_changes: u64,
+    last_parameter_work: f64,
 }
 
 /// Highest input derivative order [`Instance::set_input_derivative`] takes.
@@ -490,6 +506,14 @@ impl Instance {
         let state = State::new(&layout);
         let work = Workspace::new(&model, &layout);
         let n_params = model.params.len();
+        let mut tunable = vec![false; n_params];
+        for v in &model.variables {
+            if let (Binding::Param(p), Causality::Parameter, Variability::Tunable) =
+                (v.binding, v.causality, v.variability)
+            {
+                tunable[p.index()] = true;
+            }
+        }
         let mut inst = Instance {
             saved: state.clone(),
             model,
@@ -502,6 +526,10 @@ impl Instance {
             held_inputs: vec![0.0; n_params],
             rates_params: vec![f64::NAN; n_params],
             has_slopes: false,
+            tunable,
+            energy_scratch: vec![0.0; n_params],
+            parameter_changes: 0,
+            last_parameter_work: 0.0,
         };
         inst.place_at_initial_configuration();
         inst
@@ -575,10 +603,65 @@ impl Instance {
     }
 
     pub fn set_param(&mut self, id: ParamId, value: f64) {
-        self.params[id.index()] = value;
+        let k = id.index();
+        if self.initialized && self.tunable[k] && self.params[k] != value {
+            self.count_parameter_work(k, value);
+        }
+        self.params[k] = value;
         if !self.initialized {
             self.place_at_initial_configuration();
         }
+    }
+
+    /// A tunable parameter changed between steps (a mass, a stiffness): the mechanical
+    /// energy of the unmoved state changes at once by what no actuator did. That jump is
+    /// counted as parameter work, so the energy balance stays a measure of the integrator.
+    fn count_parameter_work(&mut self, k: usize, value: f64) {
+        self.energy_scratch.copy_from_slice(&self.params);
+        let before = solver::mechanical_energy(
+            &self.model,
+            &self.layout,
+            &self.energy_scratch,
+            &self.state,
+            &mut self.work,
+        );
+        self.energy_scratch[k] = value;
+        let after = solver::mechanical_energy(
+            &self.model,
+            &self.layout,
+            &self.energy_scratch,
+            &self.state,
+            &mut self.work,
+        );
+        let jump = after - before;
+        // (A value that breaks the evaluation fails the next step with its own message.)
+        if jump.is_finite() {
+            self.state.parameter_work += jump;
+            if jump != 0.0 {
+                self.parameter_changes += 1;
+                self.last_parameter_work = jump;
+                // The accelerations change with the energy (a heavier load falls slower):
+                // the next step starts from the new ones.
+                let saved = (self.state.zdd.clone(), self.state.wd.clone());
+                if solver::equilibrium::retuned_rates(
+                    &self.model,
+                    &self.layout,
+                    &self.energy_scratch,
+                    &mut self.state,
+                    &mut self.work,
+                )
+                .is_err()
+                {
+                    (self.state.zdd, self.state.wd) = saved;
+                }
+            }
+        }
+    }
+
+    /// Tunable parameter changes that moved the mechanical energy so far, and the energy the
+    /// last one added [J].
+    pub fn parameter_work_events(&self) -> (u64, f64) {
+        (self.parameter_changes, self.last_parameter_work)
     }
 
     pub fn params(&self) -> &[f64] {

@@ -531,7 +531,16 @@ fn set_values<T: Copy>(
     }
     for (&vr, &v) in vrs.iter().zip(values) {
         let slot = comp.check_set(ty, vr, conv(v))?;
+        let (changes, _) = comp.instance.parameter_work_events();
         comp.instance.set_param(slot, conv(v));
+        let (now, jump) = comp.instance.parameter_work_events();
+        if now != changes && comp.logger.would_log(fmi2OK, Category::Events) {
+            let name = &comp.variable(ty, vr)?.name;
+            let msg = format!(
+                "{name} changed during the run: the mechanical energy of the state moved by {jump:.6e} J at once, counted in energy.parameter_work"
+            );
+            comp.log(fmi2OK, Category::Events, &msg);
+        }
     }
     Ok(fmi2OK)
 }

@@ -875,6 +875,53 @@ fn an_unmet_static_equilibrium_is_logged_as_a_warning() {
 }
 
 #[test]
+fn a_tunable_change_during_the_run_is_counted_and_logged() {
+    // The pendulum's mass made tunable: changing it after a step moves the mechanical
+    // energy of the unmoved state; the state counts the jump, the Events log says it.
+    let mut model = test_model(GUID);
+    model
+        .variables
+        .iter_mut()
+        .find(|v| v.name == "arm.mass")
+        .unwrap()
+        .variability = Variability::Tunable;
+    let fmu = Fmu::with_model(Arc::new(model), false);
+    fmu.init();
+    assert_eq!(fmu.do_step(0.0, 0.1), fmi2OK);
+    let names = [c"logEvents".as_ptr()];
+    assert_eq!(
+        unsafe { fmi2SetDebugLogging(fmu.c, fmi2True, 1, names.as_ptr()) },
+        fmi2OK
+    );
+    let energy = |mass: f64| {
+        let inst = &fmu.comp().instance;
+        let mut params = inst.params().to_vec();
+        params[1] = mass;
+        let l = crate::solver::Layout::of(inst.model());
+        let mut ws = crate::solver::Workspace::new(inst.model(), &l);
+        crate::solver::mechanical_energy(inst.model(), &l, &params, inst.state(), &mut ws)
+    };
+    let expected = energy(3.0) - energy(2.0);
+    assert_eq!(fmu.set_real(VR_MASS, 3.0), fmi2OK);
+    let counted = fmu.comp().instance.state().parameter_work;
+    assert!(expected.abs() > 1e-3 && (counted - expected).abs() <= 1e-12 * expected.abs());
+    // Setting the same value again counts nothing.
+    assert_eq!(fmu.set_real(VR_MASS, 3.0), fmi2OK);
+    assert_eq!(fmu.comp().instance.state().parameter_work, counted);
+    if LOGGER_WORKS {
+        let recs = fmu.records();
+        assert_eq!(
+            recs.iter()
+                .filter(|r| r.category == "logEvents" && r.message.contains("arm.mass changed"))
+                .count(),
+            1,
+            "{recs:?}"
+        );
+    }
+    assert_eq!(fmu.do_step(0.1, 0.1), fmi2OK);
+}
+
+#[test]
 fn debug_logging_categories_filter_ok_messages() {
     let fmu = Fmu::new();
     fmu.init();

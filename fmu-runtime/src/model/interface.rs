@@ -98,7 +98,10 @@ pub enum Probe {
     TotalEnergy,
     /// Work done on the mechanism by actuators, applied forces, dampers and the base port [J].
     ActuatorWork,
-    /// Total − initial total − actuator work [J]: zero for an exact integrator.
+    /// Mechanical energy added at once by the master's changes of tunable parameters [J].
+    ParameterWork,
+    /// Total − initial total − actuator work − parameter work [J]: zero for an exact
+    /// integrator.
     EnergyBalanceError,
     ConstraintNorm,
     ConstraintVelocityNorm,

@@ -514,6 +514,7 @@ fn settle(
     let (ke, pe) = ws.eval.energies();
     st.energy0 = ke + pe;
     st.work = 0.0;
+    st.parameter_work = 0.0;
     st.power = ws.eval.power;
     st.base_work = 0.0;
     st.base_power = ws.eval.base_power;
@@ -534,6 +535,25 @@ pub fn restart_from_state(
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     let mm = mass(m, l, ws);
     settle(m, l, p, st, ws, &mm)
+}
+
+/// Accelerations and state rates consistent with the state under new parameters (a
+/// tunable mass or stiffness changed between steps): the next step then starts from the
+/// machine's actual accelerations, not those of the old parameters. The energy bookkeeping
+/// is left as it is.
+pub fn retuned_rates(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+) -> Result<(), String> {
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    let mm = mass(m, l, ws);
+    consistent_rates(m, l, p, st, ws, &mm)?;
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    super::drives::finish(l.nz, st, ws);
+    Ok(())
 }
 
 /// Accelerations and state rates consistent with the initial state: if the force

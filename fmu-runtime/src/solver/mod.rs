@@ -251,6 +251,20 @@ pub fn refresh_rates(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, w
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
 }
 
+/// Kinetic plus potential energy of the state `st` under the parameters `p` [J] (leaves
+/// the evaluation at the state).
+pub fn mechanical_energy(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &State,
+    ws: &mut Workspace,
+) -> f64 {
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    let (ke, pe) = ws.eval.energies();
+    ke + pe
+}
+
 pub fn cut_references(m: &CompiledModel, l: &Layout, p: &[f64], ws: &mut Workspace) {
     if !m
         .mechanism

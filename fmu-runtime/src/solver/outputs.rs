@@ -175,7 +175,10 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
         Probe::PotentialEnergy => o.potential,
         Probe::TotalEnergy => o.kinetic + o.potential,
         Probe::ActuatorWork => st.work,
-        Probe::EnergyBalanceError => o.kinetic + o.potential - st.energy0 - st.work,
+        Probe::ParameterWork => st.parameter_work,
+        Probe::EnergyBalanceError => {
+            o.kinetic + o.potential - st.energy0 - st.work - st.parameter_work
+        }
         Probe::ConstraintNorm => o.phi_norm,
         Probe::ConstraintVelocityNorm => o.dphi_norm,
         Probe::ConstraintAccelerationNorm => o.ddphi_norm,

@@ -589,6 +589,7 @@ const GLOBAL_QUANTITIES: &[(&str, Probe)] = &[
     ("energy.potential", Probe::PotentialEnergy),
     ("energy.total", Probe::TotalEnergy),
     ("energy.actuator_work", Probe::ActuatorWork),
+    ("energy.parameter_work", Probe::ParameterWork),
     ("energy.balance_error", Probe::EnergyBalanceError),
     ("constraints.phi_norm", Probe::ConstraintNorm),
     ("constraints.dphi_norm", Probe::ConstraintVelocityNorm),
@@ -622,9 +623,13 @@ fn global_quantity(probe: &Probe) -> Resolved {
             Some("J"),
             "Work done on the mechanism by actuators, applied forces and dampers",
         ),
+        Probe::ParameterWork => (
+            Some("J"),
+            "Energy added at once by changes of tunable parameters (a mass, a stiffness) between steps",
+        ),
         Probe::EnergyBalanceError => (
             Some("J"),
-            "Total energy minus initial energy minus actuator work (0 for an exact integrator)",
+            "Total energy minus initial energy minus actuator and parameter work (0 for an exact integrator)",
         ),
         Probe::ConstraintNorm => (None, "Norm of the loop-closure constraint violation Φ"),
         Probe::ConstraintVelocityNorm => (None, "Norm of the constraint velocity violation dΦ/dt"),

@@ -59,11 +59,12 @@ fn slot(l: &Lowered, name: &str) -> f64 {
     l.model.params[id].default
 }
 
-const AUTO: [&str; 10] = [
+const AUTO: [&str; 11] = [
     "energy.kinetic",
     "energy.potential",
     "energy.total",
     "energy.actuator_work",
+    "energy.parameter_work",
     "energy.balance_error",
     "constraints.phi_norm",
     "constraints.dphi_norm",
@@ -316,7 +317,7 @@ fn minimal_model_gets_defaults() {
     assert_eq!(m.solver.penalty, None);
     assert_eq!(m.solver.penalty_ratio, 1e3);
     assert!(m.init.static_equilibrium);
-    assert_eq!(m.variables.len(), 11);
+    assert_eq!(m.variables.len(), 12);
     assert_eq!(m.variables[0].name, "solver.step");
 }
 

@@ -299,7 +299,7 @@ fn redundant_loop_equations_are_a_warning_and_dof_are_counted() {
     // The summary of `hydromech check` reports them.
     let report = crate::summary::report(&l);
     assert!(
-        crate::summary::headline(&l).starts_with("3 bodies, 3 coordinates, 5 constraints, 3 pressures, 1 DOF, 17 variables (1 inputs, 1 parameters, 15 outputs)"),
+        crate::summary::headline(&l).starts_with("3 bodies, 3 coordinates, 5 constraints, 3 pressures, 1 DOF, 18 variables (1 inputs, 1 parameters, 16 outputs)"),
         "{}",
         crate::summary::headline(&l)
     );

@@ -269,7 +269,7 @@ fn naya_rod_model_description() {
         .find(|v| v.0 == "solver.iterations")
         .unwrap();
     assert_eq!(iters.2, "Integer");
-    assert_eq!(p.outputs.len(), 19);
+    assert_eq!(p.outputs.len(), 20);
 }
 
 #[test]
