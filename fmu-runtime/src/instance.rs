@@ -61,6 +61,9 @@ pub struct State {
     /// has hysteresis.
     pub partition: Vec<u32>,
     pub rank: u32,
+    /// Turn of each re-charted z-y-x rotation's reference frame from the description's,
+    /// `[w, x, y, z]` per rotation (`solver::charts`).
+    pub charts: Vec<f64>,
     /// LU factors of the Newton tangent (n × n, scales 2n, pivots n) and of the projection
     /// matrix (nz × nz), kept across steps while Newton contracts well (modified Newton);
     /// `tangent_step` is the step they were formed for (0 = none). They are part of the
@@ -116,6 +119,7 @@ impl State {
             mass_scale: 1.0,
             partition: vec![0; layout.nz + layout.nc],
             rank: 0,
+            charts: solver::charts::identity(layout.n_charts),
             tangent: vec![0.0; (layout.nz + layout.nw).pow(2)],
             tangent_raw: vec![0.0; (layout.nz + layout.nw).pow(2)],
             tangent_scale: vec![0.0; 2 * (layout.nz + layout.nw)],
@@ -152,6 +156,7 @@ impl State {
         self.mass_scale = other.mass_scale;
         self.partition.copy_from_slice(&other.partition);
         self.rank = other.rank;
+        self.charts.copy_from_slice(&other.charts);
         copy_used(
             &mut self.tangent,
             self.tangent_used,
@@ -205,7 +210,7 @@ pub struct Snapshot {
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
-const SNAPSHOT_VERSION: u32 = 8;
+const SNAPSHOT_VERSION: u32 = 9;
 
 impl Snapshot {
     /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
@@ -242,7 +247,7 @@ impl Snapshot {
             s.mass_scale,
             s.tangent_step,
         ];
-        let vectors: [&[f64]; 16] = [
+        let vectors: [&[f64]; 17] = [
             &scalars,
             &s.z,
             &s.zd,
@@ -259,6 +264,7 @@ impl Snapshot {
             &s.tangent_gain,
             &s.port_work,
             &s.port_power,
+            &s.charts,
         ];
         for v in vectors {
             for x in v {
@@ -283,7 +289,8 @@ impl Snapshot {
             + s.projection_scale.len()
             + s.tangent_gain.len()
             + s.port_work.len()
-            + s.port_power.len();
+            + s.port_power.len()
+            + s.charts.len();
         let words = s.partition.len() + s.tangent_pivots.len() + s.projection_pivots.len();
         8 + 4 + 4 + guid.len() + 16 + 2 + 4 + 8 + 4 + 4 * words + 8 * floats + 8
     }
@@ -385,8 +392,16 @@ impl Snapshot {
             &mut state.tangent_gain,
             &mut state.port_work,
             &mut state.port_power,
+            &mut state.charts,
         ] {
             r.fill(v)?;
+        }
+        for turn in state.charts.chunks(4) {
+            let norm = turn.iter().map(|v| v * v).sum::<f64>().sqrt();
+            // (NaN fails the comparison too.)
+            if (norm - 1.0).abs().partial_cmp(&1e-9) != Some(std::cmp::Ordering::Less) {
+                return Err("the FMU state is corrupted (a joint chart is not a rotation)".into());
+            }
         }
         if r.pos != body.len() {
             return Err("the FMU state has trailing bytes".into());
@@ -493,6 +508,8 @@ pub struct Instance {
     /// Tunable changes counted so far and the energy the last one added [J] (for the log).
     parameter_changes: u64,
     last_parameter_work: f64,
+    /// Re-charts of z-y-x rotations so far (for the log).
+    recharts: u64,
 }
 
 /// Highest input derivative order [`Instance::set_input_derivative`] takes.
@@ -530,6 +547,7 @@ impl Instance {
             energy_scratch: vec![0.0; n_params],
             parameter_changes: 0,
             last_parameter_work: 0.0,
+            recharts: 0,
         };
         inst.place_at_initial_configuration();
         inst
@@ -549,6 +567,7 @@ impl Instance {
             *v = p.default;
         }
         self.state = State::new(&self.layout);
+        self.apply_charts();
         self.initialized = false;
         self.clear_input_derivatives();
         self.place_at_initial_configuration();
@@ -680,6 +699,17 @@ impl Instance {
     /// (the FMI layer logs changes under `logEvents`).
     pub fn partition_reselections(&self) -> u64 {
         self.work.partition_reselections()
+    }
+
+    /// How often a spherical (or free) joint's angles were re-charted near gimbal lock.
+    pub fn recharts(&self) -> u64 {
+        self.recharts
+    }
+
+    /// Turns the kinematics' joint frames as the state's charts say.
+    fn apply_charts(&mut self) {
+        let w = &mut self.work;
+        solver::charts::apply(&self.model, &w.charts, &self.state, &mut w.eval.kin);
     }
 
     /// How the Newton tangent is formed and factored: pattern, column groups, solver path.
@@ -903,6 +933,9 @@ impl Instance {
                 });
             }
             self.state.time = t_end;
+            // A joint near gimbal lock continues on a turned chart.
+            self.recharts +=
+                solver::charts::rechart(&self.model, &mut self.state, &mut self.work) as u64;
         }
         solver::capture_outputs(&self.model, &self.layout, &self.state, &mut self.work);
         Ok(())
@@ -954,6 +987,7 @@ impl Instance {
             );
         }
         self.state.copy_from(&snap.state);
+        self.apply_charts();
         self.params.copy_from_slice(&snap.params);
         self.initialized = snap.initialized;
         self.rates_params.copy_from_slice(&snap.params);

@@ -209,6 +209,7 @@ fn rssr(formulation: Formulation) -> fmu_runtime::CompiledModel {
         markers: vec![],
         forces: vec![],
         base: None,
+        rotations: vec![],
     };
     let mut m = model(b, 1e-3, mech, circuit, vec![], step, None);
     m.gravity = [0.0, 0.0, -9.81];

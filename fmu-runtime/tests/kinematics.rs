@@ -29,6 +29,7 @@ fn mechanism_only(
         markers: vec![],
         forces: vec![],
         base: None,
+        rotations: vec![],
     };
     model(b, step, mech, circuit, vec![], step_id, None)
 }

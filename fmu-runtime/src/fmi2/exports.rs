@@ -1086,7 +1086,18 @@ fn do_step(comp: &mut Component, t: f64, h: f64) -> Outcome {
         ));
     }
     let reselections = comp.instance.partition_reselections();
+    let recharts = comp.instance.recharts();
     let result = comp.instance.advance(target);
+    let recharted = comp.instance.recharts() - recharts;
+    if recharted > 0 && comp.logger.would_log(fmi2OK, Category::Events) {
+        comp.log(
+            fmi2OK,
+            Category::Events,
+            &format!(
+                "spherical joints: angles re-charted {recharted} time(s) between {t} s and {target} s (a pitch passed ±60°; the joints' yaw, pitch and roll outputs stay those of the whole orientation)"
+            ),
+        );
+    }
     let changed = comp.instance.partition_reselections() - reselections;
     if changed > 0 {
         // Only formatted when it happens (rarely), so a normal step allocates nothing.

@@ -164,6 +164,7 @@ fn test_model(guid: &str) -> CompiledModel {
                 force: [p(7), p(7), p(5)],
             })],
             base: None,
+            rotations: vec![],
         },
         circuit: Circuit {
             oil: Oil {

@@ -105,6 +105,12 @@ impl Kinematics {
         }
     }
 
+    /// Turns the joint frame of `body` further by `chart` (after its constant rotation):
+    /// the reference frame of a re-charted z-y-x rotation (see `solver::charts`).
+    pub fn set_chart(&mut self, mech: &Mechanism, body: usize, chart: &Mat3) {
+        self.frame_rotations[body] = quat_matrix(mech.bodies[body].joint_frame.rotation) * chart;
+    }
+
     /// Kinematics of `body`, or the fixed ground for `None`.
     pub fn of(&self, body: Option<usize>) -> &BodyKinematics {
         match body {

@@ -12,6 +12,7 @@ pub mod end_stop;
 pub mod kinematics;
 pub mod rope;
 pub mod spatial;
+pub mod zyx;
 
 pub use base::BaseMotion;
 pub use kinematics::{BodyKinematics, Kinematics};

@@ -201,6 +201,16 @@ impl CarrierBase {
     }
 }
 
+/// Three revolutes about z, y and x in a chain (the yaw, pitch and roll bodies of a
+/// spherical joint or of a free joint's rotation; the last is the real body): see
+/// [`crate::mechanics::zyx`]. The runtime re-charts them near gimbal lock.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ZyxRotation {
+    /// The joint's name.
+    pub name: String,
+    pub bodies: [usize; 3],
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Mechanism {
     pub bodies: Vec<Body>,
@@ -209,6 +219,9 @@ pub struct Mechanism {
     pub forces: Vec<ForceElement>,
     /// A carrier moves the base frame; `None`: the base is the fixed world.
     pub base: Option<CarrierBase>,
+    /// The z-y-x compositions among the bodies.
+    #[serde(default)]
+    pub rotations: Vec<ZyxRotation>,
 }
 
 impl Mechanism {
@@ -236,6 +249,19 @@ impl Mechanism {
         self.forces.iter().filter_map(|f| match f {
             ForceElement::Rope(r) => Some(r),
             _ => None,
+        })
+    }
+
+    /// Bodies `[yaw, pitch, roll]`: each the child of the one before, turning about z, y
+    /// and x, the last two on unturned joint frames at their parent's origin.
+    pub fn is_zyx_chain(&self, bodies: [usize; 3]) -> bool {
+        let axes = [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]];
+        bodies.iter().enumerate().all(|(k, &i)| {
+            self.bodies.get(i).is_some_and(|b| {
+                b.joint == (JointKind::Revolute { axis: axes[k] })
+                    && (k == 0
+                        || (b.parent == Some(bodies[k - 1]) && b.joint_frame == Frame::IDENTITY))
+            })
         })
     }
 

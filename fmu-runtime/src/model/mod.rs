@@ -200,6 +200,32 @@ impl CompiledModel {
 
     /// Structural checks of indices and numbers (the compiler gives user-facing errors;
     /// this guards the runtime against a corrupted or hand-made blob).
+    /// The z-y-x rotations the runtime may re-chart: those whose coordinates mean nothing
+    /// beyond the orientation they give (no motor, rope drum, end stop or joint port acts
+    /// on one of them: each of those would act about another axis after a re-chart).
+    pub fn charted_rotations(&self) -> impl Iterator<Item = &ZyxRotation> {
+        let mut acted_on = Vec::new();
+        acted_on.extend(self.circuit.motors.iter().map(|m| m.body));
+        for f in &self.mechanism.forces {
+            match f {
+                ForceElement::Rope(r) => acted_on.push(r.drum),
+                ForceElement::JointLimit(l) => acted_on.push(l.body),
+                _ => {}
+            }
+        }
+        for port in &self.ports {
+            if let PortKind::JointForce { body, .. } | PortKind::JointMotion { body, .. } =
+                port.kind
+            {
+                acted_on.push(body);
+            }
+        }
+        self.mechanism
+            .rotations
+            .iter()
+            .filter(move |r| !r.bodies.iter().any(|b| acted_on.contains(b)))
+    }
+
     pub fn validate(&self) -> Result<(), ModelError> {
         let np = self.params.len();
         let nb = self.mechanism.bodies.len();
@@ -242,6 +268,14 @@ impl CompiledModel {
                         r.name
                     ));
                 }
+            }
+        }
+        for r in &self.mechanism.rotations {
+            if !self.mechanism.is_zyx_chain(r.bodies) {
+                return err(format!(
+                    "rotation {} is not a chain of revolutes about z, y, x",
+                    r.name
+                ));
             }
         }
         for c in &self.mechanism.cut_joints {

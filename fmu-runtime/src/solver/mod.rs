@@ -4,6 +4,7 @@
 
 pub mod assembled;
 pub mod cavitation;
+pub mod charts;
 pub mod double_step;
 pub mod drives;
 pub mod equilibrium;
@@ -41,6 +42,8 @@ pub struct Layout {
     pub n_friction: usize,
     /// Coupling ports (other than the base), each with a power and a work.
     pub n_ports: usize,
+    /// Re-charted z-y-x rotations (`charts`), each with a turn in the state.
+    pub n_charts: usize,
 }
 
 impl Layout {
@@ -58,6 +61,7 @@ impl Layout {
             n_displacements,
             n_friction,
             n_ports: m.ports.len(),
+            n_charts: charts::of(m).len(),
         }
     }
 
@@ -120,6 +124,8 @@ pub struct Workspace {
     pub(crate) drives: Vec<drives::Drive>,
     /// κ of the driven coordinates' rows in this step (the inertia scale).
     pub(crate) drive_gain: f64,
+    /// The z-y-x rotations re-charted near gimbal lock.
+    pub(crate) charts: Vec<charts::Chart>,
     /// Scratch of the sparse factorisation and solve.
     pub(crate) lu_at: Vec<usize>,
     pub(crate) lu_work: Vec<f64>,
@@ -174,6 +180,7 @@ impl Workspace {
             dz: vec![0.0; l.nz],
             viol: vec![0.0; l.nc],
             outputs: Outputs::new(m),
+            charts: charts::of(m),
             first_order: evaluate::FirstOrderBase::new(m, l),
         }
     }
@@ -413,13 +420,13 @@ fn update_work(st: &mut State, ws: &mut Workspace, h: f64) {
 /// Caches the outputs after a successful `step_with_retries`, whose last step left
 /// `ws.eval` at the final state: done once per communication point, not per internal step.
 pub fn capture_outputs(m: &CompiledModel, l: &Layout, st: &State, ws: &mut Workspace) {
-    ws.outputs.capture(m, l, &ws.eval, st);
+    ws.outputs.capture(m, l, &ws.eval, &ws.charts, st);
 }
 
 /// Recomputes the cached outputs from the state (after init, a failed step, restore, reset).
 pub fn refresh_outputs(m: &CompiledModel, l: &Layout, p: &[f64], st: &State, ws: &mut Workspace) {
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-    ws.outputs.capture(m, l, &ws.eval, st);
+    ws.outputs.capture(m, l, &ws.eval, &ws.charts, st);
 }
 
 /// Value of a probe at the current state (from the output cache).

@@ -2,7 +2,7 @@
 //! lookup (no evaluation, no allocation).
 
 use super::evaluate::Evaluation;
-use super::{Layout, Workspace};
+use super::{Layout, Workspace, charts};
 use crate::hydraulics::cylinder::CylinderState;
 use crate::instance::State;
 use crate::math;
@@ -35,10 +35,21 @@ pub struct Outputs {
     pub phi_norm: f64,
     pub dphi_norm: f64,
     pub ddphi_norm: f64,
+    /// Per re-charted rotation: angles, rates, accelerations of its whole orientation
+    /// ([`charts::joint_angles`]), and per body the (rotation, part) it is, if any.
+    pub charted: Vec<[[f64; 3]; 3]>,
+    pub chart_part: Vec<Option<(usize, usize)>>,
 }
 
 impl Outputs {
     pub fn new(m: &CompiledModel) -> Outputs {
+        let charts = charts::of(m);
+        let mut chart_part = vec![None; m.mechanism.bodies.len()];
+        for (k, c) in charts.iter().enumerate() {
+            for (i, &b) in c.bodies.iter().enumerate() {
+                chart_part[b] = Some((k, i));
+            }
+        }
         Outputs {
             cylinders: vec![CylinderState::default(); m.circuit.cylinders.len()],
             motors: vec![Default::default(); m.circuit.motors.len()],
@@ -56,11 +67,23 @@ impl Outputs {
             phi_norm: 0.0,
             dphi_norm: 0.0,
             ddphi_norm: 0.0,
+            charted: vec![[[0.0; 3]; 3]; charts.len()],
+            chart_part,
         }
     }
 
     /// Copies what the outputs need from an evaluation at the state `st`.
-    pub fn capture(&mut self, m: &CompiledModel, l: &Layout, e: &Evaluation, st: &State) {
+    pub fn capture(
+        &mut self,
+        m: &CompiledModel,
+        l: &Layout,
+        e: &Evaluation,
+        charts: &[charts::Chart],
+        st: &State,
+    ) {
+        for (k, (out, c)) in self.charted.iter_mut().zip(charts).enumerate() {
+            *out = charts::joint_angles(c, k, st);
+        }
         self.cylinders.copy_from_slice(&e.cylinders);
         self.motors.copy_from_slice(&e.motors);
         self.pressure.copy_from_slice(&e.pressure);
@@ -138,10 +161,15 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
     let o = &ws.outputs;
     // Joint probes name bodies with a 1-dof joint (checked by `Probe::is_valid`).
     let coordinate = |body: usize| ws.eval.kin.bodies[body].coordinate.unwrap_or(0);
+    // A part of a re-charted rotation reads the angles of the whole orientation.
+    let charted = |body: usize, order: usize| {
+        let (k, part) = o.chart_part[body]?;
+        Some(o.charted[k][order][part])
+    };
     match probe {
-        Probe::JointPosition(b) => st.z[coordinate(b)],
-        Probe::JointVelocity(b) => st.zd[coordinate(b)],
-        Probe::JointAcceleration(b) => st.zdd[coordinate(b)],
+        Probe::JointPosition(b) => charted(b, 0).unwrap_or_else(|| st.z[coordinate(b)]),
+        Probe::JointVelocity(b) => charted(b, 1).unwrap_or_else(|| st.zd[coordinate(b)]),
+        Probe::JointAcceleration(b) => charted(b, 2).unwrap_or_else(|| st.zdd[coordinate(b)]),
         Probe::CylinderLength(c) => o.cylinders[c].length,
         Probe::CylinderSpeed(c) => o.cylinders[c].speed,
         Probe::CylinderForce(c) => o.cylinders[c].force,

@@ -260,6 +260,7 @@ pub fn naya_rod(kappa: f64, step: f64) -> CompiledModel {
         markers: vec![],
         forces: vec![],
         base: None,
+        rotations: vec![],
     };
     model(b, step, mech, circuit, vec![], step_id, None)
 }
@@ -436,6 +437,7 @@ pub fn jaiswal_fourbar(step: f64) -> CompiledModel {
         markers: vec![],
         forces: vec![],
         base: None,
+        rotations: vec![],
     };
     let penalty = b.p("solver.penalty", 1e11);
     model(b, step, mech, circuit, vec![], step_id, Some(penalty))
@@ -521,6 +523,7 @@ pub fn planar_fourbar(
         markers: vec![],
         forces: vec![],
         base: None,
+        rotations: vec![],
     };
     (model(b, 1e-3, mech, circuit, vec![], step, None), z)
 }

@@ -8,7 +8,7 @@ use crate::description::{
 use crate::units::Dim;
 use fmu_runtime::model::{
     Body, CutJoint, CutKind, ForceElement, Frame, JointKind, JointLimit, Marker, Mechanism,
-    PointForce, PointRef, SpringDamper,
+    PointForce, PointRef, SpringDamper, ZyxRotation,
 };
 
 const LENGTH: Expect = Expect::Dim(Dim::LENGTH);
@@ -190,6 +190,7 @@ pub(super) fn lower_mechanism(cx: &mut Ctx, d: &Description) -> Mechanism {
         markers,
         forces,
         base: None,
+        rotations: std::mem::take(&mut cx.rotations),
     }
 }
 
@@ -769,6 +770,14 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) -> Option<JointLi
             });
             parent = Some(body_index);
         }
+    }
+    if let Some(pitch) = kind.pitch()
+        && let Some([yaw, pitch, roll]) = composite_parts.get(pitch - 1..pitch + 2)
+    {
+        cx.rotations.push(ZyxRotation {
+            name: joint_name.clone(),
+            bodies: [yaw.1, pitch.1, roll.1],
+        });
     }
     if composite && !cx.composite_joints.contains_key(&joint_name) {
         cx.composite_joints.insert(joint_name, composite_parts);

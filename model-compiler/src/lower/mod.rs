@@ -142,6 +142,8 @@ pub(crate) struct Ctx {
     pub body_info: Vec<BodyInfo>,
     /// Spherical and universal joints: name → (part, body index) of each coordinate.
     pub composite_joints: HashMap<String, Vec<(String, usize)>>,
+    /// The z-y-x rotations of spherical and free joints.
+    pub rotations: Vec<fmu_runtime::model::ZyxRotation>,
     pub params: Vec<ParamSlot>,
     pub slots: Vec<SlotInfo>,
     pub slot_ids: HashMap<String, ParamId>,
@@ -179,6 +181,7 @@ impl Ctx {
             hidden: HashMap::new(),
             body_info: Vec::new(),
             composite_joints: HashMap::new(),
+            rotations: Vec::new(),
             params: Vec::new(),
             slots: Vec::new(),
             slot_ids: HashMap::new(),
