@@ -508,9 +508,28 @@ fn settle(
     ws: &mut Workspace,
     mm: &[f64],
 ) -> Result<(), String> {
+    rates_at(m, l, p, st, ws, mm)?;
+    restart_bookkeeping(st, ws);
+    Ok(())
+}
+
+/// Consistent accelerations and state rates, the evaluation left at them.
+fn rates_at(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+    mm: &[f64],
+) -> Result<(), String> {
     consistent_rates(m, l, p, st, ws, mm)?;
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     super::drives::finish(l.nz, st, ws);
+    Ok(())
+}
+
+/// The energy reference of the balance: the evaluated state, no work done yet.
+fn restart_bookkeeping(st: &mut State, ws: &Workspace) {
     let (ke, pe) = ws.eval.energies();
     st.energy0 = ke + pe;
     st.work = 0.0;
@@ -520,7 +539,6 @@ fn settle(
     st.base_power = ws.eval.base_power;
     st.port_work.fill(0.0);
     st.port_power.copy_from_slice(&ws.eval.port_power);
-    Ok(())
 }
 
 /// Recomputes consistent accelerations and the energy reference after the rates of an
@@ -532,9 +550,9 @@ pub fn restart_from_state(
     st: &mut State,
     ws: &mut Workspace,
 ) -> Result<(), String> {
-    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-    let mm = mass(m, l, ws);
-    settle(m, l, p, st, ws, &mm)
+    retuned_rates(m, l, p, st, ws)?;
+    restart_bookkeeping(st, ws);
+    Ok(())
 }
 
 /// Accelerations and state rates consistent with the state under new parameters (a
@@ -550,10 +568,7 @@ pub fn retuned_rates(
 ) -> Result<(), String> {
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     let mm = mass(m, l, ws);
-    consistent_rates(m, l, p, st, ws, &mm)?;
-    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-    super::drives::finish(l.nz, st, ws);
-    Ok(())
+    rates_at(m, l, p, st, ws, &mm)
 }
 
 /// Accelerations and state rates consistent with the initial state: if the force
