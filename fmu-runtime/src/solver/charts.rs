@@ -25,16 +25,21 @@ pub struct Chart {
     pub coords: [usize; 3],
 }
 
+impl Chart {
+    /// The state's angles, rates and accelerations of the three coordinates.
+    fn motion(&self, st: &State) -> [[f64; 3]; 3] {
+        [&st.z, &st.zd, &st.zdd].map(|v| self.coords.map(|i| v[i]))
+    }
+}
+
 /// The model's re-charted rotations, in [`CompiledModel::charted_rotations`] order.
 pub fn of(m: &CompiledModel) -> Vec<Chart> {
     let coordinate = m.mechanism.coordinate_indices();
+    // (The chain's bodies are revolutes, checked when the model is loaded: each has one.)
     m.charted_rotations()
-        .filter_map(|r| {
-            let c = r.bodies.map(|b| coordinate[b]);
-            Some(Chart {
-                bodies: r.bodies,
-                coords: [c[0]?, c[1]?, c[2]?],
-            })
+        .map(|r| Chart {
+            bodies: r.bodies,
+            coords: r.bodies.map(|b| coordinate[b].unwrap_or_default()),
         })
         .collect()
 }
@@ -68,15 +73,10 @@ pub fn apply(m: &CompiledModel, charts: &[Chart], st: &State, kin: &mut Kinemati
 pub fn rechart(m: &CompiledModel, st: &mut State, ws: &mut Workspace) -> u32 {
     let mut n = 0;
     for (k, c) in ws.charts.iter().enumerate() {
-        let [a, b, r] = c.coords;
-        if crate::math::sin_cos(st.z[b]).1.abs() >= RECHART_COS_PITCH {
+        if crate::math::sin_cos(st.z[c.coords[1]]).1.abs() >= RECHART_COS_PITCH {
             continue;
         }
-        let (q, qd, qdd) = (
-            [st.z[a], st.z[b], st.z[r]],
-            [st.zd[a], st.zd[b], st.zd[r]],
-            [st.zdd[a], st.zdd[b], st.zdd[r]],
-        );
+        let [q, qd, qdd] = c.motion(st);
         let (moved, qd1, qdd1) = zyx::recharted(q, qd, qdd);
         let t = turn(st, k);
         let old = UnitQuaternion::from_quaternion(Quaternion::new(t[0], t[1], t[2], t[3]));
@@ -102,12 +102,7 @@ pub fn rechart(m: &CompiledModel, st: &mut State, ws: &mut Workspace) -> u32 {
 /// first re-chart, then those of the z-y-x angles of the charted turn composed with the
 /// state's angles (principal values; singular, like any z-y-x angles, at pitch ±90°).
 pub fn joint_angles(c: &Chart, k: usize, st: &State) -> [[f64; 3]; 3] {
-    let [a, b, r] = c.coords;
-    let (q, qd, qdd) = (
-        [st.z[a], st.z[b], st.z[r]],
-        [st.zd[a], st.zd[b], st.zd[r]],
-        [st.zdd[a], st.zdd[b], st.zdd[r]],
-    );
+    let [q, qd, qdd] = c.motion(st);
     if is_identity(st, k) {
         return [q, qd, qdd];
     }

@@ -61,7 +61,7 @@ impl Layout {
             n_displacements,
             n_friction,
             n_ports: m.ports.len(),
-            n_charts: charts::of(m).len(),
+            n_charts: m.charted_rotations().count(),
         }
     }
 
@@ -148,6 +148,7 @@ impl Workspace {
         let double_step = (m.solver.formulation == Formulation::DoubleStep)
             .then(|| double_step::DoubleStepWork::new(l, &tol, &scale));
         let drives = drives::of(m);
+        let charts = charts::of(m);
         let plan = plan::TangentPlan::new(m, l, drives::mask(&drives, l.nz));
         Workspace {
             drives,
@@ -179,8 +180,8 @@ impl Workspace {
             lambda: vec![0.0; l.nc],
             dz: vec![0.0; l.nz],
             viol: vec![0.0; l.nc],
-            outputs: Outputs::new(m),
-            charts: charts::of(m),
+            outputs: Outputs::new(m, &charts),
+            charts,
             first_order: evaluate::FirstOrderBase::new(m, l),
         }
     }

@@ -42,8 +42,7 @@ pub struct Outputs {
 }
 
 impl Outputs {
-    pub fn new(m: &CompiledModel) -> Outputs {
-        let charts = charts::of(m);
+    pub fn new(m: &CompiledModel, charts: &[charts::Chart]) -> Outputs {
         let mut chart_part = vec![None; m.mechanism.bodies.len()];
         for (k, c) in charts.iter().enumerate() {
             for (i, &b) in c.bodies.iter().enumerate() {
