@@ -35,6 +35,10 @@ pub struct State {
     /// First-order states (pressures, spool positions, friction states) and their rates.
     pub w: Vec<f64>,
     pub wd: Vec<f64>,
+    /// The first-order rates the last step started from (ẇ one step back; the rates at the
+    /// start after initialization): the predictor tells a rate that alternates in sign
+    /// from step to step (a stiff volume ringing under the trapezoidal rule) from a trend.
+    pub wd_last: Vec<f64>,
     /// Augmented-Lagrangian multipliers, carried across steps.
     pub lambda: Vec<f64>,
     /// Accumulated work of actuators and applied forces [J] and its current power [W].
@@ -107,6 +111,7 @@ impl State {
             zdd: vec![0.0; layout.nz],
             w: vec![0.0; layout.nw],
             wd: vec![0.0; layout.nw],
+            wd_last: vec![0.0; layout.nw],
             lambda: vec![0.0; layout.nc],
             work: 0.0,
             power: 0.0,
@@ -144,6 +149,7 @@ impl State {
         self.zdd.copy_from_slice(&other.zdd);
         self.w.copy_from_slice(&other.w);
         self.wd.copy_from_slice(&other.wd);
+        self.wd_last.copy_from_slice(&other.wd_last);
         self.lambda.copy_from_slice(&other.lambda);
         self.work = other.work;
         self.power = other.power;
@@ -210,7 +216,7 @@ pub struct Snapshot {
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
-const SNAPSHOT_VERSION: u32 = 9;
+const SNAPSHOT_VERSION: u32 = 10;
 
 impl Snapshot {
     /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
@@ -247,13 +253,14 @@ impl Snapshot {
             s.mass_scale,
             s.tangent_step,
         ];
-        let vectors: [&[f64]; 17] = [
+        let vectors: [&[f64]; 18] = [
             &scalars,
             &s.z,
             &s.zd,
             &s.zdd,
             &s.w,
             &s.wd,
+            &s.wd_last,
             &s.lambda,
             &self.params,
             &s.tangent,
@@ -279,7 +286,7 @@ impl Snapshot {
         let s = &self.state;
         let floats = 9
             + 3 * s.z.len()
-            + 2 * s.w.len()
+            + 3 * s.w.len()
             + s.lambda.len()
             + self.params.len()
             + s.tangent.len()
@@ -377,6 +384,7 @@ impl Snapshot {
             &mut state.zdd,
             &mut state.w,
             &mut state.wd,
+            &mut state.wd_last,
             &mut state.lambda,
         ] {
             r.fill(v)?;

@@ -76,6 +76,17 @@ fn stepping_does_not_allocate() {
             [10.0, -10.0],
         ),
         (
+            // A fresh tangent every step: the multipliers corrected by Newton (Schur
+            // complement of the constraint rows), the second-order predictor.
+            {
+                let mut m = support::jaiswal_fourbar(0.001);
+                m.solver.reuse_tangent = false;
+                m
+            },
+            "valve.command",
+            [10.0, -10.0],
+        ),
+        (
             // The finite-difference tangent (the default assembles its joint columns).
             {
                 let mut m = support::jaiswal_fourbar(0.001);

@@ -390,15 +390,18 @@ pub fn step(
         let ds = ws.double_step.as_mut().expect("double-step workspace");
         let r = ds.rank;
         let nf = ds.nf();
-        // Predictor: independent coordinates by their rates, dependent ones warm-started.
+        // Predictor (`predictor`): independent coordinates and first-order states, dependent
+        // coordinates warm-started from it.
         for i in 0..nz {
-            ds.z[i] = st.z[i] + h * st.zd[i];
+            ds.z[i] = super::predictor::joint(st, i, h);
             ds.zero[i] = 0.0;
         }
         for k in 0..nf {
             ds.x[k] = ds.z[ds.order[r + k]];
         }
-        ds.x[nf..nf + nw].copy_from_slice(&st.w);
+        for k in 0..nw {
+            ds.x[nf + k] = super::predictor::first_order(st, k, h);
+        }
         (nf, nf + nw)
     };
     let mut converged = false;
@@ -486,6 +489,7 @@ pub fn step(
     st.zd.copy_from_slice(&ds.zd);
     st.zdd.copy_from_slice(&ds.zdd);
     st.w.copy_from_slice(&ds.x[nf..nf + nw]);
+    st.wd_last.copy_from_slice(&st.wd);
     st.wd.copy_from_slice(&ws.wd);
     if euler || resolved {
         ws.euler_steps += 1;

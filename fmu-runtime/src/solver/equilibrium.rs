@@ -509,6 +509,7 @@ fn settle(
     mm: &[f64],
 ) -> Result<(), String> {
     rates_at(m, l, p, st, ws, mm)?;
+    st.wd_last.copy_from_slice(&st.wd);
     restart_bookkeeping(st, ws);
     Ok(())
 }
@@ -551,6 +552,7 @@ pub fn restart_from_state(
     ws: &mut Workspace,
 ) -> Result<(), String> {
     retuned_rates(m, l, p, st, ws)?;
+    st.wd_last.copy_from_slice(&st.wd);
     restart_bookkeeping(st, ws);
     Ok(())
 }

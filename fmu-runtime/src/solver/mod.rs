@@ -10,9 +10,11 @@ pub mod drives;
 pub mod equilibrium;
 pub mod evaluate;
 pub mod linalg;
+mod multipliers;
 pub mod newton;
 mod outputs;
 pub mod plan;
+mod predictor;
 pub mod sparse_lu;
 pub mod sparsity;
 mod trapped_oil;
@@ -129,6 +131,8 @@ pub struct Workspace {
     /// Scratch of the sparse factorisation and solve.
     pub(crate) lu_at: Vec<usize>,
     pub(crate) lu_work: Vec<f64>,
+    /// Newton on the multipliers, for a closed loop whose tangent is formed every step.
+    pub(crate) multipliers: Option<multipliers::MultiplierWork>,
 }
 
 impl Workspace {
@@ -158,6 +162,10 @@ impl Workspace {
             plan: std::sync::Arc::new(plan),
             lu_at: vec![0; n],
             lu_work: vec![0.0; n],
+            multipliers: (l.nc > 0
+                && m.solver.formulation == Formulation::AugmentedLagrangian
+                && !m.solver.reuse_tangent)
+                .then(|| multipliers::MultiplierWork::new(l.nz, n, l.nc)),
             eval: Evaluation::new(m, l),
             x: vec![0.0; n],
             dx: vec![0.0; n],

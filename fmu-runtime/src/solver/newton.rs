@@ -470,7 +470,7 @@ pub fn tangent_probe(
 }
 
 /// Trapezoidal history ("hat") vectors of the step from `st` by `h` (backward Euler for
-/// pressures near vapour pressure), the predictor `z + h ż`, `w`, and the multipliers
+/// pressures near vapour pressure), the predictor (`predictor`), and the multipliers
 /// carried over. Returns whether any pressure takes backward Euler.
 fn predict(
     m: &CompiledModel,
@@ -481,10 +481,19 @@ fn predict(
     h: f64,
 ) -> bool {
     let nz = l.nz;
+    // With a kept tangent the second-order predictor made the iteration stop early: the
+    // first update of a tangent formed steps ago can fall within the tolerance while the
+    // iterate is not (the spatial RSSR linkage ended 4e-5 rad from the converged solution,
+    // tests/formulations.rs). A tangent formed at the predictor takes the better one.
+    let second_order = !m.solver.reuse_tangent;
     for i in 0..nz {
         ws.zd_hat[i] = -(2.0 / h * st.z[i] + st.zd[i]);
         ws.zdd_hat[i] = -(4.0 / (h * h) * st.z[i] + 4.0 / h * st.zd[i] + st.zdd[i]);
-        ws.x[i] = st.z[i] + h * st.zd[i];
+        ws.x[i] = if second_order {
+            super::predictor::joint(st, i, h)
+        } else {
+            st.z[i] + h * st.zd[i]
+        };
     }
     // Driven coordinates: history from the reference at the step's start (an input that
     // jumped at the communication point moves the coordinate with it), the reference at
@@ -498,7 +507,9 @@ fn predict(
         d.target = d.reference(st.time + h);
         ws.x[c] = d.target[0];
     }
-    ws.x[nz..nz + l.nw].copy_from_slice(&st.w);
+    for k in 0..l.nw {
+        ws.x[nz + k] = super::predictor::first_order(st, k, h);
+    }
     ws.lambda.copy_from_slice(&st.lambda);
     super::cavitation::history(m, l, p, st, ws, h)
 }
@@ -508,21 +519,38 @@ fn newton_direction(st: &State, ws: &mut Workspace, n: usize) {
     for i in 0..n {
         ws.dx[i] = -ws.f[i];
     }
-    match (&ws.plan.sparse, st.tangent_sparse) {
-        (Some(s), true) => s.tangent.solve(
-            &st.tangent,
-            &st.tangent_scale,
-            &mut ws.dx[..n],
-            &mut ws.lu_work,
-        ),
+    solve_tangent(st, &ws.plan, &mut ws.lu_work, &mut ws.dx[..n]);
+}
+
+/// `b ← J⁻¹ b` with the factored tangent of the state.
+fn solve_tangent(st: &State, plan: &super::plan::TangentPlan, work: &mut [f64], b: &mut [f64]) {
+    match (&plan.sparse, st.tangent_sparse) {
+        (Some(s), true) => s.tangent.solve(&st.tangent, &st.tangent_scale, b, work),
         _ => lu_solve(
             &st.tangent,
-            n,
+            b.len(),
             &st.tangent_pivots,
             &st.tangent_scale,
-            &mut ws.dx,
+            b,
         ),
     }
+}
+
+/// Forms the multiplier coupling (`multipliers`) for the tangent the state holds.
+fn couple_multipliers(st: &State, ws: &mut Workspace, h: f64) -> Result<(), String> {
+    let Workspace {
+        multipliers: Some(work),
+        plan,
+        lu_work,
+        drives,
+        ..
+    } = ws
+    else {
+        return Ok(());
+    };
+    work.couple(h, drives.iter().map(|d| d.coordinate), |b| {
+        solve_tangent(st, plan, lu_work, b)
+    })
 }
 
 /// Advances `st` by `h`. On error `st` may hold a partial result; the caller restores it.
@@ -569,12 +597,15 @@ pub fn step(
         None
     };
     let mut last_refresh = None;
-    // With a fresh tangent per step (the seeds' scheme) an update larger than 1e3
+    // With a fresh tangent per step (the seeds' scheme) an update larger than 1e4
     // tolerances calls for the tangent of the current iterate (full Newton far from the
-    // solution). A kept tangent is judged by contraction alone: a large first update then
-    // comes from the predictor missing a fast pressure oscillation, not from a stale
-    // tangent, and re-forming it would double the step's cost for nothing.
-    let far = if reuse { f64::INFINITY } else { 1e3 };
+    // solution). (Pub I four-bar, tangents / iterations per step, max iterations: 1.48 /
+    // 1.652 / 4 at 1e3, where a pressure oscillation's 1e3–1e4 Pa per step re-formed it in
+    // half the steps; 1.14 / 1.654 / 4 at 1e4; 1.02 / 1.69 / 6 at 1e5.)
+    // A kept tangent is judged by contraction alone: a large first update then comes from
+    // the predictor missing a fast pressure oscillation, not from a stale tangent, and
+    // re-forming it would double the step's cost for nothing.
+    let far = if reuse { f64::INFINITY } else { 1e4 };
     let s = 0.25 * h * h;
     let mut it = 0;
     // Iterations of a first solve that ended near vapour pressure (see below).
@@ -589,7 +620,9 @@ pub fn step(
         if !residual(m, l, p, ws, h, alpha, true) {
             return Err(format!("non-finite residual at t = {} s", st.time + h));
         }
-        if it > 1 && nc > 0 {
+        if let Some(work) = ws.multipliers.as_mut() {
+            work.record(&ws.eval);
+        } else if it > 1 && nc > 0 {
             // Augmented-Lagrangian multiplier update λ ← λ + αΦ; the residual's term
             // Φ_zᵀ(αΦ + λ) grows by Φ_zᵀ αΦ (no new evaluation needed).
             for r in 0..nc {
@@ -607,8 +640,12 @@ pub fn step(
         if let Some(columns) = refresh.take() {
             tangent(m, l, p, st, ws, h, alpha, columns)?;
             last_refresh = Some(columns);
+            couple_multipliers(st, ws, h)?;
         }
         newton_direction(st, ws, n);
+        if let Some(work) = ws.multipliers.as_mut() {
+            work.correct(&mut ws.dx[..n], &mut ws.lambda);
+        }
         let tol = &ws.tol;
         let size = super::apply_update(
             &mut ws.x[..n],
@@ -679,6 +716,7 @@ pub fn step(
     }
 
     // Accept: positions, states and their rates from the trapezoidal formulas.
+    st.wd_last.copy_from_slice(&st.wd);
     derived(ws, l, h);
     st.z.copy_from_slice(&ws.x[..nz]);
     st.w.copy_from_slice(&ws.x[nz..]);
