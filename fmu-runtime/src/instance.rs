@@ -212,6 +212,9 @@ fn copy_used(dst: &mut [f64], dst_used: usize, src: &[f64], src_used: usize) {
 pub struct Snapshot {
     pub(crate) state: State,
     pub(crate) params: Vec<f64>,
+    /// The inputs the state's rates belong to (those of the last step's end; NaN after a
+    /// failed step): the next step's input change is counted from them.
+    pub(crate) rates_params: Vec<f64>,
     pub(crate) initialized: bool,
 }
 
@@ -253,7 +256,7 @@ impl Snapshot {
             s.mass_scale,
             s.tangent_step,
         ];
-        let vectors: [&[f64]; 18] = [
+        let vectors: [&[f64]; 19] = [
             &scalars,
             &s.z,
             &s.zd,
@@ -263,6 +266,7 @@ impl Snapshot {
             &s.wd_last,
             &s.lambda,
             &self.params,
+            &self.rates_params,
             &s.tangent,
             &s.tangent_raw,
             &s.tangent_scale,
@@ -288,7 +292,7 @@ impl Snapshot {
             + 3 * s.z.len()
             + 3 * s.w.len()
             + s.lambda.len()
-            + self.params.len()
+            + 2 * self.params.len()
             + s.tangent.len()
             + s.tangent_raw.len()
             + s.tangent_scale.len()
@@ -391,6 +395,14 @@ impl Snapshot {
         }
         let mut params = vec![0.0; np];
         r.fill(&mut params)?;
+        // NaN marks an input the rates belong to no known value of (`solver::input_change`).
+        let mut rates_params = vec![0.0; np];
+        for v in rates_params.iter_mut() {
+            *v = f64::from_bits(r.u64()?);
+            if v.is_infinite() {
+                return Err("the FMU state holds a non-finite number".into());
+            }
+        }
         for v in [
             &mut state.tangent,
             &mut state.tangent_raw,
@@ -421,6 +433,7 @@ impl Snapshot {
         Ok(Snapshot {
             state,
             params,
+            rates_params,
             initialized,
         })
     }
@@ -680,6 +693,11 @@ impl Instance {
                 .is_err()
                 {
                     (self.state.zdd, self.state.wd) = saved;
+                } else {
+                    // The rates are those of every parameter as set now: the next step's
+                    // input-change pass (`solver::input_change`) must not add this change
+                    // to the accelerations again.
+                    self.rates_params.copy_from_slice(&self.energy_scratch);
                 }
             }
         }
@@ -872,27 +890,39 @@ impl Instance {
         solver::drives::anchor(&mut self.work, &self.params, self.state.time);
         // Inputs changed since the last step: its rates are those of the old inputs.
         if self.initialized && self.params != self.rates_params {
-            solver::refresh_rates(
+            solver::input_change::rates_for_new_inputs(
                 &self.model,
                 &self.layout,
+                &self.rates_params,
                 &self.params,
                 &mut self.state,
                 &mut self.work,
             );
         }
-        let result = if self.has_slopes {
-            // Inputs with derivatives move inside the step; afterwards they read as set.
-            self.held_inputs.copy_from_slice(&self.params);
+        if !self.has_slopes {
             let result = self.advance_held(to_time);
-            self.params.copy_from_slice(&self.held_inputs);
-            self.clear_input_derivatives();
-            result
-        } else {
-            self.advance_held(to_time)
-        };
-        if result.is_ok() {
-            self.rates_params.copy_from_slice(&self.params);
+            if result.is_ok() {
+                self.rates_params.copy_from_slice(&self.params);
+            }
+            return result;
         }
+        // Inputs with derivatives move inside the step; afterwards they read as set.
+        self.held_inputs.copy_from_slice(&self.params);
+        let result = self.advance_held(to_time);
+        if result.is_ok() {
+            // An input the master interpolates is a smooth signal: its next value corrects
+            // this extrapolation without a jump (NaN: see `solver::input_change`).
+            for ((r, p), slope) in self
+                .rates_params
+                .iter_mut()
+                .zip(&self.params)
+                .zip(&self.input_slopes)
+            {
+                *r = if *slope != [0.0; 2] { f64::NAN } else { *p };
+            }
+        }
+        self.params.copy_from_slice(&self.held_inputs);
+        self.clear_input_derivatives();
         result
     }
 
@@ -966,6 +996,7 @@ impl Instance {
         Snapshot {
             state: self.state.clone(),
             params: self.params.clone(),
+            rates_params: self.rates_params.clone(),
             initialized: self.initialized,
         }
     }
@@ -975,6 +1006,7 @@ impl Instance {
         if snap.params.len() == self.params.len() && snap.state.z.len() == self.state.z.len() {
             snap.state.copy_from(&self.state);
             snap.params.copy_from_slice(&self.params);
+            snap.rates_params.copy_from_slice(&self.rates_params);
             snap.initialized = self.initialized;
         } else {
             *snap = self.snapshot();
@@ -983,6 +1015,7 @@ impl Instance {
 
     pub fn restore(&mut self, snap: &Snapshot) -> Result<(), String> {
         if snap.params.len() != self.params.len()
+            || snap.rates_params.len() != self.params.len()
             || snap.state.z.len() != self.layout.nz
             || snap.state.w.len() != self.layout.nw
             || snap.state.lambda.len() != self.layout.nc
@@ -998,7 +1031,7 @@ impl Instance {
         self.apply_charts();
         self.params.copy_from_slice(&snap.params);
         self.initialized = snap.initialized;
-        self.rates_params.copy_from_slice(&snap.params);
+        self.rates_params.copy_from_slice(&snap.rates_params);
         self.clear_input_derivatives();
         solver::cut_references(&self.model, &self.layout, &self.params, &mut self.work);
         self.refresh_outputs();

@@ -116,6 +116,31 @@ fn stepping_does_not_allocate() {
             [0.4546082, 0.4746082],
         ),
         (
+            // A torque input on the crank, stepped: the accelerations and loop multipliers
+            // jump with it (`solver::input_change`: mass matrix, Schur block).
+            {
+                let mut m = support::jaiswal_fourbar(0.001);
+                let crank = m
+                    .mechanism
+                    .bodies
+                    .iter()
+                    .position(|b| b.joint.dof() == 1)
+                    .unwrap();
+                m.params.push(fmu_runtime::model::ParamSlot {
+                    name: "servo.torque".into(),
+                    default: 0.0,
+                });
+                let force = ParamId(m.params.len() as u32 - 1);
+                m.ports.push(fmu_runtime::model::Port {
+                    name: "servo".into(),
+                    kind: fmu_runtime::model::PortKind::JointForce { body: crank, force },
+                });
+                m
+            },
+            "servo.torque",
+            [2e3, -2e3],
+        ),
+        (
             // A prescribed-motion crank (its rate stepped) inside the loop.
             {
                 let mut m = support::jaiswal_fourbar(0.001);

@@ -9,6 +9,7 @@ pub mod double_step;
 pub mod drives;
 pub mod equilibrium;
 pub mod evaluate;
+pub mod input_change;
 pub mod linalg;
 mod multipliers;
 pub mod newton;
@@ -131,6 +132,8 @@ pub struct Workspace {
     /// Scratch of the sparse factorisation and solve.
     pub(crate) lu_at: Vec<usize>,
     pub(crate) lu_work: Vec<f64>,
+    /// Buffers of the accelerations' jump when an input changes between steps.
+    pub(crate) input_change: input_change::InputChangeWork,
     /// Newton on the multipliers, for a closed loop whose tangent is formed every step.
     pub(crate) multipliers: Option<multipliers::MultiplierWork>,
 }
@@ -162,6 +165,7 @@ impl Workspace {
             plan: std::sync::Arc::new(plan),
             lu_at: vec![0; n],
             lu_work: vec![0.0; n],
+            input_change: input_change::InputChangeWork::new(m, l),
             multipliers: (l.nc > 0
                 && m.solver.formulation == Formulation::AugmentedLagrangian
                 && !m.solver.reuse_tangent)
@@ -234,39 +238,6 @@ pub fn place_at_initial_configuration(m: &CompiledModel, l: &Layout, p: &[f64], 
     st.w[l.first_displacement()..].fill(0.0);
 }
 
-/// Reference vectors of prismatic cut joints: their relative orientation is held at
-/// what it is at the initial joint coordinates (taken from the parameters, so the result
-/// is a function of the parameters and restores deterministically).
-/// First-order state rates ẇ consistent with the parameters as they are now, at the
-/// current state. A step that started from the rates of
-/// the previous input would let a new input act half a step late: first order where the
-/// trapezoidal rule is second (issue 16). The pressure, spool and swash-plate equations are
-/// linear in ẇ, each row in its own rate (`c_k ẇ_k + r0_k`: pressures c = 1, spools and
-/// swash plates their time constant), so two evaluations give them. The accelerations are kept:
-/// a valve, supply or pump input acts on them only through the states.
-pub fn refresh_rates(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace) {
-    if l.nw == 0 {
-        return;
-    }
-    ws.wd.fill(0.0);
-    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &ws.wd);
-    ws.f_pert[..l.nw].copy_from_slice(&ws.eval.r_first);
-    ws.wd.fill(1.0);
-    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &ws.wd);
-    // Friction states follow the motion, not the inputs (and some friction laws are not
-    // linear in their rates): kept.
-    for k in 0..l.first_friction() {
-        let c = ws.eval.r_first[k] - ws.f_pert[k];
-        if c.abs() > 1e-300 {
-            st.wd[k] = -ws.f_pert[k] / c;
-        }
-    }
-    // Leaves the evaluation at the state. The powers stay those the last step ended with: a
-    // mechanical input (a force, the base motion) changes them at once only together with
-    // the accelerations, which are kept.
-    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-}
-
 /// Kinetic plus potential energy of the state `st` under the parameters `p` [J] (leaves
 /// the evaluation at the state).
 pub fn mechanical_energy(
@@ -281,6 +252,9 @@ pub fn mechanical_energy(
     ke + pe
 }
 
+/// Reference vectors of prismatic cut joints: their relative orientation is held at
+/// what it is at the initial joint coordinates (taken from the parameters, so the result
+/// is a function of the parameters and restores deterministically).
 pub fn cut_references(m: &CompiledModel, l: &Layout, p: &[f64], ws: &mut Workspace) {
     if !m
         .mechanism
