@@ -44,6 +44,15 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// The four-bar's crank: its first one-coordinate body.
+fn crank(m: &fmu_runtime::CompiledModel) -> usize {
+    m.mechanism
+        .bodies
+        .iter()
+        .position(|b| b.joint.dof() == 1)
+        .unwrap()
+}
+
 fn count_during(f: impl FnOnce()) -> usize {
     let before = ALLOCATIONS.load(Ordering::SeqCst);
     ARMED.with(|a| a.set(true));
@@ -120,12 +129,7 @@ fn stepping_does_not_allocate() {
             // jump with it (`solver::input_change`: mass matrix, Schur block).
             {
                 let mut m = support::jaiswal_fourbar(0.001);
-                let crank = m
-                    .mechanism
-                    .bodies
-                    .iter()
-                    .position(|b| b.joint.dof() == 1)
-                    .unwrap();
+                let crank = crank(&m);
                 m.params.push(fmu_runtime::model::ParamSlot {
                     name: "servo.torque".into(),
                     default: 0.0,
@@ -144,12 +148,7 @@ fn stepping_does_not_allocate() {
             // A prescribed-motion crank (its rate stepped) inside the loop.
             {
                 let mut m = support::jaiswal_fourbar(0.001);
-                let crank = m
-                    .mechanism
-                    .bodies
-                    .iter()
-                    .position(|b| b.joint.dof() == 1)
-                    .unwrap();
+                let crank = crank(&m);
                 let q0 = m.params[m.mechanism.bodies[crank].q0.index()].default;
                 let mut slot = |name: &str, default: f64| {
                     m.params.push(fmu_runtime::model::ParamSlot {

@@ -22,11 +22,23 @@ fn run(h: f64, t_end: f64) -> Vec<f64> {
     let mut m = Machine::load("jaiswal-fourbar.toml");
     m.set("solver.step", h);
     m.set("valve.command", command(0));
+    held_on_the_grid(m, h, t_end, "valve.command", command)
+}
+
+/// Initializes `m` and runs it at internal and communication step `h`, `input` held at
+/// `value(k)` over the k-th 10 ms: crank angle at every grid point up to `t_end`.
+fn held_on_the_grid(
+    mut m: Machine,
+    h: f64,
+    t_end: f64,
+    input: &str,
+    value: impl Fn(usize) -> f64,
+) -> Vec<f64> {
     m.inst.initialize(0.0).unwrap();
     let per = (GRID / h).round() as usize;
     let mut out = Vec::new();
     for k in 0..(t_end / GRID).round() as usize {
-        m.set("valve.command", command(k));
+        m.set(input, value(k));
         for j in 1..=per {
             m.inst.advance((k * per + j) as f64 * h).unwrap();
         }
@@ -45,17 +57,7 @@ fn run_torque(h: f64, t_end: f64) -> Vec<f64> {
     let torque = |k: usize| 4e3 * (std::f64::consts::TAU * 2.0 * k as f64 * GRID).sin();
     m.set("solver.step", h);
     m.set("valve.command", 0.0);
-    m.inst.initialize(0.0).unwrap();
-    let per = (GRID / h).round() as usize;
-    let mut out = Vec::new();
-    for k in 0..(t_end / GRID).round() as usize {
-        m.set("servo.torque", torque(k));
-        for j in 1..=per {
-            m.inst.advance((k * per + j) as f64 * h).unwrap();
-        }
-        out.push(m.get("crank.angle"));
-    }
-    out
+    held_on_the_grid(m, h, t_end, "servo.torque", torque)
 }
 
 fn max_difference(a: &[f64], b: &[f64]) -> f64 {

@@ -509,7 +509,6 @@ fn settle(
     mm: &[f64],
 ) -> Result<(), String> {
     rates_at(m, l, p, st, ws, mm)?;
-    st.wd_last.copy_from_slice(&st.wd);
     restart_bookkeeping(st, ws);
     Ok(())
 }
@@ -529,8 +528,10 @@ fn rates_at(
     Ok(())
 }
 
-/// The energy reference of the balance: the evaluated state, no work done yet.
+/// The energy reference of the balance: the evaluated state, no work done yet; the
+/// predictor's rate history starts at the state's rates.
 fn restart_bookkeeping(st: &mut State, ws: &Workspace) {
+    st.wd_last.copy_from_slice(&st.wd);
     let (ke, pe) = ws.eval.energies();
     st.energy0 = ke + pe;
     st.work = 0.0;
@@ -552,7 +553,6 @@ pub fn restart_from_state(
     ws: &mut Workspace,
 ) -> Result<(), String> {
     retuned_rates(m, l, p, st, ws)?;
-    st.wd_last.copy_from_slice(&st.wd);
     restart_bookkeeping(st, ws);
     Ok(())
 }

@@ -235,18 +235,12 @@ fn jump_accelerations(
         }
         for q in 0..nc {
             let row = &phi_z[q * nz..(q + 1) * nz];
-            for r in 0..nc {
-                let column = &work.h[r * nz..(r + 1) * nz];
-                work.t[q * nc + r] = row.iter().zip(column).map(|(a, b)| a * b).sum();
-            }
             work.dl[q] = row.iter().zip(&work.residual).map(|(a, b)| a * b).sum();
         }
-        // Redundant constraint rows: a tiny regularization (see `multipliers`).
-        let largest = (0..nc).fold(0.0f64, |a, q| a.max(work.t[q * nc + q].abs()));
-        for q in 0..nc {
-            work.t[q * nc + q] += 1e-9 * largest;
-        }
-        if lu_factor(&mut work.t, nc, &mut work.t_pivots, &mut work.t_scale).is_err() {
+        let (t, pivots, scale) = (&mut work.t, &mut work.t_pivots, &mut work.t_scale);
+        if super::multipliers::factor_schur(&phi_z[..nc * nz], &work.h, nz, t, pivots, scale)
+            .is_err()
+        {
             return false;
         }
         lu_solve(&work.t, nc, &work.t_pivots, &work.t_scale, &mut work.dl);

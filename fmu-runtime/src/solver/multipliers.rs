@@ -15,9 +15,8 @@
 //! solves `J dx + B Δλ = −F`, `Φ_z dx = −Φ`: λ converges with the unknowns, quadratically.
 //! The penalty stays in the residual and the tangent (it keeps J regular and is what the
 //! projections use); the converged solution is the same, Φ = 0 with the residual's
-//! constraint forces. Redundant constraints (a planar loop modelled in space) make S
-//! singular; a regularization of 1e-9 of its largest diagonal entry leaves their
-//! multipliers' split bounded and the motion unchanged.
+//! constraint forces. Redundant constraints (a planar loop modelled in space) are handled
+//! by [`factor_schur`]'s regularization.
 
 use super::evaluate::Evaluation;
 use super::linalg::{lu_factor, lu_solve};
@@ -85,19 +84,14 @@ impl MultiplierWork {
             }
             solve(column);
         }
-        for q in 0..nc {
-            let row = &self.phi_z[q * nz..(q + 1) * nz];
-            for r in 0..nc {
-                let column = &self.g[r * n..r * n + nz];
-                self.s[q * nc + r] = row.iter().zip(column).map(|(a, b)| a * b).sum();
-            }
-        }
-        let largest = (0..nc).fold(0.0f64, |a, q| a.max(self.s[q * nc + q].abs()));
-        for q in 0..nc {
-            self.s[q * nc + q] += 1e-9 * largest;
-        }
-        lu_factor(&mut self.s, nc, &mut self.pivots, &mut self.scale)
-            .map_err(|e| format!("constraint Schur complement: {e}"))
+        factor_schur(
+            &self.phi_z,
+            &self.g,
+            n,
+            &mut self.s,
+            &mut self.pivots,
+            &mut self.scale,
+        )
     }
 
     /// Turns the Newton direction `dx = −J⁻¹F` (λ held) into the coupled one and moves
@@ -121,6 +115,34 @@ impl MultiplierWork {
             }
         }
     }
+}
+
+/// Forms and factors the Schur complement `S = Φ_z G` of the constraint rows, `G` given
+/// column by column (`stride` entries per constraint row, the first `nz` the joint
+/// coordinates'). Redundant constraint rows make S singular: a regularization of 1e-9 of
+/// its largest diagonal entry keeps it regular and their multipliers' split bounded.
+pub(super) fn factor_schur(
+    phi_z: &[f64],
+    g: &[f64],
+    stride: usize,
+    s: &mut [f64],
+    pivots: &mut [usize],
+    scale: &mut [f64],
+) -> Result<(), String> {
+    let nc = pivots.len();
+    let nz = phi_z.len() / nc;
+    for q in 0..nc {
+        let row = &phi_z[q * nz..(q + 1) * nz];
+        for r in 0..nc {
+            let column = &g[r * stride..r * stride + nz];
+            s[q * nc + r] = row.iter().zip(column).map(|(a, b)| a * b).sum();
+        }
+    }
+    let largest = (0..nc).fold(0.0f64, |a, q| a.max(s[q * nc + q].abs()));
+    for q in 0..nc {
+        s[q * nc + q] += 1e-9 * largest;
+    }
+    lu_factor(s, nc, pivots, scale).map_err(|e| format!("constraint Schur complement: {e}"))
 }
 
 #[cfg(test)]
