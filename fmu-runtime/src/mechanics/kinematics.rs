@@ -76,6 +76,8 @@ pub struct Kinematics {
     /// Joint-frame rotations in the parent frame, converted once from the model's
     /// quaternions (they are constant).
     frame_rotations: Vec<Mat3>,
+    /// Inertia tensors about the centre of mass in body axes (constant).
+    body_inertias: Vec<Mat3>,
 }
 
 /// Frame of a joint and its parent data, as needed by the recursion.
@@ -99,9 +101,15 @@ impl Kinematics {
             .iter()
             .map(|b| quat_matrix(b.joint_frame.rotation))
             .collect();
+        let body_inertias = mech
+            .bodies
+            .iter()
+            .map(|b| inertia_matrix(b.inertia))
+            .collect();
         Kinematics {
             bodies,
             frame_rotations,
+            body_inertias,
         }
     }
 
@@ -137,12 +145,17 @@ impl Kinematics {
         zdd: &[f64],
     ) {
         for (i, body) in mech.bodies.iter().enumerate() {
-            let parent = *self.of(body.parent);
+            // Parents come before their children (the compiler orders the tree so).
+            let (done, rest) = self.bodies.split_at_mut(i);
+            let parent = match body.parent {
+                Some(j) => &done[j],
+                None => &BodyKinematics::GROUND,
+            };
             let frame = JointFrame {
                 rotation: parent.rotation * self.frame_rotations[i],
                 origin: parent.point(&vec3(body.joint_frame.origin)),
             };
-            let coordinate = self.bodies[i].coordinate;
+            let coordinate = rest[0].coordinate;
             let (q, qd, qdd) = match coordinate {
                 Some(c) => (z[c], zd[c], zdd[c]),
                 None => (0.0, 0.0, 0.0),
@@ -168,11 +181,11 @@ impl Kinematics {
                 }
                 JointKind::Fixed => (frame.rotation, frame.origin, Vec6::zeros(), Vec6::zeros()),
             };
-            let k = &mut self.bodies[i];
+            let k = &mut rest[0];
             k.rotation = rotation;
             k.origin = origin;
             k.com = origin + rotation * vec3(body.com);
-            k.inertia = rotation * inertia_matrix(body.inertia) * rotation.transpose();
+            k.inertia = rotation * self.body_inertias[i] * rotation.transpose();
             k.mass = mass(body);
             k.b = b;
             k.twist = parent.twist + b * qd;

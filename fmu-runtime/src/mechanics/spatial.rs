@@ -17,11 +17,24 @@ pub fn quat_matrix(q: [f64; 4]) -> Mat3 {
         .into_inner()
 }
 
-/// Rotation by `angle` about the unit `axis` (Rodrigues: I + sin·K + (1 − cos)·K²).
+/// Rotation by `angle` about the unit `axis` (Rodrigues).
 pub fn axis_angle(axis: &Vec3, angle: f64) -> Mat3 {
+    // Rodrigues in closed form, `c I + (1 − c) a aᵀ + s [a]×` for a unit axis: no 3×3
+    // product (this runs for every revolute joint in every evaluation).
     let (s, c) = crate::math::sin_cos(angle);
-    let k = axis.cross_matrix();
-    Mat3::identity() + k * s + k * k * (1.0 - c)
+    let (x, y, z) = (axis.x, axis.y, axis.z);
+    let v = 1.0 - c;
+    Mat3::new(
+        c + v * x * x,
+        v * x * y - s * z,
+        v * x * z + s * y,
+        v * x * y + s * z,
+        c + v * y * y,
+        v * y * z - s * x,
+        v * x * z - s * y,
+        v * y * z + s * x,
+        c + v * z * z,
+    )
 }
 
 /// Linear part of a twist/wrench.

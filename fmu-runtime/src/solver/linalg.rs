@@ -72,29 +72,38 @@ pub fn lu_factor(
 
 /// Solves `A x = b` in place with the factors of [`lu_factor`].
 pub fn lu_solve(a: &[f64], n: usize, piv: &[usize], scale: &[f64], b: &mut [f64]) {
-    let (row_scale, col_scale) = scale.split_at(n);
-    for i in 0..n {
-        b[i] *= row_scale[i];
+    // Slices of exact length (row by row) let the compiler drop the bounds checks: this
+    // solve runs once per Newton iteration on systems of a few unknowns, where they cost
+    // as much as the arithmetic.
+    if n == 0 {
+        return;
     }
-    for k in 0..n {
-        b.swap(k, piv[k]);
+    let (a, piv, b) = (&a[..n * n], &piv[..n], &mut b[..n]);
+    let (row_scale, col_scale) = (&scale[..n], &scale[n..2 * n]);
+    for (bi, s) in b.iter_mut().zip(row_scale) {
+        *bi *= s;
     }
-    for i in 0..n {
-        let mut s = b[i];
-        for j in 0..i {
-            s -= a[i * n + j] * b[j];
+    for (k, &p) in piv.iter().enumerate() {
+        b.swap(k, p);
+    }
+    for (i, row) in a.chunks_exact(n).enumerate() {
+        let (solved, rest) = b.split_at_mut(i);
+        let mut s = rest[0];
+        for (l, x) in row[..i].iter().zip(solved.iter()) {
+            s -= l * x;
         }
-        b[i] = s;
+        rest[0] = s;
     }
-    for i in (0..n).rev() {
-        let mut s = b[i];
-        for j in i + 1..n {
-            s -= a[i * n + j] * b[j];
+    for (i, row) in a.chunks_exact(n).enumerate().rev() {
+        let (head, solved) = b.split_at_mut(i + 1);
+        let mut s = head[i];
+        for (u, x) in row[i + 1..].iter().zip(solved.iter()) {
+            s -= u * x;
         }
-        b[i] = s / a[i * n + i];
+        head[i] = s / row[i];
     }
-    for j in 0..n {
-        b[j] *= col_scale[j];
+    for (bj, s) in b.iter_mut().zip(col_scale) {
+        *bj *= s;
     }
 }
 

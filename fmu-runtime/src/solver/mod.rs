@@ -338,8 +338,9 @@ pub fn initialize(
     Ok(())
 }
 
-/// Advances by `h`; if Newton fails, retries the whole interval as 2, 4, … equal
-/// sub-steps (up to `max_step_halvings` times) from `saved`. Allocation-free.
+/// Advances by `h` from `st`, which must equal `saved`; if Newton fails, retries the whole
+/// interval as 2, 4, … equal sub-steps (up to `max_step_halvings` times) from `saved`.
+/// Allocation-free.
 pub fn step_with_retries(
     m: &CompiledModel,
     l: &Layout,
@@ -353,7 +354,9 @@ pub fn step_with_retries(
     for halvings in 0..=m.solver.max_step_halvings {
         let pieces = 1u32 << halvings;
         let dt = h / pieces as f64;
-        st.copy_from(saved);
+        if halvings > 0 {
+            st.copy_from(saved);
+        }
         let t0 = st.time;
         let mut result = Ok(());
         for k in 0..pieces {

@@ -29,12 +29,14 @@ pub fn penalty(m: &CompiledModel, p: &[f64], mass_scale: f64, h: f64) -> f64 {
 /// Unknown vector `x = [z; w]` → derived rates through the trapezoidal formulas.
 fn derived(ws: &mut Workspace, l: &Layout, h: f64) {
     let (c1, c2) = (2.0 / h, 4.0 / (h * h));
-    for i in 0..l.nz {
-        ws.zd[i] = c1 * ws.x[i] + ws.zd_hat[i];
-        ws.zdd[i] = c2 * ws.x[i] + ws.zdd_hat[i];
+    let (z, w) = ws.x.split_at(l.nz);
+    let rates = ws.zd.iter_mut().zip(ws.zdd.iter_mut());
+    for (((zd, zdd), (zd_hat, zdd_hat)), x) in rates.zip(ws.zd_hat.iter().zip(&ws.zdd_hat)).zip(z) {
+        *zd = c1 * x + zd_hat;
+        *zdd = c2 * x + zdd_hat;
     }
-    for i in 0..l.nw {
-        ws.wd[i] = ws.wd_gain[i] * ws.x[l.nz + i] + ws.wd_hat[i];
+    for (((wd, gain), hat), x) in ws.wd.iter_mut().zip(&ws.wd_gain).zip(&ws.wd_hat).zip(w) {
+        *wd = gain * x + hat;
     }
 }
 
@@ -481,11 +483,13 @@ fn predict(
     h: f64,
 ) -> bool {
     let nz = l.nz;
-    // With a kept tangent the second-order predictor made the iteration stop early: the
-    // first update of a tangent formed steps ago can fall within the tolerance while the
-    // iterate is not (the spatial RSSR linkage ended 4e-5 rad from the converged solution,
-    // tests/formulations.rs). A tangent formed at the predictor takes the better one.
-    let second_order = !m.solver.reuse_tangent;
+    // With a kept tangent and closed loops the second-order predictor made the iteration
+    // stop early: the first update of a tangent formed steps ago can fall within the
+    // tolerance while the multipliers, which converge only by the augmented-Lagrangian
+    // update, are not (the spatial RSSR linkage ended 4e-5 rad from the converged solution,
+    // tests/formulations.rs). A tangent formed at the predictor, or a tree without
+    // multipliers, takes the better one.
+    let second_order = !m.solver.reuse_tangent || l.nc == 0;
     for i in 0..nz {
         ws.zd_hat[i] = -(2.0 / h * st.z[i] + st.zd[i]);
         ws.zdd_hat[i] = -(4.0 / (h * h) * st.z[i] + 4.0 / h * st.zd[i] + st.zdd[i]);
