@@ -951,13 +951,12 @@ impl Instance {
             if self.has_slopes {
                 self.extrapolate_inputs(t_end - t0);
             }
-            self.saved.copy_from(&self.state);
             if let Err(message) = solver::step_with_retries(
                 &self.model,
                 &self.layout,
                 &self.params,
                 &mut self.state,
-                &self.saved,
+                &mut self.saved,
                 &mut self.work,
                 dt,
             ) {

@@ -147,13 +147,23 @@ impl Kinematics {
         for (i, body) in mech.bodies.iter().enumerate() {
             // Parents come before their children (the compiler orders the tree so).
             let (done, rest) = self.bodies.split_at_mut(i);
-            let parent = match body.parent {
-                Some(j) => &done[j],
-                None => &BodyKinematics::GROUND,
-            };
-            let frame = JointFrame {
-                rotation: parent.rotation * self.frame_rotations[i],
-                origin: parent.point(&vec3(body.joint_frame.origin)),
+            let (parent, frame) = match body.parent {
+                Some(j) => {
+                    let parent = &done[j];
+                    let frame = JointFrame {
+                        rotation: parent.rotation * self.frame_rotations[i],
+                        origin: parent.point(&vec3(body.joint_frame.origin)),
+                    };
+                    (parent, frame)
+                }
+                // On the ground the joint frame is its own (no product with the identity).
+                None => (
+                    &BodyKinematics::GROUND,
+                    JointFrame {
+                        rotation: self.frame_rotations[i],
+                        origin: vec3(body.joint_frame.origin),
+                    },
+                ),
             };
             let coordinate = rest[0].coordinate;
             let (q, qd, qdd) = match coordinate {

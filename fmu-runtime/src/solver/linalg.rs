@@ -72,38 +72,35 @@ pub fn lu_factor(
 
 /// Solves `A x = b` in place with the factors of [`lu_factor`].
 pub fn lu_solve(a: &[f64], n: usize, piv: &[usize], scale: &[f64], b: &mut [f64]) {
-    // Slices of exact length (row by row) let the compiler drop the bounds checks: this
-    // solve runs once per Newton iteration on systems of a few unknowns, where they cost
-    // as much as the arithmetic.
-    if n == 0 {
-        return;
-    }
+    // Slices of exact length let the compiler drop the bounds checks, and plain scalar
+    // loops suit the few unknowns of a step (this runs once per Newton iteration, where
+    // loop set-up costs as much as the arithmetic).
     let (a, piv, b) = (&a[..n * n], &piv[..n], &mut b[..n]);
     let (row_scale, col_scale) = (&scale[..n], &scale[n..2 * n]);
-    for (bi, s) in b.iter_mut().zip(row_scale) {
-        *bi *= s;
+    for i in 0..n {
+        b[i] *= row_scale[i];
     }
-    for (k, &p) in piv.iter().enumerate() {
-        b.swap(k, p);
+    for k in 0..n {
+        b.swap(k, piv[k]);
     }
-    for (i, row) in a.chunks_exact(n).enumerate() {
-        let (solved, rest) = b.split_at_mut(i);
-        let mut s = rest[0];
-        for (l, x) in row[..i].iter().zip(solved.iter()) {
-            s -= l * x;
+    for i in 0..n {
+        let row = &a[i * n..i * n + n];
+        let mut s = b[i];
+        for j in 0..i {
+            s -= row[j] * b[j];
         }
-        rest[0] = s;
+        b[i] = s;
     }
-    for (i, row) in a.chunks_exact(n).enumerate().rev() {
-        let (head, solved) = b.split_at_mut(i + 1);
-        let mut s = head[i];
-        for (u, x) in row[i + 1..].iter().zip(solved.iter()) {
-            s -= u * x;
+    for i in (0..n).rev() {
+        let row = &a[i * n..i * n + n];
+        let mut s = b[i];
+        for j in i + 1..n {
+            s -= row[j] * b[j];
         }
-        head[i] = s / row[i];
+        b[i] = s / row[i];
     }
-    for (bj, s) in b.iter_mut().zip(col_scale) {
-        *bj *= s;
+    for j in 0..n {
+        b[j] *= col_scale[j];
     }
 }
 

@@ -338,31 +338,48 @@ pub fn initialize(
     Ok(())
 }
 
-/// Advances by `h` from `st`, which must equal `saved`; if Newton fails, retries the whole
-/// interval as 2, 4, … equal sub-steps (up to `max_step_halvings` times) from `saved`.
+/// Advances by `h`; if Newton fails, retries the whole interval as 2, 4, … equal
+/// sub-steps (up to `max_step_halvings` times) from the state the step started at, which
+/// `saved` holds for the retries (and which `st` is again after a final failure).
 /// Allocation-free.
+///
+/// A failed augmented-Lagrangian step leaves `st` as it found it but for the tangent it
+/// formed (`newton::step` writes the rest only once converged), so the start is saved only
+/// when a retry needs it, with the tangent marked stale: the copy of the whole state,
+/// tangent included, cost a tenth of a small machine's step. The double-step formulation
+/// writes its partition's rank while it iterates and is saved before every step.
 pub fn step_with_retries(
     m: &CompiledModel,
     l: &Layout,
     p: &[f64],
     st: &mut State,
-    saved: &State,
+    saved: &mut State,
     ws: &mut Workspace,
     h: f64,
 ) -> Result<(), String> {
+    let double_step = m.solver.formulation == Formulation::DoubleStep;
+    if double_step {
+        saved.copy_from(st);
+    }
     let mut last_error = String::new();
     for halvings in 0..=m.solver.max_step_halvings {
         let pieces = 1u32 << halvings;
         let dt = h / pieces as f64;
+        if halvings == 1 && !double_step {
+            // The first attempt failed in its first sub-step: `st` is the start.
+            saved.copy_from(st);
+            saved.tangent_step = 0.0;
+        }
         if halvings > 0 {
             st.copy_from(saved);
         }
         let t0 = st.time;
         let mut result = Ok(());
         for k in 0..pieces {
-            result = match m.solver.formulation {
-                Formulation::AugmentedLagrangian => newton::step(m, l, p, st, ws, dt),
-                Formulation::DoubleStep => double_step::step(m, l, p, st, ws, dt),
+            result = if double_step {
+                double_step::step(m, l, p, st, ws, dt)
+            } else {
+                newton::step(m, l, p, st, ws, dt)
             };
             if result.is_err() {
                 break;
@@ -376,7 +393,12 @@ pub fn step_with_retries(
             Err(e) => last_error = e,
         }
     }
-    st.copy_from(saved);
+    if m.solver.max_step_halvings == 0 && !double_step {
+        // No retry copied the start: `st` is it, but for its tangent.
+        st.tangent_step = 0.0;
+    } else {
+        st.copy_from(saved);
+    }
     Err(format!(
         "{last_error}; {} step halvings did not help",
         m.solver.max_step_halvings

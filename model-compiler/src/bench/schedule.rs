@@ -70,6 +70,16 @@ pub const TABLE: &[Manoeuvre] = &[
             segments: FOURBAR_VALVE,
         }],
     },
+    // The machine of bench/exudyn, timed against Exudyn on the same manoeuvre: its
+    // `one_arm.py` holds the valve at the description's opening throughout.
+    Manoeuvre {
+        model: "one-arm-exudyn",
+        source: "bench/exudyn: the valve held at its start opening, as one_arm.py holds Exudyn's",
+        inputs: &[InputSchedule {
+            input: "valve.command",
+            segments: &[(0.0, Level::Start)],
+        }],
+    },
 ];
 
 /// The table entry of a model, if any: its own, else that of the longest table name
