@@ -520,6 +520,10 @@ pub struct Instance {
     /// the step ended on extrapolated values; comparing with what was set keeps a restored
     /// FMU state, which holds the set values, bit for bit on the path of the original.)
     rates_params: Vec<f64>,
+    /// `rates_params` was copied from `params` and neither has been written since: the next
+    /// step need not compare them (a comparison of every parameter cost a small machine's
+    /// step 2 %).
+    rates_current: bool,
     has_slopes: bool,
     /// Per slot: a tunable parameter (whose change between steps is counted in
     /// `State::parameter_work`).
@@ -563,6 +567,7 @@ impl Instance {
             input_slopes: vec![[0.0; 2]; n_params],
             held_inputs: vec![0.0; n_params],
             rates_params: vec![f64::NAN; n_params],
+            rates_current: false,
             has_slopes: false,
             tunable,
             energy_scratch: vec![0.0; n_params],
@@ -587,6 +592,7 @@ impl Instance {
         for (v, p) in self.params.iter_mut().zip(&self.model.params) {
             *v = p.default;
         }
+        self.rates_current = false;
         self.state = State::new(&self.layout);
         self.apply_charts();
         self.initialized = false;
@@ -647,6 +653,10 @@ impl Instance {
         if self.initialized && self.tunable[k] && self.params[k] != value {
             self.count_parameter_work(k, value);
         }
+        // (A master sets every input every step, most often to the value it had.)
+        if self.params[k] != value {
+            self.rates_current = false;
+        }
         self.params[k] = value;
         if !self.initialized {
             self.place_at_initial_configuration();
@@ -698,6 +708,7 @@ impl Instance {
                     // input-change pass (`solver::input_change`) must not add this change
                     // to the accelerations again.
                     self.rates_params.copy_from_slice(&self.energy_scratch);
+                    self.rates_current = false;
                 }
             }
         }
@@ -860,6 +871,7 @@ impl Instance {
         })?;
         self.initialized = true;
         self.rates_params.copy_from_slice(&self.params);
+        self.rates_current = true;
         Ok(())
     }
 
@@ -878,6 +890,7 @@ impl Instance {
             &mut self.work,
         )?;
         self.rates_params.copy_from_slice(&self.params);
+        self.rates_current = true;
         self.refresh_outputs();
         Ok(())
     }
@@ -889,7 +902,7 @@ impl Instance {
         // Prescribed motions follow the inputs as they stand at this communication point.
         solver::drives::anchor(&mut self.work, &self.params, self.state.time);
         // Inputs changed since the last step: its rates are those of the old inputs.
-        if self.initialized && self.params != self.rates_params {
+        if self.initialized && !self.rates_current && self.params != self.rates_params {
             solver::input_change::rates_for_new_inputs(
                 &self.model,
                 &self.layout,
@@ -903,6 +916,7 @@ impl Instance {
             let result = self.advance_held(to_time);
             if result.is_ok() {
                 self.rates_params.copy_from_slice(&self.params);
+                self.rates_current = true;
             }
             return result;
         }
@@ -922,6 +936,7 @@ impl Instance {
             }
         }
         self.params.copy_from_slice(&self.held_inputs);
+        self.rates_current = false;
         self.clear_input_derivatives();
         result
     }
@@ -963,6 +978,7 @@ impl Instance {
                 // The state is back at the last successful internal step (its rates are
                 // recomputed before the next one).
                 self.rates_params.fill(f64::NAN);
+                self.rates_current = false;
                 self.refresh_outputs();
                 return Err(StepError {
                     message,
@@ -1031,6 +1047,7 @@ impl Instance {
         self.params.copy_from_slice(&snap.params);
         self.initialized = snap.initialized;
         self.rates_params.copy_from_slice(&snap.rates_params);
+        self.rates_current = false;
         self.clear_input_derivatives();
         solver::cut_references(&self.model, &self.layout, &self.params, &mut self.work);
         self.refresh_outputs();

@@ -217,17 +217,11 @@ pub fn pressure_rates(
     // Chamber volumes, volume rates and wall compliances Σ V_k/β_k per node, one pass over
     // the cylinders (O(volumes + cylinders), not their product).
     let VolumeScratch {
-        chamber,
-        rate,
-        wall,
-        gas,
+        sums,
         stored,
         compliance,
     } = scratch;
-    chamber.fill(0.0);
-    rate.fill(0.0);
-    wall.fill(0.0);
-    gas.fill(0.0);
+    sums.fill(NodeSums::default());
     // Accumulators: the oil they hold is oil of the node (compressible like the rest), their
     // gas a compliance dV/dp beside it.
     for (a, held) in circuit.accumulators.iter().zip(stored.iter_mut()) {
@@ -238,53 +232,69 @@ pub fn pressure_rates(
             params[a.exponent.index()],
         );
         *held = accumulator::stored_oil(p, v0, p0, n);
-        chamber[a.node] += *held;
-        gas[a.node] += accumulator::compliance(p, v0, p0, n);
+        sums[a.node].chamber += *held;
+        sums[a.node].gas += accumulator::compliance(p, v0, p0, n);
     }
     for (c, s) in circuit.cylinders.iter().zip(cylinders) {
-        chamber[c.cap_node] += s.cap_volume;
-        rate[c.cap_node] += params[c.cap_area.index()] * s.speed;
-        chamber[c.rod_node] += s.rod_volume;
-        rate[c.rod_node] -= params[c.rod_area.index()] * s.speed;
+        sums[c.cap_node].chamber += s.cap_volume;
+        sums[c.cap_node].rate += params[c.cap_area.index()] * s.speed;
+        sums[c.rod_node].chamber += s.rod_volume;
+        sums[c.rod_node].rate -= params[c.rod_area.index()] * s.speed;
         if let Some(b) = c.wall_bulk_modulus {
             let b = params[b.index()];
-            wall[c.cap_node] += s.cap_volume.max(0.0) / b;
-            wall[c.rod_node] += s.rod_volume.max(0.0) / b;
+            sums[c.cap_node].wall += s.cap_volume.max(0.0) / b;
+            sums[c.rod_node].wall += s.rod_volume.max(0.0) / b;
         }
     }
     let air = AirLaw::of(&circuit.oil.air, params);
     let mut k = 0;
     for (n, node) in circuit.nodes.iter().enumerate() {
         let Node::Volume(cv) = node else { continue };
+        let NodeSums {
+            chamber,
+            rate,
+            wall,
+            gas,
+        } = sums[n];
         let hose = params[cv.hose_volume.index()];
-        let volume = (hose + chamber[n]).max(MIN_VOLUME);
+        let volume = (hose + chamber).max(MIN_VOLUME);
         let liquid = oil_bulk_modulus(&circuit.oil.bulk_modulus, params, pressure[n]);
         let beta_oil = air.mixture_bulk_modulus(liquid, pressure[n]);
-        let mut walls = wall[n];
+        let mut walls = wall;
         if let Some(b) = cv.hose_bulk_modulus {
             walls += hose / params[b.index()];
         }
         // Seed 001 eq 2.35: 1/β_e = 1/β_oil + Σ (V_k/V)/β_k.
         let beta = effective_bulk_modulus(beta_oil, volume, std::iter::once((walls, 1.0)));
-        rates[k] = if gas[n] == 0.0 {
-            beta / volume * (inflow[n] - rate[n])
+        rates[k] = if gas == 0.0 {
+            beta / volume * (inflow[n] - rate)
         } else {
             // ṗ = ΣQ / (V/β_e + dV_gas/dp).
-            (inflow[n] - rate[n]) / (volume / beta + gas[n])
+            (inflow[n] - rate) / (volume / beta + gas)
         };
-        compliance[k] = volume / beta + gas[n];
+        compliance[k] = volume / beta + gas;
         k += 1;
     }
 }
 
-/// Per-node sums of [`pressure_rates`], allocated once.
+/// What [`pressure_rates`] sums per node over the cylinders and accumulators on it.
+#[derive(Clone, Copy, Debug, Default)]
+struct NodeSums {
+    /// Chamber and accumulator oil volume [m³].
+    chamber: f64,
+    /// Volume rate of the chambers (growth) [m³/s].
+    rate: f64,
+    /// Wall compliance Σ V_k/β_k of the chambers [m³/Pa].
+    wall: f64,
+    /// Gas compliance of the accumulators [m³/Pa].
+    gas: f64,
+}
+
+/// Per-node sums of [`pressure_rates`], allocated once (one array of records: one fill per
+/// evaluation instead of four).
 #[derive(Clone, Debug)]
 pub struct VolumeScratch {
-    chamber: Vec<f64>,
-    rate: Vec<f64>,
-    wall: Vec<f64>,
-    /// Gas compliance of the accumulators on each node [m³/Pa].
-    gas: Vec<f64>,
+    sums: Vec<NodeSums>,
     /// Oil held by each accumulator [m³].
     stored: Vec<f64>,
     /// `dV_oil/dp` of each volume (in volume order) [m³/Pa]: `ṗ = ΣQ / compliance`.
@@ -295,10 +305,7 @@ impl VolumeScratch {
     pub fn new(circuit: &Circuit) -> VolumeScratch {
         let n = circuit.nodes.len();
         VolumeScratch {
-            chamber: vec![0.0; n],
-            rate: vec![0.0; n],
-            wall: vec![0.0; n],
-            gas: vec![0.0; n],
+            sums: vec![NodeSums::default(); n],
             stored: vec![0.0; circuit.accumulators.len()],
             compliance: vec![0.0; circuit.volumes()],
         }
