@@ -22,6 +22,7 @@ pub struct CylinderState {
 }
 
 /// Geometry and volumes from the pin distance and its rate.
+#[inline]
 pub fn kinematics(c: &Cylinder, p: &[f64], length: f64, speed: f64) -> CylinderState {
     let x = length - p[c.retracted_length.index()];
     let stroke = p[c.stroke.index()];
@@ -37,6 +38,7 @@ pub fn kinematics(c: &Cylinder, p: &[f64], length: f64, speed: f64) -> CylinderS
 
 /// Completes `s` with cushion and net force for chamber pressures `p_cap`, `p_rod` and
 /// the seal friction `friction` (see [`super::friction`]).
+#[inline]
 pub fn forces(
     c: &Cylinder,
     p: &[f64],

@@ -121,6 +121,7 @@ pub fn potential_energy(kin: &Kinematics, base: &BaseMotion) -> f64 {
 
 /// Adds a force `f` acting at world point `p` on `body` (ground absorbs it) to the
 /// per-body wrenches about the world origin.
+#[inline]
 pub fn add_point_force(applied: &mut [Vec6], body: Option<usize>, p: &Vec3, f: &Vec3) {
     if let Some(j) = body {
         applied[j] += join(*f, p.cross(f));

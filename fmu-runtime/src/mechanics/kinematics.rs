@@ -49,11 +49,13 @@ impl BodyKinematics {
     };
 
     /// World position of a body-fixed point.
+    #[inline]
     pub fn point(&self, local: &Vec3) -> Vec3 {
         self.origin + self.rotation * local
     }
 
     /// Velocity of the body point at world position `p`.
+    #[inline]
     pub fn velocity_at(&self, p: &Vec3) -> Vec3 {
         lin(&self.twist) + ang(&self.twist).cross(p)
     }
@@ -120,6 +122,7 @@ impl Kinematics {
     }
 
     /// Kinematics of `body`, or the fixed ground for `None`.
+    #[inline]
     pub fn of(&self, body: Option<usize>) -> &BodyKinematics {
         match body {
             Some(i) => &self.bodies[i],
@@ -128,6 +131,7 @@ impl Kinematics {
     }
 
     /// World position and velocity of a point.
+    #[inline]
     pub fn point(&self, p: &PointRef) -> (Vec3, Vec3) {
         let k = self.of(p.body);
         let x = k.point(&vec3(p.point));
