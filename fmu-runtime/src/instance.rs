@@ -714,6 +714,12 @@ impl Instance {
         }
     }
 
+    /// The state's rates are those of the parameters as set now.
+    fn rates_follow_inputs(&mut self) {
+        self.rates_params.copy_from_slice(&self.params);
+        self.rates_current = true;
+    }
+
     /// Tunable parameter changes that moved the mechanical energy so far, and the energy the
     /// last one added [J].
     pub fn parameter_work_events(&self) -> (u64, f64) {
@@ -870,8 +876,7 @@ impl Instance {
             last_successful_time: start_time,
         })?;
         self.initialized = true;
-        self.rates_params.copy_from_slice(&self.params);
-        self.rates_current = true;
+        self.rates_follow_inputs();
         Ok(())
     }
 
@@ -889,8 +894,7 @@ impl Instance {
             &mut self.state,
             &mut self.work,
         )?;
-        self.rates_params.copy_from_slice(&self.params);
-        self.rates_current = true;
+        self.rates_follow_inputs();
         self.refresh_outputs();
         Ok(())
     }
@@ -915,8 +919,7 @@ impl Instance {
         if !self.has_slopes {
             let result = self.advance_held(to_time);
             if result.is_ok() {
-                self.rates_params.copy_from_slice(&self.params);
-                self.rates_current = true;
+                self.rates_follow_inputs();
             }
             return result;
         }

@@ -361,48 +361,51 @@ pub fn step_with_retries(
     if double_step {
         saved.copy_from(st);
     }
-    let mut last_error = String::new();
-    for halvings in 0..=m.solver.max_step_halvings {
-        let pieces = 1u32 << halvings;
-        let dt = h / pieces as f64;
-        if halvings == 1 && !double_step {
-            // The first attempt failed in its first sub-step: `st` is the start.
-            saved.copy_from(st);
-            saved.tangent_step = 0.0;
-        }
-        if halvings > 0 {
-            st.copy_from(saved);
-        }
-        let t0 = st.time;
-        let mut result = Ok(());
-        for k in 0..pieces {
-            result = if double_step {
-                double_step::step(m, l, p, st, ws, dt)
-            } else {
-                newton::step(m, l, p, st, ws, dt)
-            };
-            if result.is_err() {
-                break;
-            }
-            st.time = t0 + dt * (k + 1) as f64;
-            update_work(st, ws, dt);
-        }
-        match result {
-            // Every step leaves `ws.eval` at its final state (see `capture_outputs`).
+    let mut last_error = match advance_in_pieces(m, l, p, st, ws, h, 1) {
+        Ok(()) => return Ok(()),
+        Err(e) => e,
+    };
+    if !double_step {
+        // The failed attempt left `st` at the start but for its tangent.
+        st.tangent_step = 0.0;
+        saved.copy_from(st);
+    }
+    for halvings in 1..=m.solver.max_step_halvings {
+        st.copy_from(saved);
+        match advance_in_pieces(m, l, p, st, ws, h, 1 << halvings) {
             Ok(()) => return Ok(()),
             Err(e) => last_error = e,
         }
     }
-    if m.solver.max_step_halvings == 0 && !double_step {
-        // No retry copied the start: `st` is it, but for its tangent.
-        st.tangent_step = 0.0;
-    } else {
-        st.copy_from(saved);
-    }
+    st.copy_from(saved);
     Err(format!(
         "{last_error}; {} step halvings did not help",
         m.solver.max_step_halvings
     ))
+}
+
+/// Advances `st` by `h` as `pieces` equal steps, accumulating the work; stops at the first
+/// step that fails. Every step leaves `ws.eval` at its final state (see `capture_outputs`).
+fn advance_in_pieces(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+    h: f64,
+    pieces: u32,
+) -> Result<(), String> {
+    let dt = h / pieces as f64;
+    let t0 = st.time;
+    for k in 0..pieces {
+        match m.solver.formulation {
+            Formulation::AugmentedLagrangian => newton::step(m, l, p, st, ws, dt)?,
+            Formulation::DoubleStep => double_step::step(m, l, p, st, ws, dt)?,
+        }
+        st.time = t0 + dt * (k + 1) as f64;
+        update_work(st, ws, dt);
+    }
+    Ok(())
 }
 
 /// Trapezoidal accumulation of the actuator work over the last step (the step leaves

@@ -557,7 +557,8 @@ fn couple_multipliers(st: &State, ws: &mut Workspace, h: f64) -> Result<(), Stri
     })
 }
 
-/// Advances `st` by `h`. On error `st` may hold a partial result; the caller restores it.
+/// Advances `st` by `h`. On error `st` is as it was but for the tangent it formed
+/// (`step_with_retries` relies on that: the rest is written only once converged).
 pub fn step(
     m: &CompiledModel,
     l: &Layout,
