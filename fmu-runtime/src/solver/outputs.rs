@@ -21,11 +21,8 @@ pub struct Outputs {
     pub ropes: Vec<crate::mechanics::rope::RopeState>,
     /// Marker position and velocity, `[x, y, z, vx, vy, vz]`.
     pub markers: Vec<[f64; 6]>,
-    /// Per body, what its planar angles about world x, y, z come from (the rotation's
-    /// `[R21, R11, R02, R22, R10, R00]`: `θx = atan2(R21, R11)`, …) and its angular velocity
-    /// `[ωx, ωy, ωz]`. The angles themselves are taken when read: three `atan2` per body and
-    /// step cost a small machine's step 1.5 % whether or not anyone reads them.
-    pub bodies: Vec<([f64; 6], [f64; 3])>,
+    /// Per body, its planar angles (as the atan2 arguments) and angular velocity.
+    pub bodies: Vec<BodyOutputs>,
     pub kinetic: f64,
     pub potential: f64,
     /// Wrench on the carrier about the base port's reference point, base axes
@@ -44,6 +41,30 @@ pub struct Outputs {
     pub chart_part: Vec<Option<(usize, usize)>>,
 }
 
+/// What a body's angle and angular-velocity outputs are read from.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyOutputs {
+    /// The rotation's `[R21, R11, R02, R22, R10, R00]`: the planar angle about world x is
+    /// `atan2(R21, R11)`, about y `atan2(R02, R22)`, about z `atan2(R10, R00)`. The angles
+    /// are taken when read: three `atan2` per body and step cost a small machine's step
+    /// 1.5 % whether or not anyone reads them.
+    atan2_args: [f64; 6],
+    /// `[ωx, ωy, ωz]` in world axes.
+    angular_velocity: [f64; 3],
+}
+
+impl BodyOutputs {
+    const AT_REST: BodyOutputs = BodyOutputs {
+        atan2_args: [0.0, 1.0, 0.0, 1.0, 0.0, 1.0],
+        angular_velocity: [0.0; 3],
+    };
+
+    /// Planar angle about world axis `a` (0 = x, 1 = y, 2 = z).
+    fn angle(&self, a: usize) -> f64 {
+        math::atan2(self.atan2_args[2 * a], self.atan2_args[2 * a + 1])
+    }
+}
+
 impl Outputs {
     pub fn new(m: &CompiledModel, charts: &[charts::Chart]) -> Outputs {
         let mut chart_part = vec![None; m.mechanism.bodies.len()];
@@ -60,7 +81,7 @@ impl Outputs {
             accumulators: vec![0.0; m.circuit.accumulators.len()],
             ropes: vec![Default::default(); m.mechanism.ropes().count()],
             markers: vec![[0.0; 6]; m.mechanism.markers.len()],
-            bodies: vec![([0.0, 1.0, 0.0, 1.0, 0.0, 1.0], [0.0; 3]); m.mechanism.bodies.len()],
+            bodies: vec![BodyOutputs::AT_REST; m.mechanism.bodies.len()],
             kinetic: 0.0,
             potential: 0.0,
             base: [0.0; 6],
@@ -98,8 +119,8 @@ impl Outputs {
         }
         for (out, b) in self.bodies.iter_mut().zip(&e.kin.bodies) {
             let r = &b.rotation;
-            *out = (
-                [
+            *out = BodyOutputs {
+                atan2_args: [
                     r[(2, 1)],
                     r[(1, 1)],
                     r[(0, 2)],
@@ -107,8 +128,8 @@ impl Outputs {
                     r[(1, 0)],
                     r[(0, 0)],
                 ],
-                [b.twist[3], b.twist[4], b.twist[5]],
-            );
+                angular_velocity: [b.twist[3], b.twist[4], b.twist[5]],
+            };
         }
         (self.kinetic, self.potential) = e.energies();
         self.ports.copy_from_slice(&e.port_out);
@@ -202,11 +223,8 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
         Probe::MotorFlow(i) => o.motors[i].flow,
         Probe::MarkerPosition(i, a) => o.markers[i][a.index()],
         Probe::MarkerVelocity(i, a) => o.markers[i][3 + a.index()],
-        Probe::BodyAngle(i, a) => {
-            let (r, k) = (&o.bodies[i].0, 2 * a.index());
-            math::atan2(r[k], r[k + 1])
-        }
-        Probe::BodyAngularVelocity(i, a) => o.bodies[i].1[a.index()],
+        Probe::BodyAngle(i, a) => o.bodies[i].angle(a.index()),
+        Probe::BodyAngularVelocity(i, a) => o.bodies[i].angular_velocity[a.index()],
         Probe::KineticEnergy => o.kinetic,
         Probe::PotentialEnergy => o.potential,
         Probe::TotalEnergy => o.kinetic + o.potential,
