@@ -97,7 +97,11 @@ fn main() {
         );
         println!("cargo:rerun-if-env-changed={var}");
         let built = match env::var_os(&var) {
-            Some(path) if !path.is_empty() => Ok(PathBuf::from(path)),
+            Some(path) if !path.is_empty() => {
+                // A given binary is embedded as it is now: rebuild when it changes.
+                println!("cargo:rerun-if-changed={}", Path::new(&path).display());
+                Ok(PathBuf::from(path))
+            }
             _ if host == platform.target => Ok(build_native(&runtime, &out_dir, platform.library)),
             _ => build_cross(&runtime, &out_dir, &platform),
         };

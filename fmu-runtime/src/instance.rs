@@ -990,8 +990,10 @@ impl Instance {
             }
             self.state.time = t_end;
             // A joint near gimbal lock continues on a turned chart.
-            self.recharts +=
-                solver::charts::rechart(&self.model, &mut self.state, &mut self.work) as u64;
+            if !self.work.charts.is_empty() {
+                self.recharts +=
+                    solver::charts::rechart(&self.model, &mut self.state, &mut self.work) as u64;
+            }
         }
         solver::capture_outputs(&self.model, &self.layout, &self.state, &mut self.work);
         Ok(())

@@ -121,10 +121,12 @@ fn default_tolerances_converge_down_to_a_microsecond() {
     }
     // Fixed tolerances made the error grow at small steps (the two-arm boom of issue 16:
     // 2.5e-4 rad at 10 µs, 5.6e-3 rad at 5 µs); scaled ones keep it falling down to a floor
-    // of about 2e-9 rad from 10 µs on, where the iteration meets rounding.
+    // of about 2e-9 rad from 10 µs on, where the iteration meets rounding. On the floor the
+    // order of the last two is rounding noise (2.05e-9 / 2.21e-9 rad, or 1.9e-9 / 2.0e-9
+    // with other roundings of the same arithmetic): no growth beyond a quarter is allowed.
     assert!(errors[1] < errors[0] / 25.0, "{errors:?}");
     assert!(
-        errors[2] <= errors[1] * 1.05 && errors[3] <= errors[2] * 1.05,
+        errors[2] <= errors[1] * 1.05 && errors[3] <= errors[2] * 1.25,
         "{errors:?}"
     );
     assert!(errors[1..].iter().all(|&e| e < 1e-8), "{errors:?}");

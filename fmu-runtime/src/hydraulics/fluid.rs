@@ -32,14 +32,15 @@ pub const ATMOSPHERE: f64 = 101_325.0;
 /// tenth of a percent, ≈ 100 Pa, where the air has expanded to 1000× its atmospheric volume).
 const CONTINUATION: f64 = 1e-3;
 
-/// Oil bulk modulus at pressure `p` [Pa].
-pub fn oil_bulk_modulus(law: &BulkModulus, params: &[f64], p: f64) -> f64 {
+/// The liquid's compressibility `1/β` at pressure `p` [1/Pa] (the pressure rates work in
+/// compliances).
+pub fn oil_compliance(law: &BulkModulus, params: &[f64], p: f64) -> f64 {
     match *law {
-        BulkModulus::Constant(b) => params[b.index()],
+        BulkModulus::Constant(b) => 1.0 / params[b.index()],
         BulkModulus::PressureDependent { a, b } => {
             // Seed 002 eq 3: β = (1 + a p + b p²)/(a + 2 b p).
             let (a, b) = (params[a.index()], params[b.index()]);
-            (1.0 + a * p + b * p * p) / (a + 2.0 * b * p)
+            (a + 2.0 * b * p) / (1.0 + a * p + b * p * p)
         }
     }
 }
@@ -76,14 +77,21 @@ impl AirLaw {
     /// assert!((law.mixture_bulk_modulus(1.5e9, 200e5) / 1.5e9 - 1.0).abs() < 4e-4);
     /// ```
     pub fn mixture_bulk_modulus(&self, beta_liquid: f64, p: f64) -> f64 {
+        1.0 / self.mixture_compliance(1.0 / beta_liquid, p)
+    }
+
+    /// The mixture's compressibility `1/E` at absolute pressure `p` [1/Pa] from the
+    /// liquid's `1/β_L` (`liquid`): the form the pressure rates use, with three divisions
+    /// where the modulus and its inverse took six.
+    pub fn mixture_compliance(&self, liquid: f64, p: f64) -> f64 {
         let (g, compliance) = self.gas(p);
         if g.is_finite() && compliance.is_finite() {
-            (1.0 + g) / (1.0 / beta_liquid + compliance)
+            (liquid + compliance) / (1.0 + g)
         } else {
             // Far below vapour pressure the continued distance underflows and the air
             // fraction overflows; the modulus tends to `(1 + g)/compliance → n·δ` there, the
             // value a static-equilibrium trial far below p_v must see (not NaN).
-            CONTINUATION * (ATMOSPHERE - self.vapour_pressure) / self.inverse_index
+            self.inverse_index / (CONTINUATION * (ATMOSPHERE - self.vapour_pressure))
         }
     }
 
@@ -114,14 +122,15 @@ impl AirLaw {
             let e = math::exp(x / delta - 1.0);
             (delta * e, e)
         };
-        let ratio = span / d;
+        let per_d = 1.0 / d;
+        let ratio = span * per_d;
         let g = self.fraction
             * if self.inverse_index == 1.0 {
                 ratio
             } else {
                 math::pow(ratio, self.inverse_index)
             };
-        (g, g * self.inverse_index / d * slope)
+        (g, g * self.inverse_index * per_d * slope)
     }
 }
 

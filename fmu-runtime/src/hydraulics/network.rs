@@ -2,7 +2,7 @@
 
 use super::accumulator;
 use super::cylinder::CylinderState;
-use super::fluid::{AirLaw, effective_bulk_modulus, oil_bulk_modulus};
+use super::fluid::{AirLaw, oil_compliance};
 use super::orifice::{cracking_ramp, smooth_opening, turbulent_flow};
 use super::pump;
 use super::valve::edge_coefficient;
@@ -258,21 +258,17 @@ pub fn pressure_rates(
         } = sums[n];
         let hose = params[cv.hose_volume.index()];
         let volume = (hose + chamber).max(MIN_VOLUME);
-        let liquid = oil_bulk_modulus(&circuit.oil.bulk_modulus, params, pressure[n]);
-        let beta_oil = air.mixture_bulk_modulus(liquid, pressure[n]);
+        let liquid = oil_compliance(&circuit.oil.bulk_modulus, params, pressure[n]);
         let mut walls = wall;
         if let Some(b) = cv.hose_bulk_modulus {
             walls += hose / params[b.index()];
         }
-        // Seed 001 eq 2.35: 1/β_e = 1/β_oil + Σ (V_k/V)/β_k.
-        let beta = effective_bulk_modulus(beta_oil, volume, std::iter::once((walls, 1.0)));
-        rates[k] = if gas == 0.0 {
-            beta / volume * (inflow[n] - rate)
-        } else {
-            // ṗ = ΣQ / (V/β_e + dV_gas/dp).
-            (inflow[n] - rate) / (volume / beta + gas)
-        };
-        compliance[k] = volume / beta + gas;
+        // Seed 001 eq 2.35 times V, V/β_e = V/β_oil + Σ V_k/β_k, with the accumulators' gas
+        // beside it: ṗ = ΣQ / (V/β_e + dV_gas/dp). (In compliances, not moduli: a division
+        // on each step of the chain was a tenth of a small machine's step.)
+        let total = volume * air.mixture_compliance(liquid, pressure[n]) + walls + gas;
+        rates[k] = (inflow[n] - rate) / total;
+        compliance[k] = total;
         k += 1;
     }
 }

@@ -84,6 +84,7 @@ impl BaseMotion {
     }
 
     /// Absolute twist and twist derivative of a body (base axes, about the base origin).
+    #[inline]
     pub fn absolute(&self, k: &BodyKinematics) -> (Vec6, Vec6) {
         if self.fixed {
             return (k.twist, k.accel);

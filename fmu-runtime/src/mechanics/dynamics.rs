@@ -18,7 +18,9 @@ fn body_residual(k: &BodyKinematics, base: &BaseMotion) -> Vec6 {
     let com_vel = lin(&twist) + w.cross(&k.com);
     let com_acc = lin(&accel) + a_w.cross(&k.com) + w.cross(&com_vel);
     let n = (com_acc - base.gravity) * k.mass;
-    let moment = k.com.cross(&n) + k.inertia * a_w + w.cross(&(k.inertia * w));
+    // Euler's equations in body axes, turned back: R (I α_b + ω_b × I ω_b).
+    let (w_b, a_b) = (k.rotation.tr_mul(&w), k.rotation.tr_mul(&a_w));
+    let moment = k.com.cross(&n) + k.rotation * (k.inertia * a_b + w_b.cross(&(k.inertia * w_b)));
     join(n, moment)
 }
 
@@ -92,7 +94,7 @@ pub fn body_inertia(k: &BodyKinematics) -> Matrix6<f64> {
     mb.fixed_view_mut::<3, 3>(0, 3).copy_from(&(-gx * m));
     mb.fixed_view_mut::<3, 3>(3, 0).copy_from(&(gx * m));
     mb.fixed_view_mut::<3, 3>(3, 3)
-        .copy_from(&(k.inertia - gx * gx * m));
+        .copy_from(&(k.world_inertia() - gx * gx * m));
     mb
 }
 
@@ -104,7 +106,8 @@ pub fn kinetic_energy(kin: &Kinematics, base: &BaseMotion) -> f64 {
             let (twist, _) = base.absolute(k);
             let w = ang(&twist);
             let v = lin(&twist) + w.cross(&k.com);
-            0.5 * k.mass * v.norm_squared() + 0.5 * w.dot(&(k.inertia * w))
+            let w_b = k.rotation.tr_mul(&w);
+            0.5 * k.mass * v.norm_squared() + 0.5 * w_b.dot(&(k.inertia * w_b))
         })
         .sum()
 }

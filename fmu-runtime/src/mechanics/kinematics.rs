@@ -15,7 +15,8 @@ pub struct BodyKinematics {
     pub origin: Vec3,
     /// Centre of mass.
     pub com: Vec3,
-    /// Inertia about the centre of mass.
+    /// Inertia about the centre of mass in body axes (constant: the dynamics turn the
+    /// rates into body axes instead of the tensor into world axes, which cost more).
     pub inertia: Mat3,
     pub mass: f64,
     /// Twist column of the body's joint: `Z_body = Z_parent + b ż`.
@@ -69,6 +70,11 @@ impl BodyKinematics {
     pub fn angular_velocity(&self) -> Vec3 {
         ang(&self.twist)
     }
+
+    /// Inertia about the centre of mass in world axes, `R I Rᵀ`.
+    pub fn world_inertia(&self) -> Mat3 {
+        self.rotation * self.inertia * self.rotation.transpose()
+    }
 }
 
 /// Kinematics of the whole tree; index = body index.
@@ -78,8 +84,6 @@ pub struct Kinematics {
     /// Joint-frame rotations in the parent frame, converted once from the model's
     /// quaternions (they are constant).
     frame_rotations: Vec<Mat3>,
-    /// Inertia tensors about the centre of mass in body axes (constant).
-    body_inertias: Vec<Mat3>,
 }
 
 /// Frame of a joint and its parent data, as needed by the recursion.
@@ -93,8 +97,10 @@ impl Kinematics {
         let bodies = mech
             .coordinate_indices()
             .into_iter()
-            .map(|coordinate| BodyKinematics {
+            .zip(&mech.bodies)
+            .map(|(coordinate, b)| BodyKinematics {
                 coordinate,
+                inertia: inertia_matrix(b.inertia),
                 ..BodyKinematics::GROUND
             })
             .collect();
@@ -103,15 +109,9 @@ impl Kinematics {
             .iter()
             .map(|b| quat_matrix(b.joint_frame.rotation))
             .collect();
-        let body_inertias = mech
-            .bodies
-            .iter()
-            .map(|b| inertia_matrix(b.inertia))
-            .collect();
         Kinematics {
             bodies,
             frame_rotations,
-            body_inertias,
         }
     }
 
@@ -174,17 +174,24 @@ impl Kinematics {
                 Some(c) => (z[c], zd[c], zdd[c]),
                 None => (0.0, 0.0, 0.0),
             };
+            // A joint on the ground has a fixed axis: its column does not change (b_dot = 0)
+            // and the parent adds no motion (a tenth of a one-body machine's evaluation).
+            let on_ground = body.parent.is_none();
             let w_parent = ang(&parent.twist);
             let (rotation, origin, b, b_dot) = match body.joint {
                 JointKind::Revolute { axis } => {
                     let a = vec3(axis);
                     let n = frame.rotation * a;
                     let r = frame.origin;
-                    // The joint point moves with the parent.
-                    let r_dot = lin(&parent.twist) + w_parent.cross(&r);
-                    let n_dot = w_parent.cross(&n);
                     let b = join(r.cross(&n), n);
-                    let b_dot = join(r_dot.cross(&n) + r.cross(&n_dot), n_dot);
+                    let b_dot = if on_ground {
+                        Vec6::zeros()
+                    } else {
+                        // The joint point moves with the parent.
+                        let r_dot = lin(&parent.twist) + w_parent.cross(&r);
+                        let n_dot = w_parent.cross(&n);
+                        join(r_dot.cross(&n) + r.cross(&n_dot), n_dot)
+                    };
                     (frame.rotation * axis_angle(&a, q), r, b, b_dot)
                 }
                 JointKind::Prismatic { axis } => {
@@ -199,13 +206,18 @@ impl Kinematics {
             k.rotation = rotation;
             k.origin = origin;
             k.com = origin + rotation * vec3(body.com);
-            k.inertia = rotation * self.body_inertias[i] * rotation.transpose();
             k.mass = mass(body);
             k.b = b;
-            k.twist = parent.twist + b * qd;
             k.b_dot = b_dot;
-            k.bias = parent.bias + b_dot * qd;
-            k.accel = parent.accel + b * qdd + b_dot * qd;
+            if on_ground {
+                k.twist = b * qd;
+                k.bias = Vec6::zeros();
+                k.accel = b * qdd;
+            } else {
+                k.twist = parent.twist + b * qd;
+                k.bias = parent.bias + b_dot * qd;
+                k.accel = parent.accel + b * qdd + b_dot * qd;
+            }
         }
     }
 

@@ -372,6 +372,7 @@ pub enum Friction {
 
 impl Friction {
     /// Number of internal states of the model.
+    #[inline]
     pub fn states(&self) -> usize {
         match self {
             Friction::LuGre { .. } => 1,

@@ -587,7 +587,9 @@ fn cylinder_forces(
     let ns = c.friction.states();
     let (y, yd) = (&w[fy..fy + ns], &wd[fy..fy + ns]);
     let f_mu = friction::force(&c.friction, p, s.speed, y, yd);
-    friction::state_residuals(&c.friction, p, s.speed, y, yd, &mut r_first[fy..fy + ns]);
+    if ns > 0 {
+        friction::state_residuals(&c.friction, p, s.speed, y, yd, &mut r_first[fy..fy + ns]);
+    }
     cylinder::forces(c, p, s, pressure[c.cap_node], pressure[c.rod_node], f_mu);
     fy + ns
 }

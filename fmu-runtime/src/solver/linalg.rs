@@ -75,7 +75,7 @@ pub fn lu_solve(a: &[f64], n: usize, piv: &[usize], scale: &[f64], b: &mut [f64]
     // This runs once per Newton iteration. On the few unknowns of a small machine the set-up
     // of loops whose length is only known at run time costs several times the arithmetic
     // (a 4 × 4 solve took 420 instructions): up to 8 unknowns the size is a constant and
-    // the loops unroll. The order of operations is the same either way.
+    // the loops unroll.
     match n {
         0 => {}
         1 => solve_sized::<1>(a, piv, scale, b),
@@ -90,15 +90,34 @@ pub fn lu_solve(a: &[f64], n: usize, piv: &[usize], scale: &[f64], b: &mut [f64]
     }
 }
 
-/// [`lu_solve`] for `N` unknowns known at compile time.
+/// [`lu_solve`] for `N` unknowns known at compile time. The divisions by the pivots do not
+/// depend on `b`: taken first, they overlap with the forward substitution instead of
+/// lengthening the back substitution's chain of dependent operations.
 #[inline(always)]
 fn solve_sized<const N: usize>(a: &[f64], piv: &[usize], scale: &[f64], b: &mut [f64]) {
-    solve_any(a, N, piv, scale, b);
+    let mut per_pivot = [0.0; N];
+    for (i, r) in per_pivot.iter_mut().enumerate() {
+        *r = 1.0 / a[i * N + i];
+    }
+    substitute(a, N, piv, scale, b, |i, s| s * per_pivot[i]);
 }
 
-/// [`lu_solve`] for any size; inlined into [`solve_sized`] with `n` a constant.
-#[inline(always)]
+/// [`lu_solve`] for any size.
 fn solve_any(a: &[f64], n: usize, piv: &[usize], scale: &[f64], b: &mut [f64]) {
+    substitute(a, n, piv, scale, b, |i, s| s / a[i * n + i]);
+}
+
+/// Forward and back substitution with the scaled, pivoted factors; `divide(i, s)` is
+/// `s / a_ii`. Inlined with `n` a constant into [`solve_sized`].
+#[inline(always)]
+fn substitute(
+    a: &[f64],
+    n: usize,
+    piv: &[usize],
+    scale: &[f64],
+    b: &mut [f64],
+    divide: impl Fn(usize, f64) -> f64,
+) {
     // Slices of exact length let the compiler drop the bounds checks.
     let (a, piv, b) = (&a[..n * n], &piv[..n], &mut b[..n]);
     let (row_scale, col_scale) = (&scale[..n], &scale[n..2 * n]);
@@ -122,7 +141,7 @@ fn solve_any(a: &[f64], n: usize, piv: &[usize], scale: &[f64], b: &mut [f64]) {
         for j in i + 1..n {
             s -= row[j] * b[j];
         }
-        b[i] = s / row[i];
+        b[i] = divide(i, s);
     }
     for j in 0..n {
         b[j] *= col_scale[j];
