@@ -25,8 +25,6 @@
 //! and constraint forces (`f ∂J/∂z`, `∂Φ_zᵀ/∂z (αΦ + λ)`). They cost Newton a slightly
 //! slower contraction, never accuracy: the converged solution is that of the residual.
 
-use nalgebra::Matrix6;
-
 use super::Layout;
 use super::evaluate::{Evaluation, FirstOrderBase};
 use crate::hydraulics::cylinder;
@@ -122,7 +120,7 @@ impl Ports {
 
 /// Buffers of the assembly, allocated once per instance.
 pub struct AssemblyWork {
-    composite: Vec<Matrix6<f64>>,
+    composite: Vec<crate::mechanics::dynamics::CompositeInertia>,
     /// Mass matrix, row-major nz × nz.
     mass: Vec<f64>,
     /// The assembled joint-coordinate columns, column-major: column k at `k·n .. (k+1)·n`.
@@ -145,7 +143,7 @@ impl AssemblyWork {
     pub fn new(m: &CompiledModel, l: &Layout) -> AssemblyWork {
         let n = l.nz + l.nw;
         AssemblyWork {
-            composite: vec![Matrix6::zeros(); m.mechanism.bodies.len()],
+            composite: vec![Default::default(); m.mechanism.bodies.len()],
             mass: vec![0.0; l.nz * l.nz],
             columns: vec![0.0; n * l.nz],
             line: vec![0.0; l.nz],

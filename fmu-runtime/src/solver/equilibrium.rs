@@ -16,7 +16,6 @@ use crate::hydraulics::pump;
 use crate::instance::State;
 use crate::mechanics::dynamics::mass_matrix;
 use crate::model::{CompiledModel, Element, Node, ParamId};
-use nalgebra::Matrix6;
 
 /// The minimum-norm change `dz` of the free (not driven) coordinates with `Φ_z dz = v`:
 /// `(Φ_f Φ_fᵀ + μI) y = v`, `dz = Φ_fᵀ y` (driven coordinates left out, as their drives
@@ -122,7 +121,7 @@ fn close_rates(
 /// Joint-space mass matrix at the current configuration (row-major).
 fn mass(m: &CompiledModel, l: &Layout, ws: &Workspace) -> Vec<f64> {
     let mut mm = vec![0.0; l.nz * l.nz];
-    let mut comp = vec![Matrix6::zeros(); m.mechanism.bodies.len()];
+    let mut comp = vec![Default::default(); m.mechanism.bodies.len()];
     mass_matrix(&m.mechanism, &ws.eval.kin, &mut comp, &mut mm);
     mm
 }

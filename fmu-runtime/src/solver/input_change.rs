@@ -23,7 +23,6 @@ use super::{Layout, Workspace};
 use crate::instance::State;
 use crate::mechanics::dynamics::mass_matrix;
 use crate::model::{CompiledModel, Element, Node, ParamId, PortKind};
-use nalgebra::Matrix6;
 
 /// Buffers of the acceleration jump (allocated once per instance).
 #[derive(Clone, Debug)]
@@ -42,7 +41,7 @@ pub struct InputChangeWork {
     /// The residual `M z̈ − Q` under the previous inputs, then the jump `Δz̈`.
     residual: Vec<f64>,
     mass: Vec<f64>,
-    composite: Vec<Matrix6<f64>>,
+    composite: Vec<crate::mechanics::dynamics::CompositeInertia>,
     pivots: Vec<usize>,
     scale: Vec<f64>,
     /// `H = M⁻¹ Φ_zᵀ` (column per constraint row), `T = Φ_z H` factored, `Δλ`.
@@ -99,7 +98,7 @@ impl InputChangeWork {
             continuous,
             residual: vec![0.0; nz],
             mass: vec![0.0; nz * nz],
-            composite: vec![Matrix6::zeros(); m.mechanism.bodies.len()],
+            composite: vec![Default::default(); m.mechanism.bodies.len()],
             pivots: vec![0; nz],
             scale: vec![0.0; 2 * nz],
             h: vec![0.0; nz * nc],

@@ -12,7 +12,27 @@ pub fn lu_factor(
     piv: &mut [usize],
     scale: &mut [f64],
 ) -> Result<(), String> {
-    let (row_scale, col_scale) = scale.split_at_mut(n);
+    // As in `lu_solve`: up to 8 unknowns the size is a constant and the loops unroll (the
+    // projection and multiplier blocks of a small loop are factored every step).
+    match n {
+        0 => Ok(()),
+        1 => factor_any(a, 1, piv, scale),
+        2 => factor_any(a, 2, piv, scale),
+        3 => factor_any(a, 3, piv, scale),
+        4 => factor_any(a, 4, piv, scale),
+        5 => factor_any(a, 5, piv, scale),
+        6 => factor_any(a, 6, piv, scale),
+        7 => factor_any(a, 7, piv, scale),
+        8 => factor_any(a, 8, piv, scale),
+        _ => factor_any(a, n, piv, scale),
+    }
+}
+
+/// [`lu_factor`] for any size; inlined with `n` a constant for small systems.
+#[inline(always)]
+fn factor_any(a: &mut [f64], n: usize, piv: &mut [usize], scale: &mut [f64]) -> Result<(), String> {
+    let (a, piv) = (&mut a[..n * n], &mut piv[..n]);
+    let (row_scale, col_scale) = scale[..2 * n].split_at_mut(n);
     for i in 0..n {
         let m = a[i * n..(i + 1) * n]
             .iter()

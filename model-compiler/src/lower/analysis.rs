@@ -10,7 +10,7 @@ use fmu_runtime::mechanics::Kinematics;
 use fmu_runtime::mechanics::constraints::{self, ConstraintEval, PrismaticReference};
 use fmu_runtime::mechanics::dynamics::mass_matrix;
 use fmu_runtime::model::{CompiledModel, Mechanism};
-use nalgebra::{DMatrix, DVector, Matrix6, SymmetricEigen};
+use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use std::ops::Range;
 
 /// Mobility of the mechanism at its (assembled) initial configuration.
@@ -182,7 +182,7 @@ pub(super) fn analyse(cx: &mut Ctx, d: &Description, model: &CompiledModel) -> A
 
     // Mass matrix on the free motions.
     if nz > 0 {
-        let mut composite = vec![Matrix6::zeros(); mech.bodies.len()];
+        let mut composite = vec![Default::default(); mech.bodies.len()];
         let mut m = vec![0.0; nz * nz];
         mass_matrix(mech, &kin, &mut composite, &mut m);
         if !finite(&m) {
