@@ -82,6 +82,10 @@ pub struct State {
     pub projection_scale: Vec<f64>,
     pub projection_pivots: Vec<usize>,
     pub tangent_step: f64,
+    /// The loop multipliers' coupling to the tangent, `G = J⁻¹ h²/4 Φ_zᵀ` (column-major, n
+    /// per constraint row), and the Φ_z it was formed with (`solver::multipliers`).
+    pub coupling: Vec<f64>,
+    pub coupling_phi_z: Vec<f64>,
     /// `∂ẇ/∂w` of each first-order state the tangent was formed with (2/h trapezoidal, 1/h
     /// backward Euler near vapour pressure): a kept tangent must match the step's.
     pub tangent_gain: Vec<f64>,
@@ -133,6 +137,8 @@ impl State {
             projection_scale: vec![0.0; 2 * layout.nz],
             projection_pivots: vec![0; layout.nz],
             tangent_step: 0.0,
+            coupling: vec![0.0; layout.nc * (layout.nz + layout.nw)],
+            coupling_phi_z: vec![0.0; layout.nc * layout.nz],
             tangent_gain: vec![0.0; layout.nw],
             tangent_used: 0,
             projection_used: 0,
@@ -190,6 +196,8 @@ impl State {
         self.projection_pivots
             .copy_from_slice(&other.projection_pivots);
         self.tangent_step = other.tangent_step;
+        self.coupling.copy_from_slice(&other.coupling);
+        self.coupling_phi_z.copy_from_slice(&other.coupling_phi_z);
         self.tangent_gain.copy_from_slice(&other.tangent_gain);
         self.tangent_sparse = other.tangent_sparse;
         self.iterations = other.iterations;
@@ -219,7 +227,7 @@ pub struct Snapshot {
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
-const SNAPSHOT_VERSION: u32 = 10;
+const SNAPSHOT_VERSION: u32 = 11;
 
 impl Snapshot {
     /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
@@ -256,7 +264,7 @@ impl Snapshot {
             s.mass_scale,
             s.tangent_step,
         ];
-        let vectors: [&[f64]; 19] = [
+        let vectors: [&[f64]; 21] = [
             &scalars,
             &s.z,
             &s.zd,
@@ -276,6 +284,8 @@ impl Snapshot {
             &s.port_work,
             &s.port_power,
             &s.charts,
+            &s.coupling,
+            &s.coupling_phi_z,
         ];
         for v in vectors {
             for x in v {
@@ -301,7 +311,9 @@ impl Snapshot {
             + s.tangent_gain.len()
             + s.port_work.len()
             + s.port_power.len()
-            + s.charts.len();
+            + s.charts.len()
+            + s.coupling.len()
+            + s.coupling_phi_z.len();
         let words = s.partition.len() + s.tangent_pivots.len() + s.projection_pivots.len();
         8 + 4 + 4 + guid.len() + 16 + 2 + 4 + 8 + 4 + 4 * words + 8 * floats + 8
     }
@@ -413,6 +425,8 @@ impl Snapshot {
             &mut state.port_work,
             &mut state.port_power,
             &mut state.charts,
+            &mut state.coupling,
+            &mut state.coupling_phi_z,
         ] {
             r.fill(v)?;
         }

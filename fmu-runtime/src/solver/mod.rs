@@ -16,6 +16,7 @@ pub mod newton;
 mod outputs;
 pub mod plan;
 mod predictor;
+mod projection;
 pub mod sparse_lu;
 pub mod sparsity;
 mod trapped_oil;
@@ -134,8 +135,10 @@ pub struct Workspace {
     pub(crate) lu_work: Vec<f64>,
     /// Buffers of the accelerations' jump when an input changes between steps.
     pub(crate) input_change: input_change::InputChangeWork,
-    /// Newton on the multipliers, for a closed loop whose tangent is formed every step.
+    /// Newton on the multipliers, for a closed loop (augmented Lagrangian).
     pub(crate) multipliers: Option<multipliers::MultiplierWork>,
+    /// The projections' matrix of a closed loop whose tangent is kept (`projection`).
+    pub(crate) projection: Option<projection::MassProjection>,
 }
 
 impl Workspace {
@@ -166,10 +169,12 @@ impl Workspace {
             lu_at: vec![0; n],
             lu_work: vec![0.0; n],
             input_change: input_change::InputChangeWork::new(m, l),
-            multipliers: (l.nc > 0
+            multipliers: (l.nc > 0 && m.solver.formulation == Formulation::AugmentedLagrangian)
+                .then(|| multipliers::MultiplierWork::new(l.nz, l.nc)),
+            projection: (l.nc > 0
                 && m.solver.formulation == Formulation::AugmentedLagrangian
-                && !m.solver.reuse_tangent)
-                .then(|| multipliers::MultiplierWork::new(l.nz, n, l.nc)),
+                && m.solver.reuse_tangent)
+                .then(|| projection::MassProjection::new(&m.mechanism, l.nz)),
             eval: Evaluation::new(m, l),
             x: vec![0.0; n],
             dx: vec![0.0; n],

@@ -28,9 +28,8 @@ pub struct MultiplierWork {
     /// Φ and Φ_z of the current iterate (the tangent's formation moves the evaluation).
     phi: Vec<f64>,
     phi_z: Vec<f64>,
-    /// `G = J⁻¹ B`, column-major (n per constraint row).
-    g: Vec<f64>,
-    /// `S = Φ_z G`, factored, and the correction `Δλ`.
+    /// `S = Φ_z G`, factored, and the correction `Δλ`. (`G = J⁻¹ B`, column-major, n per
+    /// constraint row, is part of the state: `State::coupling`.)
     s: Vec<f64>,
     pivots: Vec<usize>,
     scale: Vec<f64>,
@@ -38,11 +37,10 @@ pub struct MultiplierWork {
 }
 
 impl MultiplierWork {
-    pub fn new(nz: usize, n: usize, nc: usize) -> MultiplierWork {
+    pub fn new(nz: usize, nc: usize) -> MultiplierWork {
         MultiplierWork {
             phi: vec![0.0; nc],
             phi_z: vec![0.0; nc * nz],
-            g: vec![0.0; nc * n],
             s: vec![0.0; nc * nc],
             pivots: vec![0; nc],
             scale: vec![0.0; 2 * nc],
@@ -57,13 +55,26 @@ impl MultiplierWork {
         self.phi_z.copy_from_slice(&eval.phi_z[..len]);
     }
 
-    /// Forms `G` and the factored `S` for the recorded Φ_z; `solve` applies the factored
-    /// tangent (`b ← J⁻¹ b`). A driven coordinate's row is a pin, not a force balance: its
-    /// entry of B is zero.
+    /// How far the recorded Φ_z has turned from `formed_with` (the Φ_z of a coupling):
+    /// the largest change of an entry over the largest entry.
+    pub fn drift(&self, formed_with: &[f64]) -> f64 {
+        let (mut change, mut size) = (0.0f64, 0.0f64);
+        for (a, b) in self.phi_z.iter().zip(formed_with) {
+            change = change.max((a - b).abs());
+            size = size.max(a.abs());
+        }
+        if size > 0.0 { change / size } else { 0.0 }
+    }
+
+    /// Forms `G` (into `g`) and the factored `S` for the recorded Φ_z, which it copies to
+    /// `formed_with`; `solve` applies the factored tangent (`b ← J⁻¹ b`). A driven
+    /// coordinate's row is a pin, not a force balance: its entry of B is zero.
     pub fn couple(
         &mut self,
         h: f64,
         driven: impl Iterator<Item = usize> + Clone,
+        g: &mut [f64],
+        formed_with: &mut [f64],
         mut solve: impl FnMut(&mut [f64]),
     ) -> Result<(), String> {
         let nc = self.phi.len();
@@ -71,10 +82,10 @@ impl MultiplierWork {
             return Ok(());
         }
         let nz = self.phi_z.len() / nc;
-        let n = self.g.len() / nc;
+        let n = g.len() / nc;
         let quarter = 0.25 * h * h;
         for r in 0..nc {
-            let column = &mut self.g[r * n..(r + 1) * n];
+            let column = &mut g[r * n..(r + 1) * n];
             column.fill(0.0);
             for (c, v) in column[..nz].iter_mut().zip(&self.phi_z[r * nz..]) {
                 *c = quarter * v;
@@ -84,10 +95,21 @@ impl MultiplierWork {
             }
             solve(column);
         }
+        formed_with.copy_from_slice(&self.phi_z);
+        self.schur(g)
+    }
+
+    /// Forms and factors `S = Φ_z G` for the recorded Φ_z and a given `G`: with a `G` of
+    /// a Φ_z that has barely turned, the update still meets `Φ_z dx = −Φ` exactly.
+    pub fn schur(&mut self, g: &[f64]) -> Result<(), String> {
+        let nc = self.phi.len();
+        if nc == 0 {
+            return Ok(());
+        }
         factor_schur(
             &self.phi_z,
-            &self.g,
-            n,
+            g,
+            g.len() / nc,
             &mut self.s,
             &mut self.pivots,
             &mut self.scale,
@@ -95,22 +117,25 @@ impl MultiplierWork {
     }
 
     /// Turns the Newton direction `dx = −J⁻¹F` (λ held) into the coupled one and moves
-    /// `lambda` by `Δλ`.
-    pub fn correct(&mut self, dx: &mut [f64], lambda: &mut [f64]) {
+    /// `lambda` by `Δλ`. `left_out` is the penalty the tangent leaves out (`α − α_t`,
+    /// see `newton::Penalty`): the update brings Φ to zero, so the penalty force `αΦ`
+    /// the residual carried passes to the multipliers, `(α − α_t)Φ` of it not modelled by
+    /// the tangent.
+    pub fn correct(&mut self, dx: &mut [f64], lambda: &mut [f64], left_out: f64, g: &[f64]) {
         let nc = self.phi.len();
         if nc == 0 {
             return;
         }
         let nz = self.phi_z.len() / nc;
-        let n = self.g.len() / nc;
+        let n = g.len() / nc;
         for q in 0..nc {
             let row = &self.phi_z[q * nz..(q + 1) * nz];
             self.dl[q] = self.phi[q] + row.iter().zip(&dx[..nz]).map(|(a, b)| a * b).sum::<f64>();
         }
         lu_solve(&self.s, nc, &self.pivots, &self.scale, &mut self.dl);
         for (r, &dl) in self.dl.iter().enumerate() {
-            lambda[r] += dl;
-            for (d, g) in dx[..n].iter_mut().zip(&self.g[r * n..(r + 1) * n]) {
+            lambda[r] += dl + left_out * self.phi[r];
+            for (d, g) in dx[..n].iter_mut().zip(&g[r * n..(r + 1) * n]) {
                 *d -= g * dl;
             }
         }
@@ -165,15 +190,18 @@ mod tests {
             b[0] = (j[3] * b0 - j[1] * b1) / det;
             b[1] = (-j[2] * b0 + j[0] * b1) / det;
         };
-        let mut w = MultiplierWork::new(2, 2, 1);
+        let mut w = MultiplierWork::new(2, 1);
         w.phi[0] = 0.0;
         w.phi_z.copy_from_slice(&[1.0, -1.0]);
-        w.couple(h, std::iter::empty(), solve).unwrap();
+        let (mut g, mut formed_with) = ([0.0; 2], [0.0; 2]);
+        w.couple(h, std::iter::empty(), &mut g, &mut formed_with, solve)
+            .unwrap();
+        assert_eq!(formed_with, [1.0, -1.0]);
         // dx₀ = −J⁻¹F(0) with F(0) = −q Q, Q = [f, 0].
         let mut dx = [q * f, 0.0];
         solve(&mut dx);
         let mut lambda = [0.0];
-        w.correct(&mut dx, &mut lambda);
+        w.correct(&mut dx, &mut lambda, 0.0, &g);
         // Both coordinates move together under f/(2m); the constraint carries f/2 (to the
         // 1e-9 regularization of S, which the next iteration would remove).
         let a = f / (2.0 * m);

@@ -26,6 +26,38 @@ pub fn penalty(m: &CompiledModel, p: &[f64], mass_scale: f64, h: f64) -> f64 {
     }
 }
 
+/// The penalty of a step: `alpha` in the residual, `in_tangent` in the tangent's
+/// joint-coordinate block.
+///
+/// A tangent kept across steps on a closed loop carries the penalty only at the scale of
+/// the inertias (`h²/4 α_t = m_ref`): its block `h²/4 αΦ_zᵀΦ_z`, formed where the loop
+/// stood when the tangent was formed, turns with the loop, and at the full α (10³–10⁶ times
+/// the inertias) that lag swamped the motion (the spatial RSSR linkage contracted by 0.9–1.1
+/// per iteration, 5.7 iterations per step with a tangent formed the step before). The
+/// multipliers are corrected with the unknowns (`multipliers`), which enforces
+/// `Φ_z dx = −Φ`: the penalty left out of the tangent then changes only the multipliers'
+/// share, `(α − α_t)Φ`, added back with the correction, and the update `dx` is Newton's.
+#[derive(Clone, Copy, Debug)]
+struct Penalty {
+    alpha: f64,
+    in_tangent: f64,
+}
+
+impl Penalty {
+    /// The same penalty in residual and tangent.
+    fn full(alpha: f64) -> Penalty {
+        Penalty {
+            alpha,
+            in_tangent: alpha,
+        }
+    }
+
+    /// What the tangent leaves out, `α − α_t`.
+    fn left_out(&self) -> f64 {
+        self.alpha - self.in_tangent
+    }
+}
+
 /// Unknown vector `x = [z; w]` → derived rates through the trapezoidal formulas.
 fn derived(ws: &mut Workspace, l: &Layout, h: f64) {
     let (c1, c2) = (2.0 / h, 4.0 / (h * h));
@@ -102,7 +134,7 @@ fn tangent(
     st: &mut State,
     ws: &mut Workspace,
     h: f64,
-    alpha: f64,
+    penalty: Penalty,
     columns: Refresh,
 ) -> Result<(), String> {
     let n = l.nz + l.nw;
@@ -128,7 +160,7 @@ fn tangent(
                 .map_or(0, |s| s.projection.as_ref().map_or(0, |p| p.nonzeros()));
             use_prefix(st, len, len_p);
         }
-        fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Sparse, first_order)?;
+        fill_tangent(m, l, p, st, ws, h, penalty, SolverPath::Sparse, first_order)?;
         st.tangent_raw[..len].copy_from_slice(&st.tangent[..len]);
         if factor_sparse(l, st, ws, !first_order).is_ok() {
             st.tangent_sparse = true;
@@ -142,7 +174,7 @@ fn tangent(
     } else {
         use_prefix(st, n * n, l.nz * l.nz);
     }
-    fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Dense, first_order)?;
+    fill_tangent(m, l, p, st, ws, h, penalty, SolverPath::Dense, first_order)?;
     st.tangent_raw[..n * n].copy_from_slice(&st.tangent[..n * n]);
     if !first_order {
         for i in 0..l.nz {
@@ -263,7 +295,7 @@ fn fill_tangent(
     st: &mut State,
     ws: &mut Workspace,
     h: f64,
-    alpha: f64,
+    penalty: Penalty,
     path: SolverPath,
     first_order_only: bool,
 ) -> Result<(), String> {
@@ -345,7 +377,7 @@ fn fill_tangent(
                 w: &x[l.nz..],
                 wd,
                 f,
-                alpha,
+                alpha: penalty.in_tangent,
                 h,
                 increment: &increment,
             },
@@ -356,13 +388,27 @@ fn fill_tangent(
         }
         return Ok(());
     }
-    // Joint-coordinate columns: full evaluations.
+    // Joint-coordinate columns: full evaluations, differenced against the residual with
+    // the tangent's penalty, `F − h²/4 (α − α_t)Φ_zᵀΦ` in the joint rows (`ws.dz`).
+    ws.dz.fill(0.0);
+    if penalty.left_out() != 0.0 {
+        let c = s * penalty.left_out();
+        for r in 0..l.nc {
+            let row = &ws.eval.phi_z[r * l.nz..(r + 1) * l.nz];
+            for (d, a) in ws.dz.iter_mut().zip(row) {
+                *d += c * a * ws.eval.phi[r];
+            }
+        }
+        for d in &ws.drives {
+            ws.dz[d.coordinate] = 0.0;
+        }
+    }
     for g in 0..plan.z_groups.len() {
         let group = &plan.z_groups[g];
         for &k in group {
             perturb(ws, k);
         }
-        let ok = residual(m, l, p, ws, h, alpha, false);
+        let ok = residual(m, l, p, ws, h, penalty.in_tangent, false);
         for &k in group {
             ws.dx[k] = unperturb(ws, k);
         }
@@ -372,7 +418,12 @@ fn fill_tangent(
         for &k in group {
             let eps = ws.dx[k];
             store_column(st, &plan, n, k, sparse, |i| {
-                Ok((ws.f_pert[i] - ws.f[i]) / eps)
+                let base = if i < l.nz {
+                    ws.f[i] - ws.dz[i]
+                } else {
+                    ws.f[i]
+                };
+                Ok((ws.f_pert[i] - base) / eps)
             })?;
         }
     }
@@ -438,7 +489,17 @@ pub fn tangent_probe(
     predict(m, l, p, st, ws, h);
     let saved = st.tangent.clone();
     residual(m, l, p, ws, h, alpha, true);
-    fill_tangent(m, l, p, st, ws, h, alpha, SolverPath::Dense, false)?;
+    fill_tangent(
+        m,
+        l,
+        p,
+        st,
+        ws,
+        h,
+        Penalty::full(alpha),
+        SolverPath::Dense,
+        false,
+    )?;
     let solver = st.tangent[..n * n].to_vec();
     st.tangent.copy_from_slice(&saved);
     let mut forward = vec![0.0; n * n];
@@ -483,21 +544,10 @@ fn predict(
     h: f64,
 ) -> bool {
     let nz = l.nz;
-    // With a kept tangent and closed loops the second-order predictor made the iteration
-    // stop early: the first update of a tangent formed steps ago can fall within the
-    // tolerance while the multipliers, which converge only by the augmented-Lagrangian
-    // update, are not (the spatial RSSR linkage ended 4e-5 rad from the converged solution,
-    // tests/formulations.rs). A tangent formed at the predictor, or a tree without
-    // multipliers, takes the better one.
-    let second_order = !m.solver.reuse_tangent || l.nc == 0;
     for i in 0..nz {
         ws.zd_hat[i] = -(2.0 / h * st.z[i] + st.zd[i]);
         ws.zdd_hat[i] = -(4.0 / (h * h) * st.z[i] + 4.0 / h * st.zd[i] + st.zdd[i]);
-        ws.x[i] = if second_order {
-            super::predictor::joint(st, i, h)
-        } else {
-            st.z[i] + h * st.zd[i]
-        };
+        ws.x[i] = super::predictor::joint(st, i, h);
     }
     // Driven coordinates: history from the reference at the step's start (an input that
     // jumped at the communication point moves the coordinate with it), the reference at
@@ -541,7 +591,7 @@ fn solve_tangent(st: &State, plan: &super::plan::TangentPlan, work: &mut [f64], 
 }
 
 /// Forms the multiplier coupling (`multipliers`) for the tangent the state holds.
-fn couple_multipliers(st: &State, ws: &mut Workspace, h: f64) -> Result<(), String> {
+fn couple_multipliers(st: &mut State, ws: &mut Workspace, h: f64) -> Result<(), String> {
     let Workspace {
         multipliers: Some(work),
         plan,
@@ -552,10 +602,25 @@ fn couple_multipliers(st: &State, ws: &mut Workspace, h: f64) -> Result<(), Stri
     else {
         return Ok(());
     };
-    work.couple(h, drives.iter().map(|d| d.coordinate), |b| {
-        solve_tangent(st, plan, lu_work, b)
-    })
+    // G is written into the state while the state's tangent solves (moved out and back,
+    // no allocation).
+    let mut g = std::mem::take(&mut st.coupling);
+    let mut formed_with = std::mem::take(&mut st.coupling_phi_z);
+    let result = work.couple(
+        h,
+        drives.iter().map(|d| d.coordinate),
+        &mut g,
+        &mut formed_with,
+        |b| solve_tangent(st, plan, lu_work, b),
+    );
+    (st.coupling, st.coupling_phi_z) = (g, formed_with);
+    result
 }
+
+/// How far the loop's `Φ_z` may turn (largest entry change over the largest entry) before
+/// a kept tangent's multiplier coupling `G` is formed again; below it only `S = Φ_z G` is
+/// (our choice, from the measurements in `docs/performance.md`).
+const COUPLING_DRIFT: f64 = 1e-5;
 
 /// Advances `st` by `h`. On error `st` is as it was but for the tangent it formed
 /// (`step_with_retries` relies on that: the rest is written only once converged).
@@ -570,6 +635,15 @@ pub fn step(
     let (nz, nw, nc) = (l.nz, l.nw, l.nc);
     let n = nz + nw;
     let alpha = penalty(m, p, st.mass_scale, h);
+    let penalty = if ws.projection.is_some() {
+        // A kept tangent on a closed loop (see `Penalty`).
+        Penalty {
+            alpha,
+            in_tangent: alpha.min(4.0 / (h * h) * st.mass_scale.max(1e-6)),
+        }
+    } else {
+        Penalty::full(alpha)
+    };
     let tol = &m.solver;
     let tol_scale = super::tolerance_scale(m, h);
 
@@ -611,7 +685,6 @@ pub fn step(
     // the predictor missing a fast pressure oscillation, not from a stale tangent, and
     // re-forming it would double the step's cost for nothing.
     let far = if reuse { f64::INFINITY } else { 1e4 };
-    let s = 0.25 * h * h;
     let mut it = 0;
     // Iterations of a first solve that ended near vapour pressure (see below).
     let mut spent = 0;
@@ -625,31 +698,36 @@ pub fn step(
         if !residual(m, l, p, ws, h, alpha, true) {
             return Err(format!("non-finite residual at t = {} s", st.time + h));
         }
+        // The loop multipliers are corrected with the unknowns (`multipliers`).
         if let Some(work) = ws.multipliers.as_mut() {
             work.record(&ws.eval);
-        } else if it > 1 && nc > 0 {
-            // Augmented-Lagrangian multiplier update λ ← λ + αΦ; the residual's term
-            // Φ_zᵀ(αΦ + λ) grows by Φ_zᵀ αΦ (no new evaluation needed).
-            for r in 0..nc {
-                ws.lambda[r] += alpha * ws.eval.phi[r];
-            }
-            for r in 0..nc {
-                let c = s * alpha * ws.eval.phi[r];
-                let row = &ws.eval.phi_z[r * nz..(r + 1) * nz];
-                for (f, a) in ws.f[..nz].iter_mut().zip(row) {
-                    *f += a * c;
-                }
-            }
-            super::drives::pin_rows(&ws.drives, ws.drive_gain, &ws.x, &mut ws.f);
         }
         if let Some(columns) = refresh.take() {
-            tangent(m, l, p, st, ws, h, alpha, columns)?;
+            tangent(m, l, p, st, ws, h, penalty, columns)?;
             last_refresh = Some(columns);
             couple_multipliers(st, ws, h)?;
+        } else if it == 1 && nc > 0 {
+            // A kept tangent: the coupling follows the loop. G costs nc solves with the
+            // tangent (the excavator's 18 constraint rows: a fifth of its step), S only
+            // nc² nz products; G is formed again once Φ_z has turned by COUPLING_DRIFT.
+            let drift = ws
+                .multipliers
+                .as_ref()
+                .map_or(0.0, |w| w.drift(&st.coupling_phi_z));
+            if drift > COUPLING_DRIFT {
+                couple_multipliers(st, ws, h)?;
+            } else if let Some(work) = ws.multipliers.as_mut() {
+                work.schur(&st.coupling)?;
+            }
         }
         newton_direction(st, ws, n);
         if let Some(work) = ws.multipliers.as_mut() {
-            work.correct(&mut ws.dx[..n], &mut ws.lambda);
+            work.correct(
+                &mut ws.dx[..n],
+                &mut ws.lambda,
+                penalty.left_out(),
+                &st.coupling,
+            );
         }
         let tol = &ws.tol;
         let size = super::apply_update(
@@ -719,6 +797,10 @@ pub fn step(
             st.time + h
         ));
     }
+
+    // A kept tangent's projection matrix is formed for this step (`projection`), before
+    // the rest of the state is written.
+    super::projection::form(&m.mechanism, st, ws, nz, 0.25 * h * h * alpha)?;
 
     // Accept: positions, states and their rates from the trapezoidal formulas.
     st.wd_last.copy_from_slice(&st.wd);
