@@ -170,7 +170,7 @@ impl Workspace {
             lu_work: vec![0.0; n],
             input_change: input_change::InputChangeWork::new(m, l),
             multipliers: (l.nc > 0 && m.solver.formulation == Formulation::AugmentedLagrangian)
-                .then(|| multipliers::MultiplierWork::new(l.nz, l.nc)),
+                .then(|| multipliers::MultiplierWork::new(l.nz, n, l.nc)),
             projection: (l.nc > 0
                 && m.solver.formulation == Formulation::AugmentedLagrangian
                 && m.solver.reuse_tangent)

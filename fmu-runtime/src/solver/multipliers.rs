@@ -34,11 +34,16 @@ pub struct MultiplierWork {
     pivots: Vec<usize>,
     scale: Vec<f64>,
     dl: Vec<f64>,
+    /// The Φ_z and G that `s` was formed from, bit for bit (`schur_for` reuses it).
+    s_phi_z: Vec<f64>,
+    s_g: Vec<f64>,
 }
 
 impl MultiplierWork {
-    pub fn new(nz: usize, nc: usize) -> MultiplierWork {
+    pub fn new(nz: usize, n: usize, nc: usize) -> MultiplierWork {
         MultiplierWork {
+            s_phi_z: vec![f64::NAN; nc * nz],
+            s_g: vec![f64::NAN; nc * n],
             phi: vec![0.0; nc],
             phi_z: vec![0.0; nc * nz],
             s: vec![0.0; nc * nc],
@@ -96,24 +101,30 @@ impl MultiplierWork {
             solve(column);
         }
         formed_with.copy_from_slice(&self.phi_z);
-        self.schur(g)
+        self.schur_for(g, formed_with)
     }
 
-    /// Forms and factors `S = Φ_z G` for the recorded Φ_z and a given `G`: with a `G` of
-    /// a Φ_z that has barely turned, the update still meets `Φ_z dx = −Φ` exactly.
-    pub fn schur(&mut self, g: &[f64]) -> Result<(), String> {
+    /// `S = Φ_c G` for a coupling `G` formed with `formed_with` (Φ_c): reused as long as
+    /// both are bit for bit those it was formed from, so that it is a function of the state
+    /// (a restored state gets the same S). Against the current Φ_z the update then meets
+    /// `Φ_z dx = −Φ` up to the turn since the coupling (below `COUPLING_DRIFT`).
+    pub fn schur_for(&mut self, g: &[f64], formed_with: &[f64]) -> Result<(), String> {
         let nc = self.phi.len();
-        if nc == 0 {
+        let same = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits());
+        if nc == 0 || (same(&self.s_phi_z, formed_with) && same(&self.s_g, g)) {
             return Ok(());
         }
+        self.s_phi_z.copy_from_slice(formed_with);
+        self.s_g.copy_from_slice(g);
         factor_schur(
-            &self.phi_z,
+            formed_with,
             g,
             g.len() / nc,
             &mut self.s,
             &mut self.pivots,
             &mut self.scale,
         )
+        .inspect_err(|_| self.s_phi_z.fill(f64::NAN))
     }
 
     /// Turns the Newton direction `dx = −J⁻¹F` (λ held) into the coupled one and moves
@@ -190,7 +201,7 @@ mod tests {
             b[0] = (j[3] * b0 - j[1] * b1) / det;
             b[1] = (-j[2] * b0 + j[0] * b1) / det;
         };
-        let mut w = MultiplierWork::new(2, 1);
+        let mut w = MultiplierWork::new(2, 2, 1);
         w.phi[0] = 0.0;
         w.phi_z.copy_from_slice(&[1.0, -1.0]);
         let (mut g, mut formed_with) = ([0.0; 2], [0.0; 2]);

@@ -689,6 +689,9 @@ pub fn step(
     // Iterations of a first solve that ended near vapour pressure (see below).
     let mut spent = 0;
     let mut resolved = false;
+    // Whether the multiplier coupling was formed in this step (the loop has turned, or the
+    // tangent was formed): the projection matrix of a kept tangent follows it.
+    let mut coupled = false;
     loop {
         it += 1;
         if it > tol.max_iterations {
@@ -706,18 +709,21 @@ pub fn step(
             tangent(m, l, p, st, ws, h, penalty, columns)?;
             last_refresh = Some(columns);
             couple_multipliers(st, ws, h)?;
+            coupled = true;
         } else if it == 1 && nc > 0 {
-            // A kept tangent: the coupling follows the loop. G costs nc solves with the
-            // tangent (the excavator's 18 constraint rows: a fifth of its step), S only
-            // nc² nz products; G is formed again once Φ_z has turned by COUPLING_DRIFT.
+            // A kept tangent: the coupling follows the loop, formed again once Φ_z has
+            // turned by COUPLING_DRIFT (G costs nc solves with the tangent, S nc² nz
+            // products and an nc × nc factorisation: formed every step, they raised the
+            // excavator's median step by a fifth).
             let drift = ws
                 .multipliers
                 .as_ref()
                 .map_or(0.0, |w| w.drift(&st.coupling_phi_z));
             if drift > COUPLING_DRIFT {
                 couple_multipliers(st, ws, h)?;
+                coupled = true;
             } else if let Some(work) = ws.multipliers.as_mut() {
-                work.schur(&st.coupling)?;
+                work.schur_for(&st.coupling, &st.coupling_phi_z)?;
             }
         }
         newton_direction(st, ws, n);
@@ -798,9 +804,12 @@ pub fn step(
         ));
     }
 
-    // A kept tangent's projection matrix is formed for this step (`projection`), before
+    // A kept tangent's projection matrix is formed again with the coupling (`projection`:
+    // the loop has turned by COUPLING_DRIFT, or the tangent formation overwrote it), before
     // the rest of the state is written.
-    super::projection::form(&m.mechanism, st, ws, nz, 0.25 * h * h * alpha)?;
+    if coupled {
+        super::projection::form(&m.mechanism, st, ws, nz, 0.25 * h * h * alpha)?;
+    }
 
     // Accept: positions, states and their rates from the trapezoidal formulas.
     st.wd_last.copy_from_slice(&st.wd);
