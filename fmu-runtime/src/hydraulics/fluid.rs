@@ -141,11 +141,15 @@ pub fn effective_bulk_modulus(
     volume: f64,
     walls: impl Iterator<Item = (f64, f64)>,
 ) -> f64 {
-    let mut compliance = 1.0 / beta_oil;
-    for (v_k, beta_k) in walls {
-        compliance += v_k / (volume * beta_k);
-    }
-    1.0 / compliance
+    let walls: f64 = walls.map(|(v_k, beta_k)| v_k / beta_k).sum();
+    volume / volume_compliance(volume, 1.0 / beta_oil, walls)
+}
+
+/// `V/β_e = V/β_oil + Σ V_k/β_k` (seed 001 eq 2.35 times V) from the oil's compressibility
+/// and the walls' compliance `Σ V_k/β_k`: the form the pressure rates use.
+#[inline]
+pub fn volume_compliance(volume: f64, oil: f64, walls: f64) -> f64 {
+    volume * oil + walls
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use super::accumulator;
 use super::cylinder::CylinderState;
-use super::fluid::{AirLaw, oil_compliance};
+use super::fluid::{AirLaw, oil_compliance, volume_compliance};
 use super::orifice::{cracking_ramp, smooth_opening, turbulent_flow};
 use super::pump;
 use super::valve::edge_coefficient;
@@ -266,7 +266,8 @@ pub fn pressure_rates(
         // Seed 001 eq 2.35 times V, V/β_e = V/β_oil + Σ V_k/β_k, with the accumulators' gas
         // beside it: ṗ = ΣQ / (V/β_e + dV_gas/dp). (In compliances, not moduli: a division
         // on each step of the chain was a tenth of a small machine's step.)
-        let total = volume * air.mixture_compliance(liquid, pressure[n]) + walls + gas;
+        let total =
+            volume_compliance(volume, air.mixture_compliance(liquid, pressure[n]), walls) + gas;
         rates[k] = (inflow[n] - rate) / total;
         compliance[k] = total;
         k += 1;

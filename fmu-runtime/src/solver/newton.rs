@@ -140,6 +140,9 @@ fn tangent(
     let n = l.nz + l.nw;
     // A first-order refresh updates the factors the state holds, on their path.
     let first_order = columns == Refresh::FirstOrder && st.tangent_step > 0.0;
+    // The projection matrix is the tangent's joint block, except with a kept tangent on a
+    // loop, whose step forms it from the mass matrix (`projection`) after converging.
+    let projection = !first_order && ws.projection.is_none();
     st.tangent_step = 0.0;
     st.tangent_gain.copy_from_slice(&ws.wd_gain);
     let path = match (first_order, st.tangent_sparse) {
@@ -162,7 +165,7 @@ fn tangent(
         }
         fill_tangent(m, l, p, st, ws, h, penalty, SolverPath::Sparse, first_order)?;
         st.tangent_raw[..len].copy_from_slice(&st.tangent[..len]);
-        if factor_sparse(l, st, ws, !first_order).is_ok() {
+        if factor_sparse(l, st, ws, projection).is_ok() {
             st.tangent_sparse = true;
             st.tangent_step = h;
             return Ok(());
@@ -176,7 +179,7 @@ fn tangent(
     }
     fill_tangent(m, l, p, st, ws, h, penalty, SolverPath::Dense, first_order)?;
     st.tangent_raw[..n * n].copy_from_slice(&st.tangent[..n * n]);
-    if !first_order {
+    if projection {
         for i in 0..l.nz {
             for j in 0..l.nz {
                 st.projection[i * l.nz + j] = st.tangent[i * n + j];
@@ -190,7 +193,7 @@ fn tangent(
         &mut st.tangent_pivots,
         &mut st.tangent_scale,
     )?;
-    if l.nc > 0 && !first_order {
+    if l.nc > 0 && projection {
         lu_factor(
             &mut st.projection,
             l.nz,
