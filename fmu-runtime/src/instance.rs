@@ -32,12 +32,17 @@ pub struct State {
     pub z: Vec<f64>,
     pub zd: Vec<f64>,
     pub zdd: Vec<f64>,
+    /// The joint accelerations the last two steps started from (z̈ one and two steps
+    /// back): the predictor extrapolates the step's end acceleration from them (`predictor`).
+    pub zdd_last: Vec<f64>,
+    pub zdd_last2: Vec<f64>,
     /// First-order states (pressures, spool positions, friction states) and their rates.
     pub w: Vec<f64>,
     pub wd: Vec<f64>,
     /// The first-order rates the last step started from (ẇ one step back; the rates at the
-    /// start after initialization): the predictor tells a rate that alternates in sign
-    /// from step to step (a stiff volume ringing under the trapezoidal rule) from a trend.
+    /// start after initialization): the predictor extrapolates the end rate from them and
+    /// tells a rate that alternates in sign from step to step (a stiff volume ringing
+    /// under the trapezoidal rule) from a trend.
     pub wd_last: Vec<f64>,
     /// Augmented-Lagrangian multipliers, carried across steps.
     pub lambda: Vec<f64>,
@@ -113,6 +118,8 @@ impl State {
             z: vec![0.0; layout.nz],
             zd: vec![0.0; layout.nz],
             zdd: vec![0.0; layout.nz],
+            zdd_last: vec![0.0; layout.nz],
+            zdd_last2: vec![0.0; layout.nz],
             w: vec![0.0; layout.nw],
             wd: vec![0.0; layout.nw],
             wd_last: vec![0.0; layout.nw],
@@ -153,6 +160,8 @@ impl State {
         self.z.copy_from_slice(&other.z);
         self.zd.copy_from_slice(&other.zd);
         self.zdd.copy_from_slice(&other.zdd);
+        self.zdd_last.copy_from_slice(&other.zdd_last);
+        self.zdd_last2.copy_from_slice(&other.zdd_last2);
         self.w.copy_from_slice(&other.w);
         self.wd.copy_from_slice(&other.wd);
         self.wd_last.copy_from_slice(&other.wd_last);
@@ -227,7 +236,7 @@ pub struct Snapshot {
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
-const SNAPSHOT_VERSION: u32 = 11;
+const SNAPSHOT_VERSION: u32 = 12;
 
 impl Snapshot {
     /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
@@ -264,11 +273,13 @@ impl Snapshot {
             s.mass_scale,
             s.tangent_step,
         ];
-        let vectors: [&[f64]; 21] = [
+        let vectors: [&[f64]; 23] = [
             &scalars,
             &s.z,
             &s.zd,
             &s.zdd,
+            &s.zdd_last,
+            &s.zdd_last2,
             &s.w,
             &s.wd,
             &s.wd_last,
@@ -299,7 +310,7 @@ impl Snapshot {
     pub fn encoded_len(&self, guid: &str) -> usize {
         let s = &self.state;
         let floats = 9
-            + 3 * s.z.len()
+            + 5 * s.z.len()
             + 3 * s.w.len()
             + s.lambda.len()
             + 2 * self.params.len()
@@ -398,6 +409,8 @@ impl Snapshot {
             &mut state.z,
             &mut state.zd,
             &mut state.zdd,
+            &mut state.zdd_last,
+            &mut state.zdd_last2,
             &mut state.w,
             &mut state.wd,
             &mut state.wd_last,

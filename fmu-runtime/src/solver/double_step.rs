@@ -487,9 +487,9 @@ pub fn step(
     let ds = ws.double_step.as_ref().unwrap();
     st.z.copy_from_slice(&ds.z);
     st.zd.copy_from_slice(&ds.zd);
+    super::predictor::push_history(st);
     st.zdd.copy_from_slice(&ds.zdd);
     st.w.copy_from_slice(&ds.x[nf..nf + nw]);
-    st.wd_last.copy_from_slice(&st.wd);
     st.wd.copy_from_slice(&ws.wd);
     if euler || resolved {
         ws.euler_steps += 1;

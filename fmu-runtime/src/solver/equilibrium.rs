@@ -530,7 +530,7 @@ fn rates_at(
 /// The energy reference of the balance: the evaluated state, no work done yet; the
 /// predictor's rate history starts at the state's rates.
 fn restart_bookkeeping(st: &mut State, ws: &Workspace) {
-    st.wd_last.copy_from_slice(&st.wd);
+    super::predictor::restart_history(st);
     let (ke, pe) = ws.eval.energies();
     st.energy0 = ke + pe;
     st.work = 0.0;

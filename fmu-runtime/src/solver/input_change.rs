@@ -134,8 +134,10 @@ pub fn rates_for_new_inputs(
             before[k]
         };
     }
+    super::predictor::shift_history(st, -1.0);
     let jumped = jump_accelerations(m, l, now, st, ws);
     refresh_first_order_rates(m, l, now, st, ws);
+    super::predictor::shift_history(st, 1.0);
     ws.eval
         .run(m, l, now, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     super::drives::finish(l.nz, st, ws);

@@ -815,7 +815,7 @@ pub fn step(
     }
 
     // Accept: positions, states and their rates from the trapezoidal formulas.
-    st.wd_last.copy_from_slice(&st.wd);
+    super::predictor::push_history(st);
     derived(ws, l, h);
     st.z.copy_from_slice(&ws.x[..nz]);
     st.w.copy_from_slice(&ws.x[nz..]);
