@@ -625,6 +625,12 @@ fn couple_multipliers(st: &mut State, ws: &mut Workspace, h: f64) -> Result<(), 
 /// (our choice, from the measurements in `docs/performance.md`).
 const COUPLING_DRIFT: f64 = 1e-5;
 
+/// The joint-coordinate part of a kept tangent's first update (in tolerances) above which
+/// the tangent is formed again for the second iteration (our choice: on the Pub I four-bar
+/// 2.22 → 1.96 iterations per step and 37.6 k → 35.6 k instructions per step; at 10 the
+/// iterations fall to 1.90 but the cost rises to 37.2 k, at 300 to 2.06 / 36.4 k).
+const KEPT_JOINT_MISS: f64 = 100.0;
+
 /// Advances `st` by `h`. On error `st` is as it was but for the tangent it formed
 /// (`step_with_retries` relies on that: the rest is written only once converged).
 pub fn step(
@@ -782,7 +788,14 @@ pub fn step(
         let z_size = (0..nz).fold(0.0f64, |a, i| {
             a.max(ws.dx[i].abs() / super::tolerance(ws.tol[i], tol_scale, ws.x[i]))
         });
-        if size > 0.1 * previous || size > far {
+        if reuse && it == 1 && z_size > KEPT_JOINT_MISS && last_refresh.is_none() {
+            // A kept tangent's joint columns (and the pressure rows' joint columns, the
+            // cylinder's lever arm and the volumes) belong to an earlier step's geometry:
+            // their error times a first update this large in the joint coordinates leaves
+            // the next update above the tolerances; the tangent of this step is cheaper
+            // than the iteration it saves.
+            refresh = Some(Refresh::All);
+        } else if size > 0.1 * previous || size > far {
             // (Only where a full refresh costs full evaluations: not with assembled
             // joint-coordinate columns.)
             let cheap = reuse
