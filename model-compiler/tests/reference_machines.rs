@@ -382,7 +382,11 @@ fn jaiswal_fourbar_pub1_cycle() {
     }
     // Issue 16: mean ≤ 2.0 on the shipped default too (2.21 before the trapezoidal
     // predictor and the loop refresh of a kept tangent's first update).
-    assert!(sum_it / 1e4 <= 2.0, "kept tangent: {} iterations per step", sum_it / 1e4);
+    assert!(
+        sum_it / 1e4 <= 2.0,
+        "kept tangent: {} iterations per step",
+        sum_it / 1e4
+    );
     assert!(max_it <= 8.0);
     assert!(drift < 0.01 * max_work, "energy drift {drift} J");
     assert!(phi < 1e-6);
