@@ -87,6 +87,7 @@ pub fn rechart(m: &CompiledModel, st: &mut State, ws: &mut Workspace) -> u32 {
             st.z[j] = 0.0;
             st.zd[j] = qd1[i];
             st.zdd[j] = qdd1[i];
+            super::predictor::restart_joint_history(st, j);
         }
         n += 1;
     }

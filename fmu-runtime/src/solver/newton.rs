@@ -690,9 +690,10 @@ pub fn step(
     // solution). (Pub I four-bar, tangents / iterations per step, max iterations: 1.48 /
     // 1.652 / 4 at 1e3, where a pressure oscillation's 1e3–1e4 Pa per step re-formed it in
     // half the steps; 1.14 / 1.654 / 4 at 1e4; 1.02 / 1.69 / 6 at 1e5.)
-    // A kept tangent is judged by contraction alone: a large first update then comes from
-    // the predictor missing a fast pressure oscillation, not from a stale tangent, and
-    // re-forming it would double the step's cost for nothing.
+    // A kept tangent is judged by contraction: a large first update then comes from the
+    // predictor missing a fast pressure oscillation or a spool's command, not from a stale
+    // tangent, and re-forming it would double the step's cost for nothing — except a first
+    // update large in the joint coordinates of a closed loop (`KEPT_JOINT_MISS`).
     let far = if reuse { f64::INFINITY } else { 1e4 };
     let mut it = 0;
     // Iterations of a first solve that ended near vapour pressure (see below).

@@ -76,6 +76,13 @@ pub fn restart_history(st: &mut State) {
     st.wd_last.copy_from_slice(&st.wd);
 }
 
+/// A joint coordinate whose chart changed (`charts::rechart`): its history, in the old
+/// chart's angles, says nothing; its acceleration is held for the next step.
+pub fn restart_joint_history(st: &mut State, i: usize) {
+    st.zdd_last[i] = st.zdd[i];
+    st.zdd_last2[i] = st.zdd[i];
+}
+
 /// Called with `sign = −1` before and `+1` after the rates at the step's start change for
 /// new inputs: the history moves by the same jump (held as offsets in between, so no
 /// buffer is needed).
