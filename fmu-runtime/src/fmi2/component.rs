@@ -244,9 +244,14 @@ impl Component {
     }
 
     /// Checks that `value` may be written to variable (`ty`, `vr`) now and returns the
-    /// parameter slot to write. Implements conditions 1, 3 and 6 of the CS state table
-    /// and the value checks (finite, within min/max).
-    pub fn check_set(&self, ty: VarType, vr: u32, value: f64) -> Result<ParamId, String> {
+    /// parameter slot to write and the value to write there. Implements conditions 1, 3
+    /// and 6 of the CS state table and the value checks (finite, within min/max).
+    ///
+    /// A value beyond a bound by rounding only (at most [`BOUND_ROUNDING`] of the bound)
+    /// is written as the bound: a master interpolating between two samples at `max` may
+    /// hand over `max` plus an ulp (FMPy's `w0·a + w1·b` gives 10.000000000000002 between
+    /// two 10 V samples), and failing a run for that helps nobody.
+    pub fn check_set(&self, ty: VarType, vr: u32, value: f64) -> Result<(ParamId, f64), String> {
         let var = self.variable(ty, vr)?;
         let who = || format!("variable \"{}\" ({} vr {vr})", var.name, type_name(ty));
         settable_now(var, self.state)
@@ -263,19 +268,30 @@ impl Component {
                 who()
             ));
         }
-        if var.min.is_some_and(|m| value < m) || var.max.is_some_and(|m| value > m) {
-            let (lo, hi) = (
-                var.min.unwrap_or(f64::NEG_INFINITY),
-                var.max.unwrap_or(f64::INFINITY),
-            );
+        let (lo, hi) = (
+            var.min.unwrap_or(f64::NEG_INFINITY),
+            var.max.unwrap_or(f64::INFINITY),
+        );
+        let value = if value < lo && lo - value <= BOUND_ROUNDING * lo.abs() {
+            lo
+        } else if value > hi && value - hi <= BOUND_ROUNDING * hi.abs() {
+            hi
+        } else {
+            value
+        };
+        if value < lo || value > hi {
             return Err(format!(
                 "{} cannot be set to {value}: outside its range [{lo}, {hi}]",
                 who()
             ));
         }
-        Ok(slot)
+        Ok((slot, value))
     }
 }
+
+/// How far beyond `min` or `max`, relative to the bound, a set value is taken as the
+/// bound (rounding of an interpolating master: a few ulps).
+pub const BOUND_ROUNDING: f64 = 4.0 * f64::EPSILON;
 
 pub fn type_name(ty: VarType) -> &'static str {
     match ty {

@@ -530,9 +530,9 @@ fn set_values<T: Copy>(
         comp.check_set(ty, vr, conv(v))?;
     }
     for (&vr, &v) in vrs.iter().zip(values) {
-        let slot = comp.check_set(ty, vr, conv(v))?;
+        let (slot, value) = comp.check_set(ty, vr, conv(v))?;
         let (changes, _) = comp.instance.parameter_work_events();
-        comp.instance.set_param(slot, conv(v));
+        comp.instance.set_param(slot, value);
         let (now, jump) = comp.instance.parameter_work_events();
         if now != changes && comp.logger.would_log(fmi2OK, Category::Events) {
             let name = &comp.variable(ty, vr)?.name;

@@ -744,6 +744,30 @@ fn integer_and_boolean_variables() {
 }
 
 #[test]
+fn a_value_beyond_its_bound_by_rounding_is_the_bound_and_beyond_that_an_error() {
+    // load.force is an input in [-1e4, 1e4]; FMPy's interpolation between two samples at
+    // 1e4 hands over 1e4 plus an ulp.
+    let fmu = Fmu::new();
+    fmu.init();
+    let up = f64::from_bits(1e4f64.to_bits() + 1);
+    assert_eq!(fmu.set_real(VR_FORCE, up), fmi2OK);
+    assert_eq!(fmu.get_real(VR_FORCE), (fmi2OK, 1e4));
+    let down = -f64::from_bits(1e4f64.to_bits() + 2);
+    assert_eq!(fmu.set_real(VR_FORCE, down), fmi2OK);
+    assert_eq!(fmu.get_real(VR_FORCE), (fmi2OK, -1e4));
+    // A millionth beyond is a real excursion: an error, and the value is unchanged.
+    assert_eq!(fmu.set_real(VR_FORCE, 1e4 * (1.0 + 1e-6)), fmi2Error);
+    fmu.assert_logged(
+        fmi2Error,
+        &["\"load.force\"", "outside its range [-10000, 10000]"],
+    );
+    assert_eq!(fmu.get_real(VR_FORCE), (fmi2OK, -1e4));
+    // A bound at zero takes nothing beyond it (arm.mass ≥ 0, set before initialization).
+    let fmu = Fmu::new();
+    assert_eq!(fmu.set_real(VR_MASS, -f64::MIN_POSITIVE), fmi2Error);
+}
+
+#[test]
 fn null_pointers_are_errors_not_crashes() {
     unsafe {
         fmi2FreeInstance(null_mut());
