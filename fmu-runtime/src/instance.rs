@@ -94,6 +94,10 @@ pub struct State {
     /// `∂ẇ/∂w` of each first-order state the tangent was formed with (2/h trapezoidal, 1/h
     /// backward Euler near vapour pressure): a kept tangent must match the step's.
     pub tangent_gain: Vec<f64>,
+    /// `dV/dp` of each volume where the tangent was formed: entrained air makes it grow
+    /// tenfold as a pressure falls towards vapour pressure, and a kept tangent of the
+    /// stiffer volume contracts slowly (`solver::newton`, `COMPLIANCE_DRIFT`).
+    pub tangent_compliance: Vec<f64>,
     /// Entries of `tangent`/`tangent_raw` and of `projection` in use (the sparse path's
     /// value buffers are shorter than n²); every entry beyond is zero, so copies of the
     /// state (once per internal step, for the rollback) move only the used part.
@@ -147,6 +151,7 @@ impl State {
             coupling: vec![0.0; layout.nc * (layout.nz + layout.nw)],
             coupling_phi_z: vec![0.0; layout.nc * layout.nz],
             tangent_gain: vec![0.0; layout.nw],
+            tangent_compliance: vec![0.0; layout.n_pressures],
             tangent_used: 0,
             projection_used: 0,
             tangent_sparse: false,
@@ -208,6 +213,8 @@ impl State {
         self.coupling.copy_from_slice(&other.coupling);
         self.coupling_phi_z.copy_from_slice(&other.coupling_phi_z);
         self.tangent_gain.copy_from_slice(&other.tangent_gain);
+        self.tangent_compliance
+            .copy_from_slice(&other.tangent_compliance);
         self.tangent_sparse = other.tangent_sparse;
         self.iterations = other.iterations;
         self.steps = other.steps;
@@ -236,7 +243,7 @@ pub struct Snapshot {
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
-const SNAPSHOT_VERSION: u32 = 12;
+const SNAPSHOT_VERSION: u32 = 13;
 
 impl Snapshot {
     /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
@@ -273,7 +280,7 @@ impl Snapshot {
             s.mass_scale,
             s.tangent_step,
         ];
-        let vectors: [&[f64]; 23] = [
+        let vectors: [&[f64]; 24] = [
             &scalars,
             &s.z,
             &s.zd,
@@ -292,6 +299,7 @@ impl Snapshot {
             &s.projection,
             &s.projection_scale,
             &s.tangent_gain,
+            &s.tangent_compliance,
             &s.port_work,
             &s.port_power,
             &s.charts,
@@ -320,6 +328,7 @@ impl Snapshot {
             + s.projection.len()
             + s.projection_scale.len()
             + s.tangent_gain.len()
+            + s.tangent_compliance.len()
             + s.port_work.len()
             + s.port_power.len()
             + s.charts.len()
@@ -435,6 +444,7 @@ impl Snapshot {
             &mut state.projection,
             &mut state.projection_scale,
             &mut state.tangent_gain,
+            &mut state.tangent_compliance,
             &mut state.port_work,
             &mut state.port_power,
             &mut state.charts,

@@ -104,7 +104,9 @@ fn augmented_lagrangian_and_double_step_agree_on_the_pub1_four_bar() {
         d_p
     );
     assert!(d_angle < 1e-4, "crank angles differ by {d_angle}");
-    assert!(d_p < 1e-3, "pressures differ by {d_p}");
+    // 5.0e-4 before the kept tangent was formed again on a volume's compliance change (the
+    // ringing near 60 kPa after the valve closes); 6.3e-5 since.
+    assert!(d_p < 2e-4, "pressures differ by {d_p}");
     assert!(ds.max_phi < 1e-12, "double-step |Φ| {}", ds.max_phi);
     assert!(al.max_phi < 1e-6, "ALF |Φ| {}", al.max_phi);
     // The double-step's Newton starts from the second-order predictor (2.39 iterations per

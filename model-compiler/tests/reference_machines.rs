@@ -387,7 +387,12 @@ fn jaiswal_fourbar_pub1_cycle() {
         "kept tangent: {} iterations per step",
         sum_it / 1e4
     );
-    assert!(max_it <= 8.0);
+    // …and max ≤ 5 (7 before a volume's compliance change and the step's iteration budget
+    // formed the kept tangent again, `solver/newton.rs`).
+    assert!(
+        max_it <= 5.0,
+        "kept tangent: worst step {max_it} iterations"
+    );
     assert!(drift < 0.01 * max_work, "energy drift {drift} J");
     assert!(phi < 1e-6);
     assert!(lift_top > 0.05, "the crank should lift (Pub I work cycle)");

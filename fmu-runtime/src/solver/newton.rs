@@ -145,6 +145,8 @@ fn tangent(
     let projection = !first_order && ws.projection.is_none();
     st.tangent_step = 0.0;
     st.tangent_gain.copy_from_slice(&ws.wd_gain);
+    st.tangent_compliance
+        .copy_from_slice(ws.eval.volumes.compliance());
     let path = match (first_order, st.tangent_sparse) {
         (true, true) => SolverPath::Sparse,
         (true, false) => SolverPath::Dense,
@@ -631,6 +633,47 @@ const COUPLING_DRIFT: f64 = 1e-5;
 /// iterations fall to 1.90 but the cost rises to 37.2 k, at 300 to 2.06 / 36.4 k).
 const KEPT_JOINT_MISS: f64 = 100.0;
 
+/// How far a volume's `dV/dp` may move from the kept tangent's (relative) before the
+/// tangent is formed again for the second iteration (our choice: on the Pub I four-bar,
+/// whose cap side falls to 60 kPa after the valve closes, where the entrained air makes it
+/// ten times as compliant, 1.96 → 1.90 iterations per step and at most 7 → 6; at 0.1
+/// 1.85 / 6 but dearer).
+const COMPLIANCE_DRIFT: f64 = 0.3;
+
+/// A step's iteration budget (our choice: the worst step the issue asks of the seeds'
+/// four-bar): a kept tangent whose contraction would converge the step only at this
+/// iteration or later is formed again. A tangent costs about as much as an iteration or
+/// two, and a real-time step is judged by its worst case. (Pub I four-bar: at most 6 → 5
+/// iterations; the PATU crane 11 → 8, the excavator 6 → 5.)
+const ITERATION_BUDGET: u32 = 5;
+
+/// The further iterations until an update within the tolerances, from an update of
+/// `size` (in tolerances) at the contraction `θ = size/previous` of the last two (counted
+/// up to the budget); 0 without a contraction to go by (the first update, or one that
+/// grew).
+fn iterations_to_go(size: f64, previous: f64) -> u32 {
+    if !(previous.is_finite() && size < previous) {
+        return 0;
+    }
+    let theta = size / previous;
+    let (mut to_go, mut left) = (0, size);
+    while left > 1.0 && to_go < ITERATION_BUDGET {
+        left *= theta;
+        to_go += 1;
+    }
+    to_go
+}
+
+/// The largest relative change of a volume's compliance since the tangent was formed.
+fn compliance_drift(st: &State, ws: &Workspace) -> f64 {
+    ws.eval
+        .volumes
+        .compliance()
+        .iter()
+        .zip(&st.tangent_compliance)
+        .fold(0.0f64, |a, (c, t)| a.max((c / t - 1.0).abs()))
+}
+
 /// Advances `st` by `h`. On error `st` is as it was but for the tangent it formed
 /// (`step_with_retries` relies on that: the rest is written only once converged).
 pub fn step(
@@ -715,6 +758,16 @@ pub fn step(
         if let Some(work) = ws.multipliers.as_mut() {
             work.record(&ws.eval);
         }
+        if it == 2 && reuse && refresh.is_none() && last_refresh.is_none() {
+            // A kept tangent of stiffer (or softer) volumes than the step's contracts slowly
+            // (the pressure rows, the joint columns' included, scale with 1/(dV/dp)). Formed
+            // after the first update rather than at the predictor: on the friction four-bar
+            // one formed at the predictor of a stick-slip step led Newton astray for 11
+            // iterations.
+            if compliance_drift(st, ws) > COMPLIANCE_DRIFT {
+                refresh = Some(Refresh::All);
+            }
+        }
         if let Some(columns) = refresh.take() {
             tangent(m, l, p, st, ws, h, penalty, columns)?;
             last_refresh = Some(columns);
@@ -772,8 +825,9 @@ pub fn step(
             converged = true;
             break;
         }
-        // Keep the tangent only while the iteration contracts well and is already close;
-        // far from the solution Newton needs the tangent of the current iterate. (Keeping a
+        // Keep the tangent only while the iteration contracts well and is already close
+        // (within the step's `ITERATION_BUDGET`); far from the solution Newton needs the
+        // tangent of the current iterate. (Keeping a
         // tangent formed in this step through slow iterations cut the excavator's worst step
         // by a fifth but raised the spatial RSSR linkage's energy drift from 1.3e-3 to
         // 1.0e-2 J and its gap to the double-step solution from 8e-5 to 2.3e-4 rad,
@@ -797,7 +851,10 @@ pub fn step(
             // iteration it saves. (On a tree it is not: the naya rod at 10 ms took 1.74
             // instead of 1.95 iterations per step but 19 % more instructions.)
             refresh = Some(Refresh::All);
-        } else if size > 0.1 * previous || size > far {
+        } else if size > 0.1 * previous
+            || size > far
+            || reuse && it + iterations_to_go(size, previous) >= ITERATION_BUDGET
+        {
             // (Only where a full refresh costs full evaluations: not with assembled
             // joint-coordinate columns.)
             let cheap = reuse
