@@ -151,6 +151,14 @@ impl MultiplierWork {
             }
         }
     }
+
+    /// Scales the multipliers' last correction (by [`MultiplierWork::correct`]) by
+    /// `factor`, with the update of the unknowns it belongs to.
+    pub fn damp(&self, lambda: &mut [f64], left_out: f64, factor: f64) {
+        for ((l, dl), phi) in lambda.iter_mut().zip(&self.dl).zip(&self.phi) {
+            *l -= (1.0 - factor) * (dl + left_out * phi);
+        }
+    }
 }
 
 /// Forms and factors the Schur complement `S = Φ_z G` of the constraint rows, `G` given

@@ -647,6 +647,16 @@ const COMPLIANCE_DRIFT: f64 = 0.3;
 /// iterations; the PATU crane 11 → 8, the excavator 6 → 5.)
 const ITERATION_BUDGET: u32 = 5;
 
+/// Newton has stalled when an update is at least this share of the one before it, twice
+/// in a row (our choice)…
+const STALLED: f64 = 0.9;
+
+/// …and then takes this share of its updates (our choice): the knuckle crane's LS line
+/// circled by 5 bar for 25 iterations at 10.06 s, eight times in its manoeuvre, each a
+/// failed step solved again in halves (its worst step 0.63 ms of CPU against a 3.7 µs
+/// median); with half steps none fails, and the worst step takes 0.13–0.17 ms.
+const STALL_STEP: f64 = 0.5;
+
 /// The further iterations until an update within the tolerances, from an update of
 /// `size` (in tolerances) at the contraction `θ = size/previous` of the last two (counted
 /// up to the budget); 0 without a contraction to go by (the first update, or one that
@@ -705,6 +715,7 @@ pub fn step(
     let mut converged = false;
     let mut iterations = 0;
     let mut previous = f64::INFINITY;
+    let mut previous_2 = f64::INFINITY;
     let mut previous_z = f64::INFINITY;
     // Where a full refresh needs more full evaluations than a first-order one needs partial
     // ones (each about a third of a full one), a first-order refresh is worth trying even
@@ -798,6 +809,17 @@ pub fn step(
                 &st.coupling,
             );
         }
+        if it >= 3 && previous >= STALLED * previous_2 {
+            // Two updates that did not shrink: Newton is circling a switch that is smooth
+            // but steep at its scale (a shuttle opening over 0.1 bar, a regulator's
+            // corner), and full steps jump across it and back. Half steps break the cycle.
+            for v in &mut ws.dx[..n] {
+                *v *= STALL_STEP;
+            }
+            if let Some(work) = ws.multipliers.as_mut() {
+                work.damp(&mut ws.lambda, penalty.left_out(), STALL_STEP);
+            }
+        }
         let tol = &ws.tol;
         let size = super::apply_update(
             &mut ws.x[..n],
@@ -819,6 +841,7 @@ pub fn step(
                 it = 0;
                 refresh = Some(Refresh::FirstOrder);
                 previous = f64::INFINITY;
+                previous_2 = f64::INFINITY;
                 previous_z = f64::INFINITY;
                 continue;
             }
@@ -868,6 +891,7 @@ pub fn step(
                 Refresh::All
             });
         }
+        previous_2 = previous;
         previous = size;
         previous_z = z_size;
     }
