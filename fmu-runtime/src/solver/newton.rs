@@ -674,14 +674,27 @@ fn iterations_to_go(size: f64, previous: f64) -> u32 {
     to_go
 }
 
-/// The largest relative change of a volume's compliance since the tangent was formed.
-fn compliance_drift(st: &State, ws: &Workspace) -> f64 {
-    ws.eval
-        .volumes
-        .compliance()
-        .iter()
-        .zip(&st.tangent_compliance)
-        .fold(0.0f64, |a, (c, t)| a.max((c / t - 1.0).abs()))
+/// Whether a tangent kept from an earlier step is formed again for the second iteration,
+/// from the first update's miss of the joint coordinates (`joint_miss`, in tolerances) and
+/// the volumes at the second iterate (`ws.eval`):
+/// - on a closed loop, a miss above [`KEPT_JOINT_MISS`]: the tangent belongs to an earlier
+///   geometry (the loop's Jacobian, a cylinder's lever arm), its error times a miss this
+///   large leaves the next update above the tolerances, and the tangent of this step is
+///   cheaper than the iteration it saves (on a tree it is not: the naya rod at 10 ms took
+///   1.74 instead of 1.95 iterations per step but 19 % more instructions);
+/// - a volume whose `dV/dp` moved by more than [`COMPLIANCE_DRIFT`]: the pressure rows, the
+///   joint columns' included, scale with its inverse. (At the predictor instead, the
+///   friction four-bar's stick-slip step went astray for 11 iterations.)
+fn stale_after_first_update(st: &State, ws: &Workspace, nc: usize, joint_miss: f64) -> bool {
+    let compliance_drift = || {
+        ws.eval
+            .volumes
+            .compliance()
+            .iter()
+            .zip(&st.tangent_compliance)
+            .fold(0.0f64, |a, (c, t)| a.max((c / t - 1.0).abs()))
+    };
+    nc > 0 && joint_miss > KEPT_JOINT_MISS || compliance_drift() > COMPLIANCE_DRIFT
 }
 
 /// Advances `st` by `h`. On error `st` is as it was but for the tangent it formed
@@ -769,15 +782,13 @@ pub fn step(
         if let Some(work) = ws.multipliers.as_mut() {
             work.record(&ws.eval);
         }
-        if it == 2 && reuse && refresh.is_none() && last_refresh.is_none() {
-            // A kept tangent of stiffer (or softer) volumes than the step's contracts slowly
-            // (the pressure rows, the joint columns' included, scale with 1/(dV/dp)). Formed
-            // after the first update rather than at the predictor: on the friction four-bar
-            // one formed at the predictor of a stick-slip step led Newton astray for 11
-            // iterations.
-            if compliance_drift(st, ws) > COMPLIANCE_DRIFT {
-                refresh = Some(Refresh::All);
-            }
+        if it == 2
+            && reuse
+            && refresh.is_none()
+            && last_refresh.is_none()
+            && stale_after_first_update(st, ws, nc, previous_z)
+        {
+            refresh = Some(Refresh::All);
         }
         if let Some(columns) = refresh.take() {
             tangent(m, l, p, st, ws, h, penalty, columns)?;
@@ -866,15 +877,7 @@ pub fn step(
         let z_size = (0..nz).fold(0.0f64, |a, i| {
             a.max(ws.dx[i].abs() / super::tolerance(ws.tol[i], tol_scale, ws.x[i]))
         });
-        if reuse && nc > 0 && it == 1 && z_size > KEPT_JOINT_MISS && last_refresh.is_none() {
-            // A kept tangent on a closed loop belongs to an earlier step's geometry (the
-            // loop's Jacobian, the cylinder's lever arm, the volumes): its error times a
-            // first update this large in the joint coordinates leaves the next update
-            // above the tolerances, and the tangent of this step is cheaper than the
-            // iteration it saves. (On a tree it is not: the naya rod at 10 ms took 1.74
-            // instead of 1.95 iterations per step but 19 % more instructions.)
-            refresh = Some(Refresh::All);
-        } else if size > 0.1 * previous
+        if size > 0.1 * previous
             || size > far
             || reuse && it + iterations_to_go(size, previous) >= ITERATION_BUDGET
         {
