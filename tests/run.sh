@@ -9,6 +9,7 @@
 #   2. creates .venv and installs the pinned Python requirements (tests/python/requirements.txt:
 #      FMPy, ecospy + tbb, pytest), makes ecospy's `ecos` binary executable
 #   3. builds every FMU:            cargo run --release --bin hydromech -- build
+#      and as FMI 3.0:              hydromech build --fmi 3 -o fmus/fmi3
 #      and the supplier package:    hydromech package -o target/package (+ verify --exact)
 #      (= `cargo run --release -p model-compiler -- build`, the README's command, but with the
 #      features of the whole workspace, so that stage 4 reuses every compiled dependency:
@@ -192,8 +193,12 @@ stage_build_fmus() {
     # --split base: also the carrier and carried FMUs of every description with [carries]
     # (truck-crane), so that the protocol, validation and ecos suites import them too.
     cargo run --release --bin hydromech -- build --split base
+    # The same models as FMI 3.0 Co-Simulation FMUs (tests/python/test_fmi3.py and the Rust
+    # importer's import_fmi3.rs compare them with the FMI 2.0 ones bit for bit).
+    rm -rf fmus/fmi3
+    target/release/hydromech build --fmi 3 -o fmus/fmi3
     echo "FMUs:"
-    ls -l fmus/*.fmu
+    ls -l fmus/*.fmu fmus/fmi3/*.fmu
     # The supplier package (FMI Cross-Check tree) that tests/python/test_crosscheck.py and
     # the Rust importer check, and its own re-run: bit for bit, every platform folder.
     target/release/hydromech package -o target/package

@@ -11,12 +11,14 @@
 //! - [`solver`]: implicit trapezoidal rule, augmented-Lagrangian Newton loop, projections,
 //!   static-equilibrium initialisation.
 //! - [`fmi2`]: the exported `fmi2*` functions, the call-state machine, FMU-state handling.
+//! - [`fmi3`]: the exported `fmi3*` functions (Co-Simulation) on the same component.
 
 // Numerical kernels index several arrays with one loop variable; iterator chains would
 // obscure the equations they implement.
 #![allow(clippy::needless_range_loop)]
 
 pub mod fmi2;
+pub mod fmi3;
 pub mod hydraulics;
 pub mod instance;
 pub mod math;

@@ -1,7 +1,12 @@
-//! The one reader of an FMI 2.0 `modelDescription.xml`: the elements a master or a reader
-//! of the interface uses (root, `CoSimulation`, `DefaultExperiment`, the `ScalarVariable`s
-//! with their type elements), as written: attributes unescaped, in file order, with no
-//! checks beyond well-formed XML.
+//! The one reader of a `modelDescription.xml`: the elements a master or a reader of the
+//! interface uses (root, `CoSimulation`, `DefaultExperiment`, the variables with their type
+//! attributes), as written: attributes unescaped, in file order, with no checks beyond
+//! well-formed XML.
+//!
+//! FMI 3.0 documents are read into the same shape: a `<Float64>` (`<Int32>`, `<Boolean>`,
+//! ...) variable becomes a [`Variable`] whose type element is `Real` (`Integer`,
+//! `Boolean`, ...) holding the type's attributes, with `unit` and `displayUnit` taken from
+//! its `declaredType` when the variable does not carry them.
 //!
 //! Two views are built on it: [`crate::bench::xml`] (typed and checked, what a master
 //! needs to run the FMU) and [`crate::inspect`] (the text as written, for display).
@@ -65,6 +70,10 @@ pub fn read(text: &str) -> Result<Document, String> {
     let mut doc = Document::default();
     // The ScalarVariable being read (its type element follows as a child).
     let mut current: Option<Variable> = None;
+    // Inside <ModelVariables> (where FMI 3.0 variables are elements of their own), and the
+    // FMI 3.0 <Float64Type> (...) definitions by name.
+    let mut in_variables = false;
+    let mut declared: Vec<(String, Attributes)> = Vec::new();
     loop {
         let event = reader.read_event().map_err(|e| {
             format!(
@@ -76,10 +85,14 @@ pub fn read(text: &str) -> Result<Document, String> {
             Event::Start(e) => (e, false),
             Event::Empty(e) => (e, true),
             Event::End(e) => {
-                if e.name().as_ref() == b"ScalarVariable"
-                    && let Some(v) = current.take()
-                {
-                    doc.variables.push(v);
+                match e.name().as_ref() {
+                    b"ScalarVariable" => {
+                        if let Some(v) = current.take() {
+                            doc.variables.push(v);
+                        }
+                    }
+                    b"ModelVariables" => in_variables = false,
+                    _ => {}
                 }
                 continue;
             }
@@ -90,6 +103,18 @@ pub fn read(text: &str) -> Result<Document, String> {
             b"fmiModelDescription" => doc.root = Some(attributes(e)?),
             b"CoSimulation" => doc.co_simulation = Some(attributes(e)?),
             b"DefaultExperiment" => doc.default_experiment = Some(attributes(e)?),
+            b"ModelVariables" => in_variables = !empty,
+            name if name.ends_with(b"Type") && !in_variables => {
+                let a = attributes(e)?;
+                if let Some(n) = get(&a, "name") {
+                    declared.push((n.to_string(), a));
+                }
+            }
+            name if in_variables && current.is_none() && name != b"ScalarVariable" => {
+                if let Some(v) = fmi3_variable(name, attributes(e)?, &declared) {
+                    doc.variables.push(v);
+                }
+            }
             b"ScalarVariable" => {
                 let v = Variable {
                     attributes: attributes(e)?,
@@ -111,6 +136,47 @@ pub fn read(text: &str) -> Result<Document, String> {
         }
     }
     Ok(doc)
+}
+
+/// An FMI 3.0 variable element as a [`Variable`] with an FMI 2.0-style type element.
+fn fmi3_variable(tag: &[u8], a: Attributes, declared: &[(String, Attributes)]) -> Option<Variable> {
+    let base = match tag {
+        b"Float64" | b"Float32" => "Real",
+        b"Int8" | b"UInt8" | b"Int16" | b"UInt16" | b"Int32" | b"UInt32" | b"Int64" | b"UInt64" => {
+            "Integer"
+        }
+        b"Boolean" => "Boolean",
+        b"String" => "String",
+        b"Enumeration" => "Enumeration",
+        _ => return None,
+    };
+    const COMMON: [&str; 6] = [
+        "name",
+        "valueReference",
+        "description",
+        "causality",
+        "variability",
+        "initial",
+    ];
+    let (common, mut typed): (Attributes, Attributes) = a
+        .into_iter()
+        .partition(|(k, _)| COMMON.contains(&k.as_str()));
+    let from_type = get(&typed, "declaredType")
+        .and_then(|t| declared.iter().find(|(n, _)| n == t))
+        .map(|(_, ta)| ta.clone());
+    if let Some(ta) = from_type {
+        for key in ["unit", "displayUnit"] {
+            if get(&typed, key).is_none()
+                && let Some(v) = get(&ta, key)
+            {
+                typed.push((key.to_string(), v.to_string()));
+            }
+        }
+    }
+    Some(Variable {
+        attributes: common,
+        type_element: Some((base.to_string(), typed)),
+    })
 }
 
 /// Opens the zip of the FMU at `path`.
@@ -168,5 +234,33 @@ mod tests {
         assert_eq!(doc.variables[1].type_element, None);
         assert!(read("<fmiModelDescription").is_err());
         assert_eq!(read("<other/>").unwrap().root, None);
+    }
+
+    #[test]
+    fn reads_fmi3_variables_with_their_declared_units() {
+        let doc = read(
+            r#"<fmiModelDescription fmiVersion="3.0" instantiationToken="{t}">
+              <CoSimulation modelIdentifier="m"/>
+              <TypeDefinitions><Float64Type name="Pa_in_bar" unit="Pa" displayUnit="bar"/></TypeDefinitions>
+              <ModelVariables>
+                <Float64 name="time" valueReference="0" causality="independent"/>
+                <Float64 name="p" valueReference="1" causality="output" declaredType="Pa_in_bar" min="0"/>
+                <Int32 name="n" valueReference="2" causality="parameter" start="3"/>
+                <Boolean name="b" valueReference="3" causality="parameter" start="true"/>
+              </ModelVariables>
+              <ModelStructure><Output valueReference="1"/></ModelStructure>
+            </fmiModelDescription>"#,
+        )
+        .unwrap();
+        assert_eq!(doc.variables.len(), 4);
+        let p = &doc.variables[1];
+        assert_eq!(get(&p.attributes, "name"), Some("p"));
+        let (tag, ta) = p.type_element.as_ref().unwrap();
+        assert_eq!(tag, "Real");
+        assert_eq!(get(ta, "unit"), Some("Pa"));
+        assert_eq!(get(ta, "displayUnit"), Some("bar"));
+        assert_eq!(get(ta, "min"), Some("0"));
+        assert_eq!(doc.variables[2].type_element.as_ref().unwrap().0, "Integer");
+        assert_eq!(doc.variables[3].type_element.as_ref().unwrap().0, "Boolean");
     }
 }

@@ -116,15 +116,29 @@ pub fn build_for(
     out_dir: &Path,
     platforms: &[String],
 ) -> Result<PathBuf, Vec<Diagnostic>> {
+    build_version(source, out_dir, platforms, FmiVersion::Fmi2)
+}
+
+/// [`build_for`] for an FMI version.
+pub fn build_version(
+    source: &Source,
+    out_dir: &Path,
+    platforms: &[String],
+    version: FmiVersion,
+) -> Result<PathBuf, Vec<Diagnostic>> {
     // The platforms first: a missing one is reported before any compile error.
-    runtime::select(platforms).map_err(platform_error)?;
+    match version {
+        FmiVersion::Fmi2 => runtime::select(platforms).map(drop),
+        FmiVersion::Fmi3 => runtime::select_fmi3(platforms).map(drop),
+    }
+    .map_err(platform_error)?;
     let l = compile(source)?;
     let stem = source
         .path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| l.model.model_identifier.clone());
-    write_fmu(&l, &stem, out_dir, platforms)
+    write_fmu_version(&l, &stem, out_dir, platforms, version)
 }
 
 fn platform_error(e: String) -> Vec<Diagnostic> {
@@ -145,11 +159,60 @@ pub fn write_fmu(
     out_dir: &Path,
     platforms: &[String],
 ) -> Result<PathBuf, Vec<Diagnostic>> {
+    write_fmu_version(l, stem, out_dir, platforms, FmiVersion::Fmi2)
+}
+
+/// The FMI version of a built FMU (`hydromech build --fmi 2|3`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FmiVersion {
+    /// FMI 2.0 Co-Simulation (the default).
+    #[default]
+    Fmi2,
+    /// FMI 3.0 Co-Simulation (intermediate update, early return).
+    Fmi3,
+}
+
+impl FmiVersion {
+    pub fn label(self) -> &'static str {
+        match self {
+            FmiVersion::Fmi2 => "2.0",
+            FmiVersion::Fmi3 => "3.0",
+        }
+    }
+}
+
+/// [`write_fmu`] for an FMI version: the model description and the platform folders of
+/// that version; the runtime binary (which exports both `fmi2*` and `fmi3*`) and the model
+/// file are the same.
+pub fn write_fmu_version(
+    l: &Lowered,
+    stem: &str,
+    out_dir: &Path,
+    platforms: &[String],
+    version: FmiVersion,
+) -> Result<PathBuf, Vec<Diagnostic>> {
     let global = |message: String, help: &str| vec![Diagnostic::global(message, help)];
-    let binaries = runtime::select(platforms).map_err(platform_error)?;
     let time = timestamp::build_time();
-    let xml = model_description::render(&l.model, &time.to_xml());
-    let html = documentation::render_lowered(l);
+    let (xml, binaries) = match version {
+        FmiVersion::Fmi2 => {
+            let binaries = runtime::select(platforms).map_err(platform_error)?;
+            let xml = model_description::render(&l.model, &time.to_xml());
+            (
+                xml,
+                binaries
+                    .into_iter()
+                    .map(|b| (b.platform, b))
+                    .collect::<Vec<_>>(),
+            )
+        }
+        FmiVersion::Fmi3 => {
+            let binaries = runtime::select_fmi3(platforms).map_err(platform_error)?;
+            let xml = model_description::fmi3::render(&l.model, &time.to_xml())
+                .map_err(|e| global(e, "rename the variable or build for FMI 2.0"))?;
+            (xml, binaries)
+        }
+    };
+    let html = documentation::render_lowered_for(l, version);
     let fmu = out_dir.join(format!("{stem}.fmu"));
     let model_file = fmu_runtime::model::file::encode(&l.model);
     let entries = package::fmu_entries(xml, &l.model.model_identifier, &binaries, model_file, html);

@@ -1,4 +1,4 @@
-//! `hydromech`: compiles machine descriptions into FMI 2.0 Co-Simulation FMUs.
+//! `hydromech`: compiles machine descriptions into FMI 2.0 or 3.0 Co-Simulation FMUs.
 
 use clap::{Parser, Subcommand};
 use model_compiler::diagnostic::{Diagnostic, Source};
@@ -18,7 +18,7 @@ const VERSION: &str = concat!(
 #[command(
     name = "hydromech",
     version = VERSION,
-    about = "Compiles TOML machine descriptions into FMI 2.0 Co-Simulation FMUs"
+    about = "Compiles TOML machine descriptions into FMI 2.0 or 3.0 Co-Simulation FMUs"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -44,6 +44,11 @@ enum Command {
         /// `<file>.<name>.fmu`) and `<model>-split.ssp` joining the mount to the base port.
         #[arg(long, value_enum)]
         split: Option<SplitAt>,
+        /// FMI version of the FMUs: 2 (FMI 2.0 Co-Simulation, the default) or 3 (FMI 3.0
+        /// Co-Simulation, with intermediate update and early return; platform folders
+        /// x86_64-linux, x86_64-windows, aarch64-linux).
+        #[arg(long = "fmi", value_enum, default_value = "2")]
+        fmi: FmiArg,
     },
     /// Parse, validate and lower descriptions without building.
     Check {
@@ -147,7 +152,8 @@ fn main() -> ExitCode {
             output,
             platforms,
             split,
-        } => build(models, &output, &platforms, split),
+            fmi,
+        } => build(models, &output, &platforms, split, fmi.into()),
         Command::Check { models } => check(&models),
         Command::Report { models, output } => report_pages(models, &output),
         Command::Bench(args) => model_compiler::bench::main(args),
@@ -189,6 +195,24 @@ fn main() -> ExitCode {
                 ..Default::default()
             },
         ),
+    }
+}
+
+/// `hydromech build --fmi`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum FmiArg {
+    #[value(name = "2")]
+    Two,
+    #[value(name = "3")]
+    Three,
+}
+
+impl From<FmiArg> for model_compiler::FmiVersion {
+    fn from(a: FmiArg) -> Self {
+        match a {
+            FmiArg::Two => model_compiler::FmiVersion::Fmi2,
+            FmiArg::Three => model_compiler::FmiVersion::Fmi3,
+        }
     }
 }
 
@@ -292,12 +316,25 @@ fn build(
     output: &Path,
     platforms: &[String],
     split: Option<SplitAt>,
+    version: model_compiler::FmiVersion,
 ) -> ExitCode {
+    if version != model_compiler::FmiVersion::Fmi2 && split.is_some() {
+        eprintln!("error: --split builds FMI 2.0 FMUs and SSP files only");
+        eprintln!("help: leave out --fmi 3, or --split");
+        return ExitCode::from(1);
+    }
     // Named descriptions without [carries] get a note; models/ is split where it can be.
     let named = !models.is_empty();
     each_model(models, |source, started| {
         // A system description becomes one SSP archive with its components' FMUs.
         if model_compiler::system::is_system(&source.text) {
+            if version != model_compiler::FmiVersion::Fmi2 {
+                eprintln!(
+                    "{}: a system description builds an SSP of FMI 2.0 FMUs; build it without --fmi 3",
+                    source.path.display()
+                );
+                return false;
+            }
             return match model_compiler::system::build(source, output, platforms) {
                 Ok(ssp) => {
                     println!(
@@ -316,7 +353,7 @@ fn build(
                 }
             };
         }
-        match model_compiler::build_for(source, output, platforms) {
+        match model_compiler::build_version(source, output, platforms, version) {
             Ok(fmu) => {
                 println!(
                     "{}  ({:.2} s)",

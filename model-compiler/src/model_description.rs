@@ -18,7 +18,7 @@ pub fn real(x: f64) -> String {
     format!("{x:?}")
 }
 
-fn causality(c: Causality) -> &'static str {
+pub(crate) fn causality(c: Causality) -> &'static str {
     match c {
         Causality::Parameter => "parameter",
         Causality::Input => "input",
@@ -27,7 +27,7 @@ fn causality(c: Causality) -> &'static str {
     }
 }
 
-fn variability(v: Variability) -> &'static str {
+pub(crate) fn variability(v: Variability) -> &'static str {
     match v {
         Variability::Constant => "constant",
         Variability::Fixed => "fixed",
@@ -37,7 +37,7 @@ fn variability(v: Variability) -> &'static str {
     }
 }
 
-fn initial(i: Initial) -> &'static str {
+pub(crate) fn initial(i: Initial) -> &'static str {
     match i {
         Initial::Exact => "exact",
         Initial::Approx => "approx",
@@ -87,7 +87,7 @@ pub fn structure_indices(model: &CompiledModel) -> (Vec<usize>, Vec<usize>) {
     (outputs, initial_unknowns)
 }
 
-fn start(name: &str) -> BytesStart<'_> {
+pub(crate) fn start(name: &str) -> BytesStart<'_> {
     BytesStart::new(name)
 }
 
@@ -144,50 +144,8 @@ fn write(model: &CompiledModel, generation_date_and_time: &str) -> io::Result<Ve
     }
     w.write_event(Event::Empty(cs))?;
 
-    let units_used = used_units(model);
-    if !units_used.is_empty() {
-        w.write_event(Event::Start(start("UnitDefinitions")))?;
-        for name in &units_used {
-            let mut u = start("Unit");
-            u.push_attribute(("name", name.as_str()));
-            w.write_event(Event::Start(u))?;
-            if units::parse_unit(name).is_ok() {
-                let mut base = start("BaseUnit");
-                for (key, value) in units::base_unit_attributes(name) {
-                    base.push_attribute((key, value.as_str()));
-                }
-                w.write_event(Event::Empty(base))?;
-            }
-            for (display, factor, offset) in units::display_units(name) {
-                let mut d = start("DisplayUnit");
-                d.push_attribute(("name", *display));
-                d.push_attribute(("factor", real(*factor).as_str()));
-                if *offset != 0.0 {
-                    d.push_attribute(("offset", real(*offset).as_str()));
-                }
-                w.write_event(Event::Empty(d))?;
-            }
-            w.write_event(Event::End(BytesEnd::new("Unit")))?;
-        }
-        w.write_event(Event::End(BytesEnd::new("UnitDefinitions")))?;
-    }
-
-    w.write_event(Event::Start(start("LogCategories")))?;
-    for (name, description) in log_categories() {
-        let mut c = start("Category");
-        c.push_attribute(("name", name));
-        c.push_attribute(("description", description));
-        w.write_event(Event::Empty(c))?;
-    }
-    w.write_event(Event::End(BytesEnd::new("LogCategories")))?;
-
-    let e = &model.default_experiment;
-    let mut de = start("DefaultExperiment");
-    de.push_attribute(("startTime", real(e.start_time).as_str()));
-    de.push_attribute(("stopTime", real(e.stop_time).as_str()));
-    de.push_attribute(("tolerance", real(e.tolerance).as_str()));
-    de.push_attribute(("stepSize", real(e.step_size).as_str()));
-    w.write_event(Event::Empty(de))?;
+    write_unit_definitions(&mut w, &used_units(model))?;
+    write_log_categories_and_experiment(&mut w, model)?;
 
     w.write_event(Event::Start(start("ModelVariables")))?;
     for (i, v) in model.variables.iter().enumerate() {
@@ -232,6 +190,66 @@ fn write(model: &CompiledModel, generation_date_and_time: &str) -> io::Result<Ve
     let mut out = w.into_inner();
     out.push(b'\n');
     Ok(out)
+}
+
+/// `<UnitDefinitions>` of the given units, the same in FMI 2.0 and 3.0.
+pub(crate) fn write_unit_definitions(
+    w: &mut Writer<Vec<u8>>,
+    units_used: &[String],
+) -> io::Result<()> {
+    if !units_used.is_empty() {
+        w.write_event(Event::Start(start("UnitDefinitions")))?;
+        for name in units_used {
+            let mut u = start("Unit");
+            u.push_attribute(("name", name.as_str()));
+            w.write_event(Event::Start(u))?;
+            if units::parse_unit(name).is_ok() {
+                let mut base = start("BaseUnit");
+                for (key, value) in units::base_unit_attributes(name) {
+                    base.push_attribute((key, value.as_str()));
+                }
+                w.write_event(Event::Empty(base))?;
+            }
+            for (display, factor, offset) in units::display_units(name) {
+                let mut d = start("DisplayUnit");
+                d.push_attribute(("name", *display));
+                d.push_attribute(("factor", real(*factor).as_str()));
+                if *offset != 0.0 {
+                    d.push_attribute(("offset", real(*offset).as_str()));
+                }
+                w.write_event(Event::Empty(d))?;
+            }
+            w.write_event(Event::End(BytesEnd::new("Unit")))?;
+        }
+        w.write_event(Event::End(BytesEnd::new("UnitDefinitions")))?;
+    }
+    Ok(())
+}
+
+/// `<LogCategories>` and `<DefaultExperiment>`, the same in FMI 2.0 and 3.0 (both follow
+/// them with `<ModelVariables>`).
+pub(crate) fn write_log_categories_and_experiment(
+    w: &mut Writer<Vec<u8>>,
+    model: &CompiledModel,
+) -> io::Result<()> {
+    w.write_event(Event::Start(start("LogCategories")))?;
+    for (name, description) in log_categories() {
+        let mut c = start("Category");
+        c.push_attribute(("name", name));
+        c.push_attribute(("description", description));
+        w.write_event(Event::Empty(c))?;
+    }
+    w.write_event(Event::End(BytesEnd::new("LogCategories")))?;
+
+    let e = &model.default_experiment;
+    let mut de = start("DefaultExperiment");
+    de.push_attribute(("startTime", real(e.start_time).as_str()));
+    de.push_attribute(("stopTime", real(e.stop_time).as_str()));
+    de.push_attribute(("tolerance", real(e.tolerance).as_str()));
+    de.push_attribute(("stepSize", real(e.step_size).as_str()));
+    w.write_event(Event::Empty(de))?;
+
+    Ok(())
 }
 
 /// The log categories the FMI layer uses (one list, owned by fmu-runtime).
@@ -288,6 +306,8 @@ fn write_variable(w: &mut Writer<Vec<u8>>, v: &Variable) -> io::Result<()> {
     w.write_event(Event::Empty(t))?;
     w.write_event(Event::End(BytesEnd::new("ScalarVariable")))
 }
+
+pub mod fmi3;
 
 #[cfg(test)]
 mod tests;

@@ -18,13 +18,13 @@ pub struct Entry {
     pub executable: bool,
 }
 
-/// The entries of an FMU in archive order: the XML, one runtime binary per platform named
-/// after the model identifier, the model file the runtime reads at `fmi2Instantiate`, and
+/// The entries of an FMU in archive order: the XML, one runtime binary per platform folder
+/// (FMI 2.0 `linux64`, FMI 3.0 `x86_64-linux`, ...) named after the model identifier, the model file the runtime reads at `fmi2Instantiate`, and
 /// the documentation page.
 pub fn fmu_entries(
     model_description: String,
     model_identifier: &str,
-    binaries: &[&RuntimeBinary],
+    binaries: &[(&str, &RuntimeBinary)],
     model_file: Vec<u8>,
     documentation: String,
 ) -> Vec<Entry> {
@@ -33,9 +33,9 @@ pub fn fmu_entries(
         data: model_description.into_bytes(),
         executable: false,
     }];
-    for b in binaries {
+    for (folder, b) in binaries {
         entries.push(Entry {
-            name: format!("binaries/{}/{model_identifier}.{}", b.platform, b.extension),
+            name: format!("binaries/{folder}/{model_identifier}.{}", b.extension),
             data: b.bytes.to_vec(),
             executable: true,
         });
@@ -141,7 +141,7 @@ mod tests {
         let entries = fmu_entries(
             "<xml/>".into(),
             "x",
-            &[&linux, &windows],
+            &[("linux64", &linux), ("win64", &windows)],
             vec![1, 2, 3],
             "<html/>".into(),
         );

@@ -89,6 +89,68 @@ pub fn select(platforms: &[String]) -> Result<Vec<&'static RuntimeBinary>, Strin
     }
 }
 
+/// The FMI 3.0 platform tuple (`<arch>-<sys>`, `2_5_fmu_distribution.adoc`) of a runtime
+/// platform.
+pub fn fmi3_folder(platform: &str) -> Option<&'static str> {
+    match platform {
+        "linux64" | "x86_64-linux" => Some("x86_64-linux"),
+        "win64" | "x86_64-windows" => Some("x86_64-windows"),
+        "aarch64-linux" => Some("aarch64-linux"),
+        _ => None,
+    }
+}
+
+/// The runtime binaries of an FMI 3.0 FMU, each with its platform folder: every embedded
+/// one for an empty list, else the named ones (by runtime name, `linux64`, or by FMI 3.0
+/// tuple, `x86_64-linux`), or a message naming each that is unknown or missing.
+pub fn select_fmi3(
+    platforms: &[String],
+) -> Result<Vec<(&'static str, &'static RuntimeBinary)>, String> {
+    let with_folder = |r: &'static RuntimeBinary| fmi3_folder(r.platform).map(|f| (f, r));
+    if platforms.is_empty() {
+        let all: Vec<_> = EMBEDDED.iter().filter_map(with_folder).collect();
+        if all.is_empty() {
+            return Err(
+                "this hydromech carries no runtime binary for any platform; rebuild it on x86-64 Linux"
+                    .into(),
+            );
+        }
+        return Ok(all);
+    }
+    let mut out: Vec<(&'static str, &'static RuntimeBinary)> = Vec::new();
+    let mut problems = Vec::new();
+    for name in platforms {
+        let Some(folder) = fmi3_folder(name) else {
+            problems.push(format!(
+                "unknown platform '{name}' (known: x86_64-linux, x86_64-windows, aarch64-linux, or linux64, win64)"
+            ));
+            continue;
+        };
+        match EMBEDDED
+            .iter()
+            .find(|r| fmi3_folder(r.platform) == Some(folder))
+        {
+            Some(r) if !out.iter().any(|(f, _)| *f == folder) => out.push((folder, r)),
+            Some(_) => {}
+            None => {
+                let how = KNOWN_PLATFORMS
+                    .iter()
+                    .find(|(p, _)| fmi3_folder(p) == Some(folder))
+                    .map(|(_, how)| *how)
+                    .unwrap_or(GET_CROSS);
+                problems.push(format!(
+                    "this hydromech was built without the {folder} runtime: {how}"
+                ))
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
 /// The runtime binary of one platform, FMI 2.0 or not (tests run the ARM64 one).
 pub fn binary(platform: &str) -> Option<&'static RuntimeBinary> {
     EMBEDDED.iter().find(|r| r.platform == platform)
@@ -114,6 +176,19 @@ mod tests {
                 "{f} is not exported"
             );
         }
+    }
+
+    #[test]
+    fn fmi3_folders_are_platform_tuples() {
+        let all = select_fmi3(&[]).unwrap();
+        assert!(
+            all.iter()
+                .any(|(f, r)| *f == "x86_64-linux" && r.platform == "linux64")
+        );
+        let one = select_fmi3(&["linux64".into(), "x86_64-linux".into()]).unwrap();
+        assert_eq!(one.len(), 1);
+        let e = select_fmi3(&["linux32".into()]).unwrap_err();
+        assert!(e.contains("unknown platform 'linux32'"), "{e}");
     }
 
     #[test]

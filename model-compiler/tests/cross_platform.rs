@@ -482,10 +482,10 @@ fn compare_with(case: &Case, linux: &Platform, old: &Path, new: &str) -> String 
 }
 
 /// The win64 DLL imports only Windows system DLLs (no libgcc_s, libwinpthread, msvcr1xx
-/// redistributables) and exports the 44 `fmi2*` functions and nothing else; the ARM64
-/// library exports the same 44 functions.
+/// redistributables) and exports the 44 `fmi2*` and 75 `fmi3*` functions and nothing else;
+/// the ARM64 library exports the same 119 functions.
 #[test]
-fn binaries_import_only_system_libraries_and_export_only_fmi2() {
+fn binaries_import_only_system_libraries_and_export_only_fmi_functions() {
     let (Some(dll), Some(arm)) = (runtime::binary("win64"), runtime::binary("aarch64-linux"))
     else {
         assert!(std::env::var_os("HYDROMECH_CROSS_REQUIRED").is_none());
@@ -535,6 +535,7 @@ fn binaries_import_only_system_libraries_and_export_only_fmi2() {
         .filter_map(|l| l.split_whitespace().last())
         .collect();
     let mut expected: Vec<&str> = fmu_runtime::fmi2::EXPORTED_FUNCTIONS.to_vec();
+    expected.extend(fmu_runtime::fmi3::EXPORTED_FUNCTIONS);
     let mut got = exports.clone();
     expected.sort();
     got.sort();
@@ -556,7 +557,7 @@ fn binaries_import_only_system_libraries_and_export_only_fmi2() {
     functions.sort();
     assert_eq!(functions, expected, "aarch64-linux exported functions");
     eprintln!(
-        "win64 imports: {}; 44 fmi2 exports on win64 and aarch64-linux",
+        "win64 imports: {}; 44 fmi2 and 75 fmi3 exports on win64 and aarch64-linux",
         imports.join(", ")
     );
     let _ = std::fs::remove_dir_all(&dir);

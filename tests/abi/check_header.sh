@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ABI check of the FMI 2.0 functions exported by fmu-runtime.
+# ABI check of the FMI 2.0 and FMI 3.0 functions exported by fmu-runtime.
 #
 #  1. cbindgen generates target/include/hydromech_fmi2.h (our 44 function declarations, in
 #     terms of the standard FMI types) and target/include/hydromech_fmi2_types.h (our Rust
@@ -10,6 +10,9 @@
 #  3. nm -D checks that the shared library exports all 44 functions.
 #  4. The check program, linked against the library, makes a few real calls (variadic C
 #     logger included).
+#  5. The same for FMI 3.0: the 75 functions of fmi3Functions.h against fmi3XxxTYPE
+#     (tests/abi/signature_check3.c, types from tests/abi/cbindgen-types3.toml), exported,
+#     and called.
 #
 # Usage: tests/abi/check_header.sh
 # Environment (all optional):
@@ -133,7 +136,7 @@ for n in "${NAMES[@]}"; do
 done
 [[ ${#missing[@]} -eq 0 ]] || fail "not exported by $LIB: ${missing[*]}"
 echo "ok: all ${#NAMES[@]} functions are exported (T)"
-others="$(grep -vx -F -f <(printf '%s\n' "${NAMES[@]}") <<<"$exported" || true)"
+others="$(grep -v "^fmi3" <<<"$exported" | grep -vx -F -f <(printf '%s\n' "${NAMES[@]}") || true)"
 echo "other exported text symbols: $(wc -w <<<"$others")${others:+ ($(tr '\n' ' ' <<<"$others"))}"
 
 # ---- 4. link and call -------------------------------------------------------------------
@@ -142,5 +145,37 @@ gcc "$OUT/signature_check.o" "$LIB" -Wl,-rpath,"$(dirname "$LIB")" -o "$OUT/sign
     || fail "linking signature_check against $LIB failed"
 "$OUT/signature_check" || fail "runtime calls through the C ABI failed"
 
+# ---- 5. FMI 3.0 -------------------------------------------------------------------------
+step "5. FMI 3.0: gcc -Werror against fmi3FunctionTypes.h / fmi3Functions.h, exports, calls"
+EXPECTED3=75
+for h in fmi3Functions.h fmi3FunctionTypes.h fmi3PlatformTypes.h; do
+    [[ -f "$FMI2_HEADERS/$h" ]] || fail "$FMI2_HEADERS/$h is missing"
+done
+mapfile -t NAMES3 < <(sed -n 's/^FMI3_Export fmi3[A-Za-z0-9]*TYPE[[:space:]]*\(fmi3[A-Za-z0-9]*\);.*/\1/p' "$FMI2_HEADERS/fmi3Functions.h")
+[[ ${#NAMES3[@]} -eq $EXPECTED3 ]] || fail "expected $EXPECTED3 function names in fmi3Functions.h, found ${#NAMES3[@]}"
+for n in "${NAMES3[@]}"; do
+    grep -Eq "^[A-Za-z0-9_ *]*[ *]$n\(" "$HEADER" || fail "$n is not declared in $HEADER (not exported by fmu-runtime?)"
+    grep -q "^CHECK($n)$" "$HERE/signature_check3.c" || fail "signature_check3.c does not check $n"
+done
+total3="$(grep -Ec '^[A-Za-z0-9_ *]*[ *]fmi3[A-Za-z0-9_]*\(' "$HEADER" || true)"
+[[ "$total3" -eq $EXPECTED3 ]] || fail "the generated header declares $total3 fmi3 functions, expected $EXPECTED3"
+TYPES3_HEADER="$OUT/hydromech_fmi3_types.h"
+"$CBINDGEN" --config "$HERE/cbindgen-types3.toml" -o "$TYPES3_HEADER" "$ROOT/fmu-runtime/src/fmi3/types.rs" \
+    >>"$OUT/cbindgen.log" 2>&1 || { cat "$OUT/cbindgen.log"; fail "cbindgen (FMI 3.0 types) failed"; }
+gcc "${CFLAGS[@]}" -DHM_WITH_STANDARD_DECLARATIONS -fsyntax-only "$HERE/signature_check3.c" \
+    || fail "signature_check3.c does not compile together with fmi3Functions.h (see above)"
+gcc "${CFLAGS[@]}" -c "$HERE/signature_check3.c" -o "$OUT/signature_check3.o" \
+    || fail "an FMI 3.0 signature or type layout differs from the standard (see above)"
+echo "ok: all $EXPECTED3 declarations match their fmi3XxxTYPE and fmi3Functions.h; type layouts match"
+missing3=()
+for n in "${NAMES3[@]}"; do
+    grep -qx "$n" <<<"$exported" || missing3+=("$n")
+done
+[[ ${#missing3[@]} -eq 0 ]] || fail "not exported by $LIB: ${missing3[*]}"
+echo "ok: all $EXPECTED3 fmi3 functions are exported (T)"
+gcc "$OUT/signature_check3.o" "$LIB" -Wl,-rpath,"$(dirname "$LIB")" -o "$OUT/signature_check3" \
+    || fail "linking signature_check3 against $LIB failed"
+"$OUT/signature_check3" || fail "FMI 3.0 calls through the C ABI failed"
+
 echo
-echo "check_header: OK ($EXPECTED functions: declarations, types, exports and calls checked)"
+echo "check_header: OK ($EXPECTED fmi2 and $EXPECTED3 fmi3 functions: declarations, types, exports and calls checked)"

@@ -15,6 +15,9 @@ use std::ffi::CStr;
 use std::sync::Arc;
 
 const COMPONENT_MAGIC: u64 = u64::from_le_bytes(*b"HMFMI2C\0");
+/// The tag of a component inside an FMI 3.0 instance: an `fmi2Component` handed to an
+/// `fmi3*` function (or the reverse) is rejected.
+pub const COMPONENT_MAGIC_FMI3: u64 = u64::from_le_bytes(*b"HMFMI3C\0");
 
 /// Value reference → index into `model.variables`, one sorted table per base type.
 #[derive(Debug, Default)]
@@ -123,10 +126,20 @@ impl Component {
             instance_name,
             logging_on,
         );
+        Component::with_logger(model, logger, COMPONENT_MAGIC)
+    }
+
+    /// Builds an instance in state `Instantiated` that logs through `logger` and carries
+    /// the tag `magic` (of the FMI version whose functions may use it).
+    pub fn with_logger(
+        model: Arc<CompiledModel>,
+        logger: Logger,
+        magic: u64,
+    ) -> Result<Component, String> {
         let vrs = VrTables::build(&model)?;
         let instance = Instance::new(model.clone());
         Ok(Component {
-            tag: Tag::new(COMPONENT_MAGIC),
+            tag: Tag::new(magic),
             initial_logging: logger.enabled_flags(),
             logger,
             state: FmiState::Instantiated,
@@ -149,12 +162,25 @@ impl Component {
     /// `c` must be NULL or point to at least `size_of::<Tag>()` readable bytes; the master
     /// must not call functions of one instance concurrently (FMI 2.0 §2.1.5).
     pub unsafe fn from_handle<'a>(c: fmi2Component) -> Option<&'a mut Component> {
+        // SAFETY: forwarded contract.
+        unsafe { Component::from_handle_tagged(c, COMPONENT_MAGIC) }
+    }
+
+    /// [`Component::from_handle`] for a handle whose object starts with a component
+    /// tagged `magic`.
+    ///
+    /// # Safety
+    /// As [`Component::from_handle`].
+    pub unsafe fn from_handle_tagged<'a>(
+        c: *mut std::ffi::c_void,
+        magic: u64,
+    ) -> Option<&'a mut Component> {
         if c.is_null() || !c.cast::<Component>().is_aligned() {
             return None;
         }
         // SAFETY: see the function contract; `tag` is the first field (repr(C)).
         let tag = unsafe { std::ptr::read(c.cast::<Tag>()) };
-        if tag != Tag::new(COMPONENT_MAGIC) {
+        if tag != Tag::new(magic) {
             return None;
         }
         // SAFETY: the tag proves that `c` came from `Box::into_raw(Box<Component>)`.
@@ -171,6 +197,16 @@ impl Component {
             (*c).tag = Tag::DEAD;
             drop(Box::from_raw(c));
         }
+    }
+
+    /// Whether the object's tag is `magic` (the component is alive and of that version).
+    pub fn has_tag(&self, magic: u64) -> bool {
+        self.tag == Tag::new(magic)
+    }
+
+    /// Poisons the tag of a component about to be dropped (by its owner).
+    pub fn kill_tag(&mut self) {
+        self.tag = Tag::DEAD;
     }
 
     /// `fmi2Reset`: the same state as right after `fmi2Instantiate`, including the logging
@@ -226,6 +262,159 @@ impl Component {
         self.terminated = p.terminated;
         self.last_step_status = p.last_step_status;
         Ok(())
+    }
+
+    /// Leaving initialization mode: solves the initial state (static equilibrium) at the
+    /// start time and enters `StepComplete` (FMI 3.0: Step Mode).
+    pub fn exit_initialization_mode(&mut self) -> Result<fmi2Status, String> {
+        let t0 = self.experiment.start_time;
+        self.instance
+            .initialize(t0)
+            .map_err(|e| format!("initialization at t = {t0} s failed: {}", e.message))?;
+        self.state = FmiState::StepComplete;
+        self.last_successful_time = self.instance.time();
+        self.last_step_status = fmi2Status::fmi2OK;
+        self.log(
+            fmi2Status::fmi2OK,
+            Category::Events,
+            &format!("initialized at t = {t0} s"),
+        );
+        if let Some(r) = self.instance.equilibrium_report()
+            && !r.reached()
+        {
+            // The run still starts (a load that cannot be held is a legitimate start),
+            // but the importer learns why the first steps move.
+            self.log(
+                fmi2Status::fmi2Warning,
+                Category::StatusWarning,
+                &format!(
+                    "the static equilibrium is not met: {:.4e} N or N·m unbalanced on joint coordinate {} (load {:.4e}), net inflow {:.4e} m3/s into volume {}; the run starts with a transient",
+                    r.force, r.coordinate, r.load, r.inflow, r.volume
+                ),
+            );
+        }
+        Ok(fmi2Status::fmi2OK)
+    }
+
+    pub fn terminate(&mut self) {
+        self.state = FmiState::Terminated;
+        self.terminated = true;
+        self.log(
+            fmi2Status::fmi2OK,
+            Category::Events,
+            &format!("terminated at t = {} s", self.instance.time()),
+        );
+    }
+
+    /// Writes a value [`Component::check_set`] accepted; a tunable parameter changed during
+    /// the run is logged with the energy it moved.
+    pub fn set_value(
+        &mut self,
+        ty: VarType,
+        vr: u32,
+        slot: ParamId,
+        value: f64,
+    ) -> Result<(), String> {
+        let (changes, _) = self.instance.parameter_work_events();
+        self.instance.set_param(slot, value);
+        let (now, jump) = self.instance.parameter_work_events();
+        if now != changes && self.logger.would_log(fmi2Status::fmi2OK, Category::Events) {
+            let name = &self.variable(ty, vr)?.name;
+            let msg = format!(
+                "{name} changed during the run: the mechanical energy of the state moved by {jump:.6e} J at once, counted in energy.parameter_work"
+            );
+            self.log(fmi2Status::fmi2OK, Category::Events, &msg);
+        }
+        Ok(())
+    }
+
+    /// Get FMU state into the master's slot: a new object for NULL, else the given one
+    /// (which must be ours) is overwritten.
+    pub fn capture_to_slot(&self, slot: &mut *mut std::ffi::c_void) -> Result<(), String> {
+        if slot.is_null() {
+            *slot = Box::into_raw(Box::new(self.capture())).cast();
+        } else {
+            // SAFETY: a non-NULL state pointer from the master is ours or detected by its
+            // tag (FmuState::from_ptr's contract).
+            let st = unsafe { FmuState::from_ptr(*slot) }
+                .ok_or("the FMU state is neither NULL nor an FMU state of this FMU")?;
+            self.capture_into(st);
+        }
+        Ok(())
+    }
+
+    /// [`Component::restore`], logged as an event.
+    pub fn restore_logged(&mut self, st: &FmuState) -> Result<(), String> {
+        self.restore(st)?;
+        if self.logger.would_log(fmi2Status::fmi2OK, Category::Events) {
+            let msg = format!(
+                "FMU state restored (t = {} s, state {})",
+                self.instance.time(),
+                self.state
+            );
+            self.log(fmi2Status::fmi2OK, Category::Events, &msg);
+        }
+        Ok(())
+    }
+
+    /// Checks the arguments of a communication step from `t` by `h` and returns where it
+    /// ends: `h` finite and positive, `t` the FMU's time, the end not past the stop time.
+    pub fn check_step(&self, t: f64, h: f64) -> Result<f64, String> {
+        if !(h.is_finite() && h > 0.0) {
+            return Err(format!(
+                "communicationStepSize must be finite and > 0, is {h}"
+            ));
+        }
+        let now = self.instance.time();
+        if !t.is_finite() || (t - now).abs() > 1e-9 * now.abs().max(1.0) {
+            return Err(format!(
+                "currentCommunicationPoint {t} s differs from the FMU time {now} s"
+            ));
+        }
+        let target = t + h;
+        if let Some(stop) = self.experiment.stop_time
+            && target > stop + 1e-9 * stop.abs().max(1.0)
+        {
+            return Err(format!(
+                "the step to {target} s goes past the stop time {stop} s"
+            ));
+        }
+        Ok(target)
+    }
+
+    /// Counts of the solver's rare events (partition re-choices, re-charts) before a step,
+    /// for [`Component::log_step_events`].
+    pub fn event_counts(&self) -> (u64, u64) {
+        (
+            self.instance.partition_reselections(),
+            self.instance.recharts(),
+        )
+    }
+
+    /// Logs the rare solver events of a step from `t` to `target` (only formatted when one
+    /// happened, so a normal step allocates nothing).
+    pub fn log_step_events(&self, before: (u64, u64), t: f64, target: f64) {
+        let (reselections, recharts) = self.event_counts();
+        let recharted = recharts - before.1;
+        if recharted > 0 && self.logger.would_log(fmi2Status::fmi2OK, Category::Events) {
+            self.log(
+                fmi2Status::fmi2OK,
+                Category::Events,
+                &format!(
+                    "spherical joints: angles re-charted {recharted} time(s) between {t} s and {target} s (a pitch passed ±60°; the joints' yaw, pitch and roll outputs stay those of the whole orientation)"
+                ),
+            );
+        }
+        let changed = reselections - before.0;
+        if changed > 0 {
+            self.log(
+                fmi2Status::fmi2OK,
+                Category::Events,
+                &format!(
+                    "double-step formulation: independent coordinates re-chosen {changed} time(s) between {t} s and {target} s (Φ_z of the dependent ones had become ill-conditioned)"
+                ),
+            );
+        }
     }
 
     pub fn log(&self, status: fmi2Status, category: Category, message: &str) {
@@ -293,6 +482,23 @@ impl Component {
 /// bound (rounding of an interpolating master: a few ulps).
 pub const BOUND_ROUNDING: f64 = 4.0 * f64::EPSILON;
 
+impl super::call::Handle for Component {
+    const ERROR_STATE: FmiState = FmiState::Error;
+
+    unsafe fn from_handle<'a>(c: *mut std::ffi::c_void) -> Option<&'a mut Component> {
+        // SAFETY: forwarded contract.
+        unsafe { Component::from_handle(c) }
+    }
+
+    fn component(&mut self) -> &mut Component {
+        self
+    }
+
+    fn state_name(state: FmiState) -> &'static str {
+        state.name()
+    }
+}
+
 pub fn type_name(ty: VarType) -> &'static str {
     match ty {
         VarType::Real => "Real",
@@ -338,6 +544,10 @@ fn settable_now(var: &Variable, state: FmiState) -> Result<(), &'static str> {
                 || (var.causality == Causality::Parameter
                     && var.variability == Variability::Tunable)
         }
+        // FMI 3.0 intermediate update: continuous inputs only (`intermediateUpdate="true"`).
+        FmiState::IntermediateUpdate => {
+            var.causality == Causality::Input && var.variability == Variability::Continuous
+        }
         _ => false,
     };
     if ok {
@@ -352,6 +562,9 @@ fn settable_now(var: &Variable, state: FmiState) -> Result<(), &'static str> {
         }
         FmiState::StepComplete => {
             "at a communication point only inputs and tunable parameters can be set"
+        }
+        FmiState::IntermediateUpdate => {
+            "in an intermediate update only continuous inputs can be set"
         }
         _ => "no variable can be set in this state",
     })

@@ -2,16 +2,11 @@
 //! the exact C signatures of `fmi2FunctionTypes.h` (checked by
 //! `tests/abi/check_header.sh`).
 //!
-//! Every entry point that takes a component goes through `guarded`:
-//! 1. NULL or foreign component → `fmi2Error`, nothing logged (there is no logger to use);
-//! 2. state check against the function's mask (`state_machine.rs`) → "Illegal call
-//!    sequence";
-//! 3. the body runs inside `catch_unwind`: since Rust 1.81 a panic that reaches an
-//!    `extern "C"` boundary aborts the master's process, so a panic becomes `fmi2Fatal`
-//!    (logged, state `Fatal`) instead;
-//! 4. a body error (`Err(message)`) is logged as `fmi2Error` and moves the instance to
-//!    state `Error`; from there only `fmi2Reset`, `fmi2FreeInstance`, `fmi2SetFMUstate`
-//!    and the debugging getters are accepted (FMI 2.0 §2.1.3).
+//! Every entry point that takes a component goes through `guarded` ([`call::guard`]):
+//! NULL or foreign pointers, the call-sequence mask, panics → `fmi2Fatal`, and a body
+//! error moves the instance to state `Error`; from there only `fmi2Reset`,
+//! `fmi2FreeInstance`, `fmi2SetFMUstate` and the debugging getters are accepted (FMI 2.0
+//! §2.1.3).
 //!
 //! Pointers from the master are checked for NULL (and alignment) before use whenever the
 //! length that goes with them is non-zero; slices are built only after that.
@@ -20,6 +15,7 @@
 
 #![allow(non_snake_case)]
 
+use super::call::{self, Outcome, out_ref, panic_text, slice_in, slice_out};
 use super::component::Component;
 use super::fmu_state::FmuState;
 use super::logging::{Category, Logger};
@@ -33,26 +29,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr::null_mut;
 use std::sync::Arc;
 
-use fmi2Status::{fmi2Discard, fmi2Error, fmi2Fatal, fmi2OK, fmi2Warning};
+use fmi2Status::{fmi2Discard, fmi2Error, fmi2Fatal, fmi2OK};
 
-/// What a function body returns: a status (`fmi2OK`, or `fmi2Discard` after it logged
-/// why), or the reason of an `fmi2Error`.
-type Outcome = Result<fmi2Status, String>;
-
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
-    payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("unknown panic payload")
-}
-
-/// The common frame of every function that takes a component (see the module docs).
-/// `trace` is formatted only if the `logAll` category is enabled.
+/// The common frame of every function that takes a component ([`call::guard`]).
 ///
 /// # Safety
-/// `c` must be NULL or a pointer returned by `fmi2Instantiate` (see
-/// [`Component::from_handle`]); `body` must uphold the safety of whatever it dereferences.
+/// As [`call::guard`].
 unsafe fn guarded(
     c: fmi2Component,
     f: FmiFunction,
@@ -60,97 +42,7 @@ unsafe fn guarded(
     body: impl FnOnce(&mut Component) -> Outcome,
 ) -> fmi2Status {
     // SAFETY: forwarded contract.
-    let Some(comp) = (unsafe { Component::from_handle(c) }) else {
-        return fmi2Error;
-    };
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        if comp.logger.would_log(fmi2OK, Category::All) {
-            comp.log(fmi2OK, Category::All, &format!("{}({trace})", f.name));
-        }
-        if !f.allowed_in(comp.state) {
-            return Err(format!("Illegal call sequence (state {}).", comp.state));
-        }
-        #[cfg(test)]
-        if std::mem::take(&mut comp.panic_on_next_call) {
-            panic!("panic injected by a test");
-        }
-        body(comp)
-    }));
-    match outcome {
-        Ok(Ok(status)) => status,
-        Ok(Err(message)) => {
-            comp.log(
-                fmi2Error,
-                Category::StatusError,
-                &format!("{}: {message}", f.name),
-            );
-            if comp.state != FmiState::Fatal {
-                comp.state = FmiState::Error;
-            }
-            fmi2Error
-        }
-        Err(payload) => {
-            comp.state = FmiState::Fatal;
-            let text = panic_text(payload.as_ref());
-            let message = format!(
-                "{}: internal error (panic: {text}); this instance cannot be used any more",
-                f.name
-            );
-            // The logger is a C function; it cannot unwind into us, but formatting above
-            // already happened, so nothing here can panic again.
-            comp.log(fmi2Fatal, Category::StatusFatal, &message);
-            fmi2Fatal
-        }
-    }
-}
-
-/// A master-provided input array of `n` elements (empty if `n == 0`, whatever `ptr` is).
-///
-/// # Safety
-/// If `n > 0` and `ptr` is not NULL, `ptr` must point to `n` readable elements.
-unsafe fn slice_in<'a, T>(ptr: *const T, n: usize, what: &str) -> Result<&'a [T], String> {
-    if n == 0 {
-        return Ok(&[]);
-    }
-    check_array(ptr, n, what)?;
-    // SAFETY: non-NULL, aligned, length in range; validity is the master's contract.
-    Ok(unsafe { std::slice::from_raw_parts(ptr, n) })
-}
-
-/// A master-provided output array of `n` elements.
-///
-/// # Safety
-/// If `n > 0` and `ptr` is not NULL, `ptr` must point to `n` writable elements.
-unsafe fn slice_out<'a, T>(ptr: *mut T, n: usize, what: &str) -> Result<&'a mut [T], String> {
-    if n == 0 {
-        return Ok(&mut []);
-    }
-    check_array(ptr, n, what)?;
-    // SAFETY: as in `slice_in`.
-    Ok(unsafe { std::slice::from_raw_parts_mut(ptr, n) })
-}
-
-fn check_array<T>(ptr: *const T, n: usize, what: &str) -> Result<(), String> {
-    if ptr.is_null() {
-        return Err(format!("{what} is NULL but its length is {n}"));
-    }
-    if !ptr.is_aligned() {
-        return Err(format!("{what} is not aligned for its element type"));
-    }
-    if n > isize::MAX as usize / size_of::<T>().max(1) {
-        return Err(format!("{what} has an impossible length {n}"));
-    }
-    Ok(())
-}
-
-/// A master-provided pointer to one output value.
-///
-/// # Safety
-/// If not NULL, `ptr` must be valid for writes.
-unsafe fn out_ref<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut T, String> {
-    check_array(ptr, 1, what)?;
-    // SAFETY: non-NULL and aligned; validity is the master's contract.
-    Ok(unsafe { &mut *ptr })
+    unsafe { call::guard(c, f, trace, body) }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -434,33 +326,7 @@ pub unsafe extern "C" fn fmi2ExitInitializationMode(c: fmi2Component) -> fmi2Sta
     // SAFETY: FMI calling conventions.
     unsafe {
         guarded(c, sm::EXIT_INITIALIZATION_MODE, format_args!(""), |comp| {
-            let t0 = comp.experiment.start_time;
-            comp.instance
-                .initialize(t0)
-                .map_err(|e| format!("initialization at t = {t0} s failed: {}", e.message))?;
-            comp.state = FmiState::StepComplete;
-            comp.last_successful_time = comp.instance.time();
-            comp.last_step_status = fmi2OK;
-            comp.log(
-                fmi2OK,
-                Category::Events,
-                &format!("initialized at t = {t0} s"),
-            );
-            if let Some(r) = comp.instance.equilibrium_report()
-                && !r.reached()
-            {
-                // The run still starts (a load that cannot be held is a legitimate start),
-                // but the importer learns why the first steps move.
-                comp.log(
-                    fmi2Warning,
-                    Category::StatusWarning,
-                    &format!(
-                        "the static equilibrium is not met: {:.4e} N or N·m unbalanced on joint coordinate {} (load {:.4e}), net inflow {:.4e} m3/s into volume {}; the run starts with a transient",
-                        r.force, r.coordinate, r.load, r.inflow, r.volume
-                    ),
-                );
-            }
-            Ok(fmi2OK)
+            comp.exit_initialization_mode()
         })
     }
 }
@@ -472,13 +338,7 @@ pub unsafe extern "C" fn fmi2Terminate(c: fmi2Component) -> fmi2Status {
     // SAFETY: FMI calling conventions.
     unsafe {
         guarded(c, sm::TERMINATE, format_args!(""), |comp| {
-            comp.state = FmiState::Terminated;
-            comp.terminated = true;
-            comp.log(
-                fmi2OK,
-                Category::Events,
-                &format!("terminated at t = {} s", comp.instance.time()),
-            );
+            comp.terminate();
             Ok(fmi2OK)
         })
     }
@@ -531,16 +391,7 @@ fn set_values<T: Copy>(
     }
     for (&vr, &v) in vrs.iter().zip(values) {
         let (slot, value) = comp.check_set(ty, vr, conv(v))?;
-        let (changes, _) = comp.instance.parameter_work_events();
-        comp.instance.set_param(slot, value);
-        let (now, jump) = comp.instance.parameter_work_events();
-        if now != changes && comp.logger.would_log(fmi2OK, Category::Events) {
-            let name = &comp.variable(ty, vr)?.name;
-            let msg = format!(
-                "{name} changed during the run: the mechanical energy of the state moved by {jump:.6e} J at once, counted in energy.parameter_work"
-            );
-            comp.log(fmi2OK, Category::Events, &msg);
-        }
+        comp.set_value(ty, vr, slot, value)?;
     }
     Ok(fmi2OK)
 }
@@ -739,14 +590,7 @@ pub unsafe extern "C" fn fmi2GetFMUstate(
     // SAFETY: FMI calling conventions.
     unsafe {
         guarded(c, sm::GET_FMU_STATE, format_args!(""), |comp| {
-            let slot = out_ref(FMUstate, "FMUstate")?;
-            if slot.is_null() {
-                *slot = Box::into_raw(Box::new(comp.capture())).cast();
-            } else {
-                let st = FmuState::from_ptr(*slot)
-                    .ok_or("*FMUstate is neither NULL nor an FMU state of this FMU")?;
-                comp.capture_into(st);
-            }
+            comp.capture_to_slot(out_ref(FMUstate, "FMUstate")?)?;
             Ok(fmi2OK)
         })
     }
@@ -767,15 +611,7 @@ pub unsafe extern "C" fn fmi2SetFMUstate(c: fmi2Component, FMUstate: fmi2FMUstat
                 None if FMUstate.is_null() => return Err("FMUstate is NULL".into()),
                 None => return Err("FMUstate is not an FMU state of this FMU".into()),
             };
-            comp.restore(st)?;
-            if comp.logger.would_log(fmi2OK, Category::Events) {
-                let msg = format!(
-                    "FMU state restored (t = {} s, state {})",
-                    comp.instance.time(),
-                    comp.state
-                );
-                comp.log(fmi2OK, Category::Events, &msg);
-            }
+            comp.restore_logged(st)?;
             Ok(fmi2OK)
         })
     }
@@ -794,16 +630,7 @@ pub unsafe extern "C" fn fmi2FreeFMUstate(
     // SAFETY: FMI calling conventions.
     unsafe {
         guarded(c, sm::FREE_FMU_STATE, format_args!(""), |_| {
-            if FMUstate.is_null() {
-                return Ok(fmi2OK);
-            }
-            let slot = out_ref(FMUstate, "FMUstate")?;
-            if slot.is_null() {
-                return Ok(fmi2OK);
-            }
-            FmuState::from_ptr(*slot).ok_or("*FMUstate is not an FMU state of this FMU")?;
-            FmuState::free(slot.cast());
-            *slot = null_mut();
+            FmuState::free_slot(FMUstate)?;
             Ok(fmi2OK)
         })
     }
@@ -849,21 +676,8 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(
             |_| {
                 let st = FmuState::from_ptr(FMUstate)
                     .ok_or("FMUstate is NULL or not an FMU state of this FMU")?;
-                let needed = st.serialized_len();
-                if size != needed {
-                    return Err(format!(
-                        "size is {size} bytes but the state takes {needed} bytes (see fmi2SerializedFMUstateSize)"
-                    ));
-                }
                 let out = slice_out(serializedState.cast::<u8>(), size, "serializedState")?;
-                let bytes = st.serialize();
-                if bytes.len() != needed {
-                    return Err(format!(
-                        "internal error: serialized {} bytes instead of {needed}",
-                        bytes.len()
-                    ));
-                }
-                out.copy_from_slice(&bytes);
+                st.serialize_into(out, "fmi2SerializedFMUstateSize")?;
                 Ok(fmi2OK)
             },
         )
@@ -893,13 +707,7 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
                 let slot = out_ref(FMUstate, "FMUstate")?;
                 let bytes = slice_in(serializedState.cast::<u8>(), size, "serializedState")?;
                 let decoded = FmuState::deserialize(bytes, &comp.model)?;
-                if slot.is_null() {
-                    *slot = Box::into_raw(Box::new(decoded)).cast();
-                } else {
-                    let st = FmuState::from_ptr(*slot)
-                        .ok_or("*FMUstate is neither NULL nor an FMU state of this FMU")?;
-                    *st = decoded;
-                }
+                FmuState::store_in_slot(slot, decoded)?;
                 Ok(fmi2OK)
             },
         )
@@ -1066,49 +874,10 @@ pub unsafe extern "C" fn fmi2DoStep(
 }
 
 fn do_step(comp: &mut Component, t: f64, h: f64) -> Outcome {
-    if !(h.is_finite() && h > 0.0) {
-        return Err(format!(
-            "communicationStepSize must be finite and > 0, is {h}"
-        ));
-    }
-    let now = comp.instance.time();
-    if !t.is_finite() || (t - now).abs() > 1e-9 * now.abs().max(1.0) {
-        return Err(format!(
-            "currentCommunicationPoint {t} s differs from the FMU time {now} s"
-        ));
-    }
-    let target = t + h;
-    if let Some(stop) = comp.experiment.stop_time
-        && target > stop + 1e-9 * stop.abs().max(1.0)
-    {
-        return Err(format!(
-            "the step to {target} s goes past the stop time {stop} s"
-        ));
-    }
-    let reselections = comp.instance.partition_reselections();
-    let recharts = comp.instance.recharts();
+    let target = comp.check_step(t, h)?;
+    let before = comp.event_counts();
     let result = comp.instance.advance(target);
-    let recharted = comp.instance.recharts() - recharts;
-    if recharted > 0 && comp.logger.would_log(fmi2OK, Category::Events) {
-        comp.log(
-            fmi2OK,
-            Category::Events,
-            &format!(
-                "spherical joints: angles re-charted {recharted} time(s) between {t} s and {target} s (a pitch passed ±60°; the joints' yaw, pitch and roll outputs stay those of the whole orientation)"
-            ),
-        );
-    }
-    let changed = comp.instance.partition_reselections() - reselections;
-    if changed > 0 {
-        // Only formatted when it happens (rarely), so a normal step allocates nothing.
-        comp.log(
-            fmi2OK,
-            Category::Events,
-            &format!(
-                "double-step formulation: independent coordinates re-chosen {changed} time(s) between {t} s and {target} s (Φ_z of the dependent ones had become ill-conditioned)"
-            ),
-        );
-    }
+    comp.log_step_events(before, t, target);
     match result {
         Ok(()) => {
             comp.last_successful_time = comp.instance.time();

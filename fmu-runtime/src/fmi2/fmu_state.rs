@@ -144,6 +144,71 @@ impl FmuState {
         }
     }
 
+    /// Frees the state in the master's slot and sets the slot to NULL; a NULL slot pointer
+    /// or a NULL state are no-ops (`fmi2FreeFMUstate` / `fmi3FreeFMUState`).
+    ///
+    /// # Safety
+    /// `slot` is NULL or writable; `*slot` is NULL or a pointer the master got from us.
+    pub unsafe fn free_slot(slot: *mut *mut std::ffi::c_void) -> Result<(), String> {
+        if slot.is_null() {
+            return Ok(());
+        }
+        if !slot.is_aligned() {
+            return Err("the FMU state pointer is not aligned".into());
+        }
+        // SAFETY: non-NULL and aligned; writable by the function contract.
+        let slot = unsafe { &mut *slot };
+        if slot.is_null() {
+            return Ok(());
+        }
+        // SAFETY: the function contract.
+        unsafe {
+            FmuState::from_ptr(*slot).ok_or("the FMU state is not an FMU state of this FMU")?;
+            FmuState::free(slot.cast());
+        }
+        *slot = std::ptr::null_mut();
+        Ok(())
+    }
+
+    /// Puts a decoded state into the master's slot: a new object for NULL, else into the
+    /// given one (which must be ours).
+    pub fn store_in_slot(
+        slot: &mut *mut std::ffi::c_void,
+        decoded: FmuState,
+    ) -> Result<(), String> {
+        if slot.is_null() {
+            *slot = Box::into_raw(Box::new(decoded)).cast();
+        } else {
+            // SAFETY: a non-NULL state pointer from the master is ours or detected by its
+            // tag (from_ptr's contract).
+            let st = unsafe { FmuState::from_ptr(*slot) }
+                .ok_or("the FMU state is neither NULL nor an FMU state of this FMU")?;
+            *st = decoded;
+        }
+        Ok(())
+    }
+
+    /// Writes [`FmuState::serialize`] into the master's buffer, which must have exactly
+    /// [`FmuState::serialized_len`] bytes (as the master's `size_function` said).
+    pub fn serialize_into(&self, out: &mut [u8], size_function: &str) -> Result<(), String> {
+        let needed = self.serialized_len();
+        if out.len() != needed {
+            return Err(format!(
+                "size is {} bytes but the state takes {needed} bytes (see {size_function})",
+                out.len()
+            ));
+        }
+        let bytes = self.serialize();
+        if bytes.len() != needed {
+            return Err(format!(
+                "internal error: serialized {} bytes instead of {needed}",
+                bytes.len()
+            ));
+        }
+        out.copy_from_slice(&bytes);
+        Ok(())
+    }
+
     pub fn serialized_len(&self) -> usize {
         HEADER_LEN + self.snapshot.encoded_len(&self.model.guid) + CHECKSUM_LEN
     }
@@ -204,7 +269,10 @@ impl FmuState {
             .filter(|s| {
                 !matches!(
                     s,
-                    FmiState::StartAndEnd | FmiState::StepInProgress | FmiState::Fatal
+                    FmiState::StartAndEnd
+                        | FmiState::StepInProgress
+                        | FmiState::Fatal
+                        | FmiState::IntermediateUpdate
                 )
             })
             .ok_or_else(|| {

@@ -1,6 +1,7 @@
-//! Logging through the master's `fmi2CallbackLogger`.
+//! Logging through the master's `fmi2CallbackLogger` (or, for an instance made by
+//! `fmi3InstantiateCoSimulation`, its `fmi3LogMessageCallback`).
 //!
-//! * The logger is a printf-style variadic C function. We never pass a message as the
+//! * The FMI 2.0 logger is a printf-style variadic C function. We never pass a message as the
 //!   format: the format is always `"%s"` and the message its argument, so a `%` in a
 //!   variable name or error text cannot read random stack memory (pitfall 10).
 //! * `#` is FMI's escape character (`#r12#` names a variable), so a literal `#` is sent as
@@ -15,6 +16,7 @@
 //!   the same list into `<LogCategories>` of `modelDescription.xml`.
 
 use super::types::{fmi2CallbackLogger, fmi2ComponentEnvironment, fmi2Status};
+use crate::fmi3::types::{fmi3LogMessageCallback, fmi3Status};
 use std::ffi::{CStr, CString};
 
 /// One entry of `<LogCategories>`.
@@ -97,10 +99,17 @@ impl Category {
     }
 }
 
+/// Where messages go: the callback of the FMI version the instance was made with.
+#[derive(Clone, Copy, Debug)]
+enum Sink {
+    Fmi2(fmi2CallbackLogger),
+    Fmi3(fmi3LogMessageCallback),
+}
+
 /// The copied logger callback plus the per-category switches of one instance.
 #[derive(Debug)]
 pub struct Logger {
-    callback: fmi2CallbackLogger,
+    sink: Sink,
     environment: fmi2ComponentEnvironment,
     instance_name: CString,
     enabled: [bool; N],
@@ -115,10 +124,23 @@ impl Logger {
         logging_on: bool,
     ) -> Logger {
         Logger {
-            callback,
+            sink: Sink::Fmi2(callback),
             environment,
             instance_name: instance_name.to_owned(),
             enabled: [logging_on; N],
+        }
+    }
+
+    /// The logger of an FMI 3.0 instance (`logMessage` of `fmi3InstantiateCoSimulation`).
+    pub fn new_fmi3(
+        callback: fmi3LogMessageCallback,
+        environment: fmi2ComponentEnvironment,
+        instance_name: &CStr,
+        logging_on: bool,
+    ) -> Logger {
+        Logger {
+            sink: Sink::Fmi3(callback),
+            ..Logger::new(None, environment, instance_name, logging_on)
         }
     }
 
@@ -133,7 +155,11 @@ impl Logger {
     /// Whether a message of this status and category would reach the master. Callers test
     /// this before formatting a trace, so disabled logging costs no allocation.
     pub fn would_log(&self, status: fmi2Status, category: Category) -> bool {
-        self.callback.is_some() && (status != fmi2Status::fmi2OK || self.is_enabled(category))
+        let present = match self.sink {
+            Sink::Fmi2(f) => f.is_some(),
+            Sink::Fmi3(f) => f.is_some(),
+        };
+        present && (status != fmi2Status::fmi2OK || self.is_enabled(category))
     }
 
     pub fn enabled_flags(&self) -> [bool; N] {
@@ -174,22 +200,33 @@ impl Logger {
         if !self.would_log(status, category) {
             return;
         }
-        let Some(callback) = self.callback else {
-            return;
-        };
         let text = escape(message);
-        // SAFETY: the master guarantees that the logger stays callable for the lifetime of
-        // the instance; every pointer argument is a valid NUL-terminated string that lives
-        // until the call returns; "%s" consumes exactly the one variadic argument we pass.
-        unsafe {
-            callback(
-                self.environment,
-                self.instance_name.as_ptr(),
-                status,
-                category.info().c_name.as_ptr(),
-                c"%s".as_ptr(),
-                text.as_ptr(),
-            );
+        let category = category.info().c_name.as_ptr();
+        match self.sink {
+            // SAFETY: the master guarantees that the logger stays callable for the lifetime
+            // of the instance; every pointer argument is a valid NUL-terminated string that
+            // lives until the call returns; "%s" consumes exactly the one variadic
+            // argument we pass.
+            Sink::Fmi2(Some(callback)) => unsafe {
+                callback(
+                    self.environment,
+                    self.instance_name.as_ptr(),
+                    status,
+                    category,
+                    c"%s".as_ptr(),
+                    text.as_ptr(),
+                );
+            },
+            // SAFETY: as above; the FMI 3.0 logger takes the message as plain text.
+            Sink::Fmi3(Some(callback)) => unsafe {
+                callback(
+                    self.environment,
+                    fmi3Status::from(status),
+                    category,
+                    text.as_ptr(),
+                );
+            },
+            Sink::Fmi2(None) | Sink::Fmi3(None) => {}
         }
     }
 }

@@ -1,4 +1,5 @@
-//! FMI 2.0 Co-Simulation C ABI.
+//! FMI 2.0 Co-Simulation C ABI, and the component layer that FMI 3.0 ([`crate::fmi3`])
+//! shares: the component, its logger, FMU states, resources, the call frame.
 //!
 //! Laid out like the Modelica Reference-FMUs, one concern per file:
 //!
@@ -6,6 +7,7 @@
 //! - [`resources`]: where the model file is (`fmuResourceLocation`, or beside the binary);
 //! - [`logging`]: the copied logger callback, log categories, message escaping;
 //! - [`state_machine`]: call-sequence states and the allowed-state mask of each function;
+//! - [`call`]: the frame of every call (handle check, call-state mask, panics, errors);
 //! - [`component`]: the instance behind `fmi2Component` and the per-variable set rules;
 //! - [`fmu_state`]: `fmi2FMUstate` objects and their serialized form;
 //! - [`exports`]: the 44 `#[no_mangle]` functions.
@@ -15,6 +17,7 @@
 //! (`catch_unwind` → `fmi2Fatal`); every master pointer is NULL-checked; messages go to the
 //! logger as `"%s"` arguments; FMU states are pointer-free when serialized.
 
+pub mod call;
 pub mod component;
 pub mod exports;
 pub mod fmu_state;
@@ -24,7 +27,7 @@ pub mod state_machine;
 pub mod types;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use exports::EXPORTED_FUNCTIONS;
 pub use logging::{LOG_CATEGORIES, LogCategory};

@@ -96,6 +96,35 @@ pub fn candidates(resource_location: Option<&CStr>) -> Vec<(PathBuf, &'static st
         out.push((dir, "fmuResourceLocation"));
         out.push((child, "the FMU root given as fmuResourceLocation"));
     }
+    out.extend(beside_the_binary());
+    out
+}
+
+/// The folders to look in for an FMI 3.0 `resourcePath`: a plain file path (with a
+/// trailing separator), taken as it is; a `file:` URI from an importer that confused the
+/// two versions is decoded as well.
+pub fn candidates_for_path(resource_path: Option<&CStr>) -> Vec<(PathBuf, &'static str)> {
+    let mut out = Vec::new();
+    if let Some(path) = resource_path.and_then(|c| c.to_str().ok())
+        && !path.is_empty()
+    {
+        let dir = match path.get(..5) {
+            Some(s) if s.eq_ignore_ascii_case("file:") => path_from_uri(path),
+            _ => Some(PathBuf::from(path)),
+        };
+        if let Some(dir) = dir {
+            let child = dir.join("resources");
+            out.push((dir, "resourcePath"));
+            out.push((child, "the FMU root given as resourcePath"));
+        }
+    }
+    out.extend(beside_the_binary());
+    out
+}
+
+/// `../../resources` beside the binary (`binaries/<platform>/<id>.so`).
+fn beside_the_binary() -> Vec<(PathBuf, &'static str)> {
+    let mut out = Vec::new();
     if let Some(lib) = this_library_path()
         && let Some(platform_dir) = lib.parent()
         && let Some(binaries) = platform_dir.parent()
@@ -115,7 +144,33 @@ pub fn locate(
     resource_location: Option<&CStr>,
     file_name: &str,
 ) -> Result<(PathBuf, &'static str), String> {
-    let list = candidates(resource_location);
+    find_in(
+        candidates(resource_location),
+        resource_location,
+        "fmuResourceLocation",
+        file_name,
+    )
+}
+
+/// [`locate`] for an FMI 3.0 `resourcePath` ([`candidates_for_path`]).
+pub fn locate_path(
+    resource_path: Option<&CStr>,
+    file_name: &str,
+) -> Result<(PathBuf, &'static str), String> {
+    find_in(
+        candidates_for_path(resource_path),
+        resource_path,
+        "resourcePath",
+        file_name,
+    )
+}
+
+fn find_in(
+    list: Vec<(PathBuf, &'static str)>,
+    resource_location: Option<&CStr>,
+    argument: &str,
+    file_name: &str,
+) -> Result<(PathBuf, &'static str), String> {
     for (dir, how) in &list {
         let path = dir.join(file_name);
         if path.is_file() {
@@ -131,7 +186,7 @@ pub fn locate(
         .map(|(d, _)| d.join(file_name).display().to_string())
         .collect();
     Err(format!(
-        "the model file {file_name} was not found (fmuResourceLocation {given}; tried: {}); extract the whole FMU, resources/ included",
+        "the model file {file_name} was not found ({argument} {given}; tried: {}); extract the whole FMU, resources/ included",
         if tried.is_empty() {
             "nothing".into()
         } else {

@@ -29,10 +29,13 @@ pub enum FmiState {
     Terminated = 1 << 7,
     Error = 1 << 8,
     Fatal = 1 << 9,
+    /// FMI 3.0 only: inside `fmi3DoStep`, while the master's intermediate-update callback
+    /// runs (`IntermediateUpdateMode`). No FMI 2.0 function is allowed in it.
+    IntermediateUpdate = 1 << 10,
 }
 
 impl FmiState {
-    pub const ALL: [FmiState; 10] = [
+    pub const ALL: [FmiState; 11] = [
         FmiState::StartAndEnd,
         FmiState::Instantiated,
         FmiState::InitializationMode,
@@ -43,6 +46,7 @@ impl FmiState {
         FmiState::Terminated,
         FmiState::Error,
         FmiState::Fatal,
+        FmiState::IntermediateUpdate,
     ];
 
     pub fn bit(self) -> u32 {
@@ -70,6 +74,16 @@ impl FmiState {
             FmiState::Terminated => "Terminated",
             FmiState::Error => "Error",
             FmiState::Fatal => "Fatal",
+            FmiState::IntermediateUpdate => "IntermediateUpdateMode",
+        }
+    }
+
+    /// The name FMI 3.0 gives the state (`StepComplete` is its `StepMode`).
+    pub fn name3(self) -> &'static str {
+        match self {
+            FmiState::StepComplete => "StepMode",
+            FmiState::InitializationMode => "InitializationMode",
+            other => other.name(),
         }
     }
 }
@@ -112,6 +126,11 @@ pub struct FmiFunction {
 
 impl FmiFunction {
     const fn new(name: &'static str, mask: u32) -> FmiFunction {
+        FmiFunction { name, mask }
+    }
+
+    /// A function of another FMI version's table (`mask`: OR of [`FmiState`] bits).
+    pub const fn with_mask(name: &'static str, mask: u32) -> FmiFunction {
         FmiFunction { name, mask }
     }
 
@@ -210,7 +229,7 @@ mod tests {
         for s in FmiState::ALL {
             assert_eq!(FmiState::from_code(s.code()), Some(s));
         }
-        assert_eq!(FmiState::from_code(10), None);
+        assert_eq!(FmiState::from_code(11), None);
     }
 
     #[test]
@@ -227,7 +246,8 @@ mod tests {
         assert!(GET_BOOLEAN_STATUS.allowed_in(S::StepFailed));
         assert!(!GET_BOOLEAN_STATUS.allowed_in(S::Error));
         for s in FmiState::ALL {
-            assert!(FREE_INSTANCE.allowed_in(s) || s == S::StartAndEnd);
+            let fmi2_only = !matches!(s, S::StartAndEnd | S::IntermediateUpdate);
+            assert_eq!(FREE_INSTANCE.allowed_in(s), fmi2_only, "{s}");
         }
     }
 }

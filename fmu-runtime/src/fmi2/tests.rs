@@ -26,19 +26,19 @@ const LOGGER_WORKS: bool = cfg!(any(
     all(target_arch = "aarch64", not(target_vendor = "apple"))
 ));
 
-const GUID: &str = "{8c4e810f-3df3-4a00-8276-176fa3c9f000}";
+pub(crate) const GUID: &str = "{8c4e810f-3df3-4a00-8276-176fa3c9f000}";
 
 // Value references of the test model.
-const VR_STEP: u32 = 0;
-const VR_MASS: u32 = 1;
-const VR_Q0: u32 = 2;
-const VR_FORCE: u32 = 3;
-const VR_GAIN: u32 = 4;
-const VR_ANGLE: u32 = 5;
-const VR_G: u32 = 6;
-const VRI_ITERATIONS: u32 = 0;
-const VRI_MAX_ITER: u32 = 1;
-const VRB_BRAKE: u32 = 0;
+pub(crate) const VR_STEP: u32 = 0;
+pub(crate) const VR_MASS: u32 = 1;
+pub(crate) const VR_Q0: u32 = 2;
+pub(crate) const VR_FORCE: u32 = 3;
+pub(crate) const VR_GAIN: u32 = 4;
+pub(crate) const VR_ANGLE: u32 = 5;
+pub(crate) const VR_G: u32 = 6;
+pub(crate) const VRI_ITERATIONS: u32 = 0;
+pub(crate) const VRI_MAX_ITER: u32 = 1;
+pub(crate) const VRB_BRAKE: u32 = 0;
 
 fn slot(name: &str, default: f64) -> ParamSlot {
     ParamSlot {
@@ -76,7 +76,7 @@ fn var(
     }
 }
 
-fn test_model(guid: &str) -> CompiledModel {
+pub(crate) fn test_model(guid: &str) -> CompiledModel {
     use Causality::*;
     use Variability::*;
     let p = ParamId;

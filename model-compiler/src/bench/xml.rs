@@ -132,7 +132,9 @@ pub fn parse(text: &str) -> Result<ModelDescription, String> {
         .ok_or("not an FMI model description (no fmiModelDescription element)")?;
     let version = get(&root, "fmiVersion").unwrap_or_default();
     if !version.starts_with("2.") {
-        return Err(format!("fmiVersion \"{version}\" is not FMI 2.0"));
+        return Err(format!(
+            "fmiVersion \"{version}\" is not FMI 2.0 (hydromech simulate and bench run FMI 2.0 FMUs: build this one without --fmi 3)"
+        ));
     }
     let guid = get(&root, "guid").ok_or("the root element has no guid")?;
     let model_identifier = match &doc.co_simulation {

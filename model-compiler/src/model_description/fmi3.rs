@@ -1,0 +1,355 @@
+//! `modelDescription.xml` for FMI 3.0 Co-Simulation, from the same compiled model as the
+//! FMI 2.0 one ([`super::render`]).
+//!
+//! What differs from FMI 2.0 (fmi-standard `docs/2_4_common_schema.adoc`,
+//! `4_4_co-simulation_schema.adoc`; FMPy's `schema/fmi3` is what the tests validate
+//! against):
+//! - `instantiationToken` instead of `guid`; no `numberOfEventIndicators`;
+//! - one element per variable named after its type (`Float64`, `Int32`, `Boolean`) with
+//!   the type's attributes on it, and one value-reference space for all types;
+//! - the independent variable `time` is declared (exactly one is required), at the value
+//!   reference [`fmu_runtime::fmi3::time_value_reference`] gives the runtime;
+//! - `ModelStructure` lists `Output` and `InitialUnknown` by value reference;
+//! - the Co-Simulation capabilities: intermediate update and early return after it, no
+//!   Event Mode, FMU state, `fixedInternalStepSize` = the default of `solver.step` (the
+//!   internal step; a communication step that is not a multiple ends with a shorter one).
+//!
+//! Continuous Real inputs and outputs carry `intermediateUpdate="true"`: a master may set
+//! and read them in the intermediate-update callback (the runtime uses the same rule,
+//! [`fmu_runtime::fmi3::component::intermediate_role`]).
+
+use super::{causality, initial, real, start, structure_indices, used_units, variability};
+use fmu_runtime::fmi3::component::intermediate_role;
+use fmu_runtime::model::{Causality, CompiledModel, VarType, Variable};
+use quick_xml::Writer;
+use quick_xml::events::{BytesDecl, BytesEnd, Event};
+use std::io;
+
+/// Renders the FMI 3.0 document.
+pub fn render(model: &CompiledModel, generation_date_and_time: &str) -> Result<String, String> {
+    let time_vr = fmu_runtime::fmi3::time_value_reference(model);
+    if model.variables.iter().any(|v| v.name == "time") {
+        return Err(
+            "a variable is named \"time\", which FMI 3.0 reserves here for the independent variable; rename it"
+                .into(),
+        );
+    }
+    let bytes = write(model, generation_date_and_time, time_vr)
+        .map_err(|e| format!("writing modelDescription.xml: {e}"))?;
+    String::from_utf8(bytes).map_err(|e| format!("modelDescription.xml is not UTF-8: {e}"))
+}
+
+fn write(
+    model: &CompiledModel,
+    generation_date_and_time: &str,
+    time_vr: u32,
+) -> io::Result<Vec<u8>> {
+    let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
+    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+
+    let md = &model.metadata;
+    let tool = format!("hydromech {}", env!("CARGO_PKG_VERSION"));
+    let mut root = start("fmiModelDescription");
+    root.push_attribute(("fmiVersion", "3.0"));
+    root.push_attribute(("modelName", model.name.as_str()));
+    root.push_attribute(("instantiationToken", model.guid.as_str()));
+    for (key, value) in [
+        ("description", &md.description),
+        ("author", &md.author),
+        ("version", &md.version),
+        ("copyright", &md.copyright),
+        ("license", &md.license),
+    ] {
+        if !value.is_empty() {
+            root.push_attribute((key, value.as_str()));
+        }
+    }
+    root.push_attribute(("generationTool", tool.as_str()));
+    root.push_attribute(("generationDateAndTime", generation_date_and_time));
+    root.push_attribute(("variableNamingConvention", "structured"));
+    w.write_event(Event::Start(root))?;
+
+    let internal_step = real(model.params[model.solver.step.index()].default);
+    let mut cs = start("CoSimulation");
+    for (k, v) in [
+        ("modelIdentifier", model.model_identifier.as_str()),
+        ("canBeInstantiatedOnlyOncePerProcess", "false"),
+        ("canGetAndSetFMUState", "true"),
+        ("canSerializeFMUState", "true"),
+        ("providesDirectionalDerivatives", "false"),
+        ("providesAdjointDerivatives", "false"),
+        ("providesPerElementDependencies", "false"),
+        ("canHandleVariableCommunicationStepSize", "true"),
+        ("fixedInternalStepSize", internal_step.as_str()),
+        ("maxOutputDerivativeOrder", "0"),
+        ("providesIntermediateUpdate", "true"),
+        ("mightReturnEarlyFromDoStep", "false"),
+        ("canReturnEarlyAfterIntermediateUpdate", "true"),
+        ("hasEventMode", "false"),
+        ("providesEvaluateDiscreteStates", "false"),
+    ] {
+        cs.push_attribute((k, v));
+    }
+    w.write_event(Event::Empty(cs))?;
+
+    let mut units = used_units(model);
+    if !units.iter().any(|u| u == "s") {
+        units.push("s".into());
+    }
+    super::write_unit_definitions(&mut w, &units)?;
+    let types = UnitTypes::of(model);
+    types.write(&mut w)?;
+    super::write_log_categories_and_experiment(&mut w, model)?;
+
+    w.write_event(Event::Start(start("ModelVariables")))?;
+    let mut time = start("Float64");
+    time.push_attribute(("name", "time"));
+    time.push_attribute(("valueReference", time_vr.to_string().as_str()));
+    time.push_attribute(("description", "Simulation time"));
+    time.push_attribute(("causality", "independent"));
+    time.push_attribute(("variability", "continuous"));
+    time.push_attribute(("declaredType", types.name(Some("s"), None)));
+    w.write_event(Event::Empty(time))?;
+    for v in &model.variables {
+        write_variable(&mut w, v, &types)?;
+    }
+    w.write_event(Event::End(BytesEnd::new("ModelVariables")))?;
+
+    // The same sets as FMI 2.0, by value reference.
+    let (outputs, initial_unknowns) = structure_indices(model);
+    let vr_of = |index: &usize| model.variables[index - 1].value_reference.to_string();
+    if outputs.is_empty() && initial_unknowns.is_empty() {
+        w.write_event(Event::Empty(start("ModelStructure")))?;
+    } else {
+        w.write_event(Event::Start(start("ModelStructure")))?;
+        for i in &outputs {
+            let mut u = start("Output");
+            u.push_attribute(("valueReference", vr_of(i).as_str()));
+            // No direct feedthrough (as in FMI 2.0): an input set at a communication point
+            // changes no output before the next fmi3DoStep.
+            u.push_attribute(("dependencies", ""));
+            w.write_event(Event::Empty(u))?;
+        }
+        for i in &initial_unknowns {
+            let mut u = start("InitialUnknown");
+            u.push_attribute(("valueReference", vr_of(i).as_str()));
+            w.write_event(Event::Empty(u))?;
+        }
+        w.write_event(Event::End(BytesEnd::new("ModelStructure")))?;
+    }
+    w.write_event(Event::End(BytesEnd::new("fmiModelDescription")))?;
+    let mut out = w.into_inner();
+    out.push(b'\n');
+    Ok(out)
+}
+
+fn write_variable(w: &mut Writer<Vec<u8>>, v: &Variable, types: &UnitTypes) -> io::Result<()> {
+    let (tag, number): (&str, fn(f64) -> String) = match v.var_type {
+        VarType::Real => ("Float64", real),
+        VarType::Integer => ("Int32", |x| format!("{}", x.round() as i64)),
+        VarType::Boolean => ("Boolean", |x| {
+            if x != 0.0 {
+                "true".into()
+            } else {
+                "false".into()
+            }
+        }),
+    };
+    let mut e = start(tag);
+    e.push_attribute(("name", v.name.as_str()));
+    e.push_attribute(("valueReference", v.value_reference.to_string().as_str()));
+    if !v.description.is_empty() {
+        e.push_attribute(("description", v.description.as_str()));
+    }
+    e.push_attribute(("causality", causality(v.causality)));
+    e.push_attribute(("variability", variability(v.variability)));
+    if let Some(i) = v.initial {
+        e.push_attribute(("initial", initial(i)));
+    }
+    if matches!(
+        intermediate_role(v),
+        Some(Causality::Input | Causality::Output)
+    ) {
+        e.push_attribute(("intermediateUpdate", "true"));
+    }
+    if v.var_type == VarType::Real && v.unit.is_some() {
+        let name = types.name(v.unit.as_deref(), v.display_unit.as_deref());
+        e.push_attribute(("declaredType", name));
+    }
+    if v.var_type != VarType::Boolean {
+        if let Some(m) = v.min {
+            e.push_attribute(("min", number(m).as_str()));
+        }
+        if let Some(m) = v.max {
+            e.push_attribute(("max", number(m).as_str()));
+        }
+    }
+    if let Some(s) = v.start {
+        e.push_attribute(("start", number(s).as_str()));
+    }
+    w.write_event(Event::Empty(e))?;
+    Ok(())
+}
+
+/// The units of Float64 variables as `<Float64Type>` definitions that the variables name in
+/// `declaredType` (as the Reference-FMUs and Dymola write them), rather than `unit` on each
+/// variable: both are valid FMI 3.0, but importers such as the `fmi` crate 0.8.0 refuse
+/// `unit`/`displayUnit` on a `<Float64>` element. One type per (unit, display unit), named
+/// after them in structured-naming identifiers (`m3_per_s`, `Pa_in_bar`).
+struct UnitTypes {
+    /// (unit, display unit, type name), in order of first use.
+    types: Vec<(String, Option<String>, String)>,
+}
+
+impl UnitTypes {
+    fn of(model: &CompiledModel) -> UnitTypes {
+        let mut t = UnitTypes { types: Vec::new() };
+        t.add("s", None);
+        for v in &model.variables {
+            if let (VarType::Real, Some(u)) = (v.var_type, &v.unit) {
+                t.add(u, v.display_unit.as_deref());
+            }
+        }
+        t
+    }
+
+    fn add(&mut self, unit: &str, display: Option<&str>) {
+        if self
+            .types
+            .iter()
+            .any(|(u, d, _)| u == unit && d.as_deref() == display)
+        {
+            return;
+        }
+        let base = match display {
+            Some(d) => format!("{}_in_{}", identifier(unit), identifier(d)),
+            None => identifier(unit),
+        };
+        let mut name = base.clone();
+        let mut k = 2;
+        while self.types.iter().any(|(_, _, n)| *n == name) {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        self.types
+            .push((unit.to_string(), display.map(str::to_string), name));
+    }
+
+    fn name(&self, unit: Option<&str>, display: Option<&str>) -> &str {
+        self.types
+            .iter()
+            .find(|(u, d, _)| Some(u.as_str()) == unit && d.as_deref() == display)
+            .map(|(_, _, n)| n.as_str())
+            .unwrap_or_default()
+    }
+
+    fn write(&self, w: &mut Writer<Vec<u8>>) -> io::Result<()> {
+        w.write_event(Event::Start(start("TypeDefinitions")))?;
+        for (unit, display, name) in &self.types {
+            let mut t = start("Float64Type");
+            t.push_attribute(("name", name.as_str()));
+            t.push_attribute(("unit", unit.as_str()));
+            if let Some(d) = display {
+                t.push_attribute(("displayUnit", d.as_str()));
+            }
+            w.write_event(Event::Empty(t))?;
+        }
+        w.write_event(Event::End(BytesEnd::new("TypeDefinitions")))
+    }
+}
+
+/// A unit as a structured-naming identifier: `/` → `_per_`, anything else that is not a
+/// letter or digit → `_`, a leading digit prefixed with `u`.
+fn identifier(unit: &str) -> String {
+    let mut out = String::new();
+    for c in unit.chars() {
+        match c {
+            c if c.is_ascii_alphanumeric() => out.push(c),
+            '/' => out.push_str("_per_"),
+            _ => out.push('_'),
+        }
+    }
+    if !out.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        out.insert(0, 'u');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn built(name: &str) -> CompiledModel {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../models")
+            .join(name);
+        let source = crate::diagnostic::Source::new(&path, std::fs::read_to_string(&path).unwrap());
+        crate::compile(&source).unwrap().model
+    }
+
+    #[test]
+    fn the_fmi3_document_declares_time_and_lists_by_value_reference() {
+        let m = built("naya-rod.toml");
+        let xml = render(&m, "2026-11-26T00:00:00Z").unwrap();
+        assert!(xml.contains(r#"fmiVersion="3.0""#));
+        assert!(xml.contains(&format!(r#"instantiationToken="{}""#, m.guid)));
+        assert!(!xml.contains("guid="));
+        assert!(xml.contains(r#"<Float64 name="time" valueReference="0""#));
+        assert_eq!(xml.matches(r#"causality="independent""#).count(), 1);
+        assert_eq!(xml.matches("<ScalarVariable").count(), 0);
+        let outputs = m
+            .variables
+            .iter()
+            .filter(|v| v.causality == Causality::Output)
+            .count();
+        assert_eq!(xml.matches("<Output ").count(), outputs);
+        // Every continuous input carries intermediateUpdate.
+        for v in m
+            .variables
+            .iter()
+            .filter(|v| v.causality == Causality::Input)
+        {
+            let line = xml
+                .lines()
+                .find(|l| l.contains(&format!(r#"name="{}""#, v.name)))
+                .unwrap();
+            assert!(line.contains(r#"intermediateUpdate="true""#), "{line}");
+        }
+        let step = real(m.params[m.solver.step.index()].default);
+        assert!(xml.contains(&format!(r#"fixedInternalStepSize="{step}""#)));
+        // Units through declared types, each defined once.
+        assert!(xml.contains(r#"<Float64Type name="s" unit="s"/>"#), "{xml}");
+        let variables = xml
+            .lines()
+            .filter(|l| l.trim_start().starts_with("<Float64 "));
+        assert!(
+            variables.clone().all(|l| !l.contains(" unit=")),
+            "no unit on variables"
+        );
+        assert!(variables.clone().count() > 10);
+        for line in xml.lines().filter(|l| l.contains("declaredType=")) {
+            let name = line
+                .split("declaredType=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap();
+            let def = format!(r#"<Float64Type name="{name}""#);
+            assert_eq!(xml.matches(&def).count(), 1, "{name}");
+        }
+    }
+
+    #[test]
+    fn unit_identifiers_follow_structured_naming() {
+        assert_eq!(identifier("m3/s"), "m3_per_s");
+        assert_eq!(identifier("N.m"), "N_m");
+        assert_eq!(identifier("1/s"), "u1_per_s");
+        let mut t = UnitTypes { types: Vec::new() };
+        t.add("N.m", None);
+        t.add("N_m", None);
+        t.add("Pa", Some("bar"));
+        assert_eq!(t.name(Some("N_m"), None), "N_m_2");
+        assert_eq!(t.name(Some("Pa"), Some("bar")), "Pa_in_bar");
+    }
+}
