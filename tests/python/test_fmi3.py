@@ -303,3 +303,103 @@ def test_intermediate_update_and_early_return(fmu3, report):
         s.freeInstance()
     report(f"{fmu3.stem}: intermediate update every internal step ({internal} s), "
            f"early return at {h + 4.5 * internal} s")
+
+
+def _moving_run(s, md, n, h=None):
+    """Step `n` times with every continuous input moved 1 % at the 6th step."""
+    h = h or harness.default_step(md)
+    ins = inputs(md)
+    rows, t = [], 0.0
+    for k in range(n):
+        for v in ins:
+            start = float(v.start) if v.start is not None else 0.0
+            moved = start * 1.01 if start != 0 else 0.01
+            s.setFloat64([v.valueReference], [start if k < 5 else moved])
+        s.doStep(t, h)
+        t += h
+        rows.append(s.getFloat64(outputs(md)))
+    return rows
+
+
+def test_reset_equals_fresh_instance(fmu3):
+    a, md = slave(_need(fmu3), "reset-a")
+    b, _ = slave(fmu3, "reset-b")
+    try:
+        _init(a, md)
+        first = _moving_run(a, md, 15)
+        a.reset()
+        _init(a, md)
+        after_reset = _moving_run(a, md, 15)
+        _init(b, md)
+        fresh = _moving_run(b, md, 15)
+    finally:
+        a.freeInstance()
+        b.freeInstance()
+    assert first == fresh, "two fresh runs differ"
+    assert after_reset == fresh, "fmi3Reset is not a fresh instance"
+
+
+def test_concurrent_instances_match_sequential_runs(fmu3):
+    """Two instances in two threads, each stepping its own manoeuvre, give what each gives
+    alone: no state is shared between instances."""
+    import threading
+
+    md = harness.model_description(_need(fmu3))
+    alone, _ = slave(fmu3, "alone")
+    try:
+        _init(alone, md)
+        reference = _moving_run(alone, md, 30)
+    finally:
+        alone.freeInstance()
+    results, errors = {}, []
+
+    def worker(name):
+        try:
+            s, _ = slave(fmu3, name)
+            _init(s, md)
+            results[name] = _moving_run(s, md, 30)
+            s.freeInstance()
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(f"{name}: {e}")
+
+    threads = [threading.Thread(target=worker, args=(f"thread-{i}",)) for i in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=300)
+    assert not errors, errors
+    assert results == {"thread-0": reference, "thread-1": reference}
+
+
+def test_variable_communication_steps_land_exactly(fmu3):
+    """Steps of 0.37, 1, 2.5 and 0.1 internal steps: the FMU's time is where the master
+    says after each, and a step that is not a multiple of the internal one is taken."""
+    s, md = slave(_need(fmu3), "variable-steps")
+    internal = float(md.coSimulation.fixedInternalStepSize)
+    time_vr = [v for v in md.modelVariables if v.causality == "independent"][0].valueReference
+    try:
+        _init(s, md)
+        t = 0.0
+        for factor in [0.37, 1.0, 2.5, 0.1, 3.0]:
+            _, _, early, last = s.doStep(t, factor * internal)
+            t += factor * internal
+            assert not early and last == t
+            assert s.getFloat64([time_vr]) == [t]
+            assert all(math.isfinite(x) for x in s.getFloat64(outputs(md)))
+    finally:
+        s.freeInstance()
+
+
+def test_hostile_names_and_null_handles_are_harmless(fmu3):
+    """An instance name full of printf conversions and `#` is just a name; calls on a NULL
+    instance are fmi3Error and fmi3FreeInstance(NULL) is a no-op (no crash)."""
+    name = "evil%s%n%x#1#"
+    s, md = slave(_need(fmu3), name)
+    try:
+        assert status(s.doStep, 0.0, harness.default_step(md)) == FMI3_ERROR
+        assert status(s.fmi3Terminate, None) == FMI3_ERROR
+        s.fmi3FreeInstance(None)
+    finally:
+        s.freeInstance()
+    errors = s.log.errors()
+    assert errors and "fmi3DoStep" in errors[0][2], s.log.records

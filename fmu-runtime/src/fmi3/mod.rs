@@ -8,12 +8,17 @@
 //! - [`state_machine`]: the FMI 3.0 call-state masks;
 //! - [`component`]: the instance behind `fmi3Instance` (intermediate update, early
 //!   return, the state a discarded step returns to);
-//! - [`exports`]: the 75 `#[no_mangle]` functions.
+//! - [`exports`]: the `#[no_mangle]` functions of instances, variables and FMU states;
+//! - [`do_step`]: `fmi3DoStep`, with intermediate update and early return;
+//! - [`unsupported`]: the functions of capabilities this FMU does not have (all 75 symbols
+//!   must exist).
 
 pub mod component;
+pub mod do_step;
 pub mod exports;
 pub mod state_machine;
 pub mod types;
+pub mod unsupported;
 
 #[cfg(test)]
 mod tests;

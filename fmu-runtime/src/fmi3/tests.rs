@@ -5,8 +5,10 @@
 #![allow(non_snake_case)]
 
 use super::component::Fmi3Component;
+use super::do_step::*;
 use super::exports::*;
 use super::types::*;
+use super::unsupported::*;
 use crate::fmi2::call::Handle;
 use crate::fmi2::logging::Logger;
 use crate::fmi2::state_machine::FmiState;
