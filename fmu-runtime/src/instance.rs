@@ -594,6 +594,8 @@ pub struct Instance {
     last_parameter_work: f64,
     /// Re-charts of z-y-x rotations so far (for the log).
     recharts: u64,
+    /// The explicit-ODE view for Model Exchange, made when first asked for.
+    ode: Option<Box<solver::ode::OdeWork>>,
     /// Test hook: the internal step after this many more fails (checks failure paths that
     /// a small test model cannot reach by physics).
     #[cfg(test)]
@@ -637,6 +639,7 @@ impl Instance {
             parameter_changes: 0,
             last_parameter_work: 0.0,
             recharts: 0,
+            ode: None,
             #[cfg(test)]
             fail_after_internal_steps: None,
         };
@@ -1116,6 +1119,91 @@ impl Instance {
     /// update; the step's own result is not changed by it.
     pub fn capture_intermediate_outputs(&mut self) {
         solver::capture_outputs(&self.model, &self.layout, &self.state, &mut self.work);
+    }
+
+    /// The explicit-ODE view (Model Exchange, [`solver::ode`]) of the initialized state,
+    /// made at the first call (the partition is chosen at the configuration then).
+    fn ode(&mut self) -> Result<Box<solver::ode::OdeWork>, String> {
+        if !self.initialized {
+            return Err("the continuous states exist after initialization".into());
+        }
+        if !self.work.drives.is_empty() || self.model.mechanism.base.is_some() {
+            return Err(
+                "Model Exchange does not cover prescribed joint motions or a moving base yet"
+                    .into(),
+            );
+        }
+        Ok(match self.ode.take() {
+            Some(o) => o,
+            None => Box::new(solver::ode::OdeWork::new(
+                &self.model,
+                &self.layout,
+                &self.params,
+                &mut self.state,
+                &mut self.work,
+            )?),
+        })
+    }
+
+    /// Number of continuous states x = [z_i; ż_i; w].
+    pub fn ode_len(&mut self) -> Result<usize, String> {
+        let o = self.ode()?;
+        let n = o.len(&self.layout);
+        self.ode = Some(o);
+        Ok(n)
+    }
+
+    /// The continuous states of the current state.
+    pub fn ode_states(&mut self, x: &mut [f64]) -> Result<(), String> {
+        let o = self.ode()?;
+        o.states(&self.layout, &self.state, x);
+        self.ode = Some(o);
+        Ok(())
+    }
+
+    /// Sets the continuous states (the dependent coordinates and rates follow).
+    pub fn set_ode_states(&mut self, x: &[f64]) -> Result<(), String> {
+        let mut o = self.ode()?;
+        let r = o.set_states(
+            &self.model,
+            &self.layout,
+            &self.params,
+            &mut self.state,
+            &mut self.work,
+            x,
+        );
+        self.ode = Some(o);
+        r
+    }
+
+    /// ẋ at the current state and time; the outputs are refreshed to it.
+    pub fn ode_derivatives(&mut self, dx: &mut [f64]) -> Result<(), String> {
+        let mut o = self.ode()?;
+        let r = o.derivatives(
+            &self.model,
+            &self.layout,
+            &self.params,
+            &mut self.state,
+            &mut self.work,
+            dx,
+        );
+        self.ode = Some(o);
+        r?;
+        solver::capture_outputs(&self.model, &self.layout, &self.state, &mut self.work);
+        Ok(())
+    }
+
+    /// Typical magnitudes of the continuous states ([`solver::ode::OdeWork::nominals`]).
+    pub fn ode_nominals(&mut self, nominal: &mut [f64]) -> Result<(), String> {
+        let o = self.ode()?;
+        o.nominals(&self.layout, nominal);
+        self.ode = Some(o);
+        Ok(())
+    }
+
+    /// Model Exchange: the time of the state (the master's integrator owns it).
+    pub fn set_time(&mut self, t: f64) {
+        self.state.time = t;
     }
 
     /// Current value of an FMI variable.

@@ -173,6 +173,91 @@ fn fill_phid(ds: &mut DoubleStepWork, phi_z: &[f64], nz: usize) {
     }
 }
 
+/// The partition and the position and velocity problems, for the explicit-ODE view of
+/// Model Exchange ([`super::ode`]), which keeps its own `DoubleStepWork`.
+impl DoubleStepWork {
+    /// Chooses the partition at Φ_z (full-pivoting elimination): `order()` then lists the
+    /// `rank()` dependent coordinates first, the independent ones after.
+    pub(super) fn choose(&mut self, phi_z: &[f64], nc: usize, nz: usize) {
+        let (rank, _) =
+            choose_partition(phi_z, nc, nz, &mut self.ge, &mut self.order, &mut self.rows);
+        self.rank = rank;
+    }
+
+    pub(super) fn rank(&self) -> usize {
+        self.rank
+    }
+
+    pub(super) fn independent(&self) -> usize {
+        self.nf()
+    }
+
+    /// Joint coordinates, dependent ones first.
+    pub(super) fn order(&self) -> &[usize] {
+        &self.order
+    }
+
+    /// Solves Φ(z_d; z_i) = 0 for the dependent entries of `z` (a warm start), leaving
+    /// `eval` and the LU of Φ_z^d at the solution, then R_d = −(Φ_z^d)⁻¹ Φ_z^i.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn positions(
+        &mut self,
+        m: &CompiledModel,
+        l: &Layout,
+        p: &[f64],
+        eval: &mut Evaluation,
+        z: &mut [f64],
+        w: &[f64],
+        wd: &[f64],
+    ) -> Result<(), String> {
+        let nz = l.nz;
+        self.z.copy_from_slice(z);
+        self.zero.fill(0.0);
+        solve_positions(m, l, p, self, eval, w, wd)?;
+        z.copy_from_slice(&self.z);
+        let (r, nf) = (self.rank, self.nf());
+        for k in 0..nf {
+            for a in 0..r {
+                self.rhs[a] = -eval.phi_z[self.rows[a] * nz + self.order[r + k]];
+            }
+            lu_solve(
+                &self.phid[..r * r],
+                r,
+                &self.phid_piv[..r],
+                &self.phid_scale[..2 * r],
+                &mut self.rhs[..r],
+            );
+            for a in 0..r {
+                self.rd[a * nf + k] = self.rhs[a];
+            }
+        }
+        Ok(())
+    }
+
+    /// R_d (rank × independent, row-major) of the last [`DoubleStepWork::positions`].
+    pub(super) fn rd(&self) -> &[f64] {
+        &self.rd[..self.rank * self.nf()]
+    }
+
+    /// Φ_z^d y = b for the constraint rows of the partition: `b[a]` is the right-hand side
+    /// of row `rows[a]` on entry, the dependent coordinate `order[a]`'s value on exit.
+    pub(super) fn solve_dependent(&self, b: &mut [f64]) {
+        let r = self.rank;
+        lu_solve(
+            &self.phid[..r * r],
+            r,
+            &self.phid_piv[..r],
+            &self.phid_scale[..2 * r],
+            &mut b[..r],
+        );
+    }
+
+    /// Constraint rows of the partition (Φ_z^d's rows).
+    pub(super) fn rows(&self) -> &[usize] {
+        &self.rows[..self.rank]
+    }
+}
+
 /// Chooses the partition at the first step and re-chooses it when Φ_z^d has become
 /// ill-conditioned compared with the best available choice.
 fn update_partition(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace) {

@@ -13,6 +13,7 @@ pub mod input_change;
 pub mod linalg;
 mod multipliers;
 pub mod newton;
+pub mod ode;
 mod outputs;
 pub mod plan;
 mod predictor;

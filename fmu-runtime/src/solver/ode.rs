@@ -1,0 +1,359 @@
+//! The machine as an explicit ODE ẋ = f(t, x), for Model Exchange: a master's integrator
+//! (CVode, DASSL, ...) instead of the trapezoidal Newton loop.
+//!
+//! The continuous states are a minimal set: the independent joint coordinates z_i of the
+//! double-step partition ([`super::double_step`]: full-pivoting elimination on Φ_z, seed
+//! 001 §2.1.4), their rates ż_i, and the first-order states w (pressures, spools, pump
+//! displacements, friction states):
+//!
+//! ```text
+//! x = [z_i; ż_i; w]        ẋ = [ż_i; z̈_i; ẇ]
+//! ```
+//!
+//! Setting x solves the position problem Φ(z_d; z_i) = 0 by Newton for the dependent
+//! coordinates and gives ż = R_z ż_i (R_z = [R_d; I], R_d = −(Φ_z^d)⁻¹ Φ_z^i). The
+//! derivatives:
+//! - ẇ from the first-order residuals, each linear in its own rate (`ṗ − rate`,
+//!   `τ u̇ + u − u_set`, ...): one evaluation for the base and one per state, each using the
+//!   rates already found (as the consistent initial rates do);
+//! - z̈ from the reduced equations R_zᵀ (M z̈ − Q) = 0 with z̈ = R_z z̈_i + z̈⁰, where z̈⁰ has
+//!   z̈_i = 0 and the dependent accelerations that satisfy Φ_z z̈⁰ + Φ̇_z ż = 0:
+//!   (R_zᵀ M R_z) z̈_i = −R_zᵀ (M z̈⁰ − Q).
+//!
+//! An open chain has no dependent coordinates (R_z = I: M z̈ = Q). The constraints hold to
+//! the position solve's tolerance at every evaluation, so no drift needs stabilising.
+//!
+//! A first-order state whose residual does not involve its rate (an ideal spool, τ = 0:
+//! `u − u_set = 0`) is algebraic, not a continuous state: it is solved from its residual
+//! (Newton on that one unknown) at every evaluation and left out of x.
+
+use super::double_step::DoubleStepWork;
+use super::linalg::{lu_factor, lu_solve};
+use super::{Layout, Workspace};
+use crate::instance::State;
+use crate::mechanics::dynamics::{CompositeInertia, mass_matrix};
+use crate::model::CompiledModel;
+
+/// Buffers of the ODE view, allocated when a Model Exchange instance first asks for them.
+pub struct OdeWork {
+    partition: DoubleStepWork,
+    mm: Vec<f64>,
+    composite: Vec<CompositeInertia>,
+    /// R_z (nz × nf, row-major), M R_z, and the reduced mass R_zᵀ M R_z with its LU.
+    rz: Vec<f64>,
+    mrz: Vec<f64>,
+    reduced: Vec<f64>,
+    piv: Vec<usize>,
+    lu_scale: Vec<f64>,
+    rhs: Vec<f64>,
+    zdd: Vec<f64>,
+    wd: Vec<f64>,
+    r0: Vec<f64>,
+    /// First-order states that are continuous states (their residual involves their rate),
+    /// and those that are algebraic.
+    dynamic: Vec<usize>,
+    algebraic: Vec<usize>,
+}
+
+impl OdeWork {
+    /// The ODE of the state `st` (initialized): the partition is chosen at its
+    /// configuration, and the position problem solved there (its LU and R_d are what the
+    /// derivatives use until the next [`OdeWork::set_states`]).
+    pub fn new(
+        m: &CompiledModel,
+        l: &Layout,
+        p: &[f64],
+        st: &mut State,
+        ws: &mut Workspace,
+    ) -> Result<OdeWork, String> {
+        let (nz, nw) = (l.nz, l.nw);
+        let mut partition = DoubleStepWork::new(l, &ws.tol, &ws.scale);
+        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        partition.choose(&ws.eval.phi_z, l.nc, nz);
+        if partition.rank() > 0 {
+            partition.positions(m, l, p, &mut ws.eval, &mut st.z, &st.w, &st.wd)?;
+        }
+        let nf = partition.independent();
+        // Which first-order residuals involve their own rate.
+        let mut wd = vec![0.0; nw];
+        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &wd);
+        let r0 = ws.eval.r_first.clone();
+        let (mut dynamic, mut algebraic) = (Vec::new(), Vec::new());
+        for j in 0..nw {
+            wd[j] = 1.0;
+            ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &wd);
+            wd[j] = 0.0;
+            if ws.eval.r_first[j] != r0[j] {
+                dynamic.push(j);
+            } else {
+                algebraic.push(j);
+            }
+        }
+        Ok(OdeWork {
+            dynamic,
+            algebraic,
+            partition,
+            mm: vec![0.0; nz * nz],
+            composite: vec![CompositeInertia::default(); m.mechanism.bodies.len()],
+            rz: vec![0.0; nz * nf],
+            mrz: vec![0.0; nz * nf],
+            reduced: vec![0.0; nf * nf],
+            piv: vec![0; nf.max(nz)],
+            lu_scale: vec![0.0; 2 * nf.max(nz)],
+            rhs: vec![0.0; nz.max(nf)],
+            zdd: vec![0.0; nz],
+            wd: vec![0.0; nw],
+            r0: vec![0.0; nw],
+        })
+    }
+
+    /// Independent joint coordinates.
+    pub fn independent(&self) -> usize {
+        self.partition.independent()
+    }
+
+    /// Length of x: 2 n_f + the dynamic first-order states.
+    pub fn len(&self, l: &Layout) -> usize {
+        let _ = l;
+        2 * self.independent() + self.dynamic.len()
+    }
+
+    /// Whether the ODE has no states (a machine without joints or oil).
+    pub fn is_empty(&self, l: &Layout) -> bool {
+        self.len(l) == 0
+    }
+
+    /// The joint coordinate of independent coordinate `k`.
+    pub fn coordinate(&self, k: usize) -> usize {
+        self.partition.order()[self.partition.rank() + k]
+    }
+
+    /// x of the state.
+    pub fn states(&self, l: &Layout, st: &State, x: &mut [f64]) {
+        let nf = self.independent();
+        for k in 0..nf {
+            let c = self.coordinate(k);
+            x[k] = st.z[c];
+            x[nf + k] = st.zd[c];
+        }
+        let _ = l;
+        for (i, &j) in self.dynamic.iter().enumerate() {
+            x[2 * nf + i] = st.w[j];
+        }
+    }
+
+    /// Puts x into the state: the independent coordinates and rates and the first-order
+    /// states as given, the dependent ones from the position and velocity problems.
+    pub fn set_states(
+        &mut self,
+        m: &CompiledModel,
+        l: &Layout,
+        p: &[f64],
+        st: &mut State,
+        ws: &mut Workspace,
+        x: &[f64],
+    ) -> Result<(), String> {
+        let nf = self.independent();
+        let r = self.partition.rank();
+        for k in 0..nf {
+            let c = self.coordinate(k);
+            st.z[c] = x[k];
+            st.zd[c] = x[nf + k];
+        }
+        for (i, &j) in self.dynamic.iter().enumerate() {
+            st.w[j] = x[2 * nf + i];
+        }
+        if r > 0 {
+            self.partition
+                .positions(m, l, p, &mut ws.eval, &mut st.z, &st.w, &st.wd)?;
+            let order = self.partition.order();
+            let rd = self.partition.rd();
+            for a in 0..r {
+                st.zd[order[a]] = (0..nf).map(|k| rd[a * nf + k] * x[nf + k]).sum();
+            }
+        }
+        if st
+            .z
+            .iter()
+            .chain(&st.zd)
+            .chain(&st.w)
+            .all(|v| v.is_finite())
+        {
+            Ok(())
+        } else {
+            Err("a continuous state is not finite".into())
+        }
+    }
+
+    /// ẋ at the state (after [`OdeWork::set_states`]); the state's z̈ and ẇ are set too,
+    /// and the evaluation is left at the consistent point (for the outputs).
+    pub fn derivatives(
+        &mut self,
+        m: &CompiledModel,
+        l: &Layout,
+        p: &[f64],
+        st: &mut State,
+        ws: &mut Workspace,
+        dx: &mut [f64],
+    ) -> Result<(), String> {
+        let (nz, nw) = (l.nz, l.nw);
+        let nf = self.independent();
+        let r = self.partition.rank();
+        self.solve_algebraic(m, l, p, st, ws)?;
+        // ẇ: each first-order residual is linear in its own rate.
+        self.wd.fill(0.0);
+        ws.eval
+            .run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &self.wd);
+        self.r0.copy_from_slice(&ws.eval.r_first);
+        for &j in &self.dynamic {
+            self.wd[j] = 1.0;
+            ws.eval
+                .run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &self.wd);
+            let c = ws.eval.r_first[j] - self.r0[j];
+            self.wd[j] = -self.r0[j] / c;
+        }
+        st.wd.copy_from_slice(&self.wd);
+        // z̈⁰: independent accelerations zero, dependent ones closing Φ_z z̈ + Φ̇_z ż = 0.
+        self.zdd.fill(0.0);
+        ws.eval
+            .run(m, l, p, &st.z, &st.zd, &self.zdd, &st.w, &st.wd);
+        if r > 0 {
+            let rows = self.partition.rows();
+            for a in 0..r {
+                self.rhs[a] = -ws.eval.phi_bias[rows[a]];
+            }
+            self.partition.solve_dependent(&mut self.rhs);
+            let order = self.partition.order();
+            for a in 0..r {
+                self.zdd[order[a]] = self.rhs[a];
+            }
+            ws.eval
+                .run(m, l, p, &st.z, &st.zd, &self.zdd, &st.w, &st.wd);
+        }
+        // (R_zᵀ M R_z) z̈_i = −R_zᵀ (M z̈⁰ − Q).
+        mass_matrix(
+            &m.mechanism,
+            &ws.eval.kin,
+            &mut self.composite,
+            &mut self.mm,
+        );
+        self.rz.fill(0.0);
+        {
+            let order = self.partition.order();
+            let rd = self.partition.rd();
+            for k in 0..nf {
+                self.rz[order[r + k] * nf + k] = 1.0;
+                for a in 0..r {
+                    self.rz[order[a] * nf + k] = rd[a * nf + k];
+                }
+            }
+        }
+        for i in 0..nz {
+            for k in 0..nf {
+                self.mrz[i * nf + k] = (0..nz)
+                    .map(|j| self.mm[i * nz + j] * self.rz[j * nf + k])
+                    .sum();
+            }
+        }
+        for a in 0..nf {
+            for b in 0..nf {
+                self.reduced[a * nf + b] = (0..nz)
+                    .map(|i| self.rz[i * nf + a] * self.mrz[i * nf + b])
+                    .sum();
+            }
+            self.rhs[a] = -(0..nz)
+                .map(|i| self.rz[i * nf + a] * ws.eval.r_mech[i])
+                .sum::<f64>();
+        }
+        lu_factor(
+            &mut self.reduced,
+            nf,
+            &mut self.piv[..nf],
+            &mut self.lu_scale[..2 * nf],
+        )
+        .map_err(|e| format!("the reduced mass matrix: {e}"))?;
+        lu_solve(
+            &self.reduced,
+            nf,
+            &self.piv[..nf],
+            &self.lu_scale[..2 * nf],
+            &mut self.rhs[..nf],
+        );
+        for i in 0..nz {
+            self.zdd[i] += (0..nf)
+                .map(|k| self.rz[i * nf + k] * self.rhs[k])
+                .sum::<f64>();
+        }
+        st.zdd.copy_from_slice(&self.zdd);
+        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        for k in 0..nf {
+            let c = self.coordinate(k);
+            dx[k] = st.zd[c];
+            dx[nf + k] = st.zdd[c];
+        }
+        for (i, &j) in self.dynamic.iter().enumerate() {
+            dx[2 * nf + i] = st.wd[j];
+        }
+        let _ = nw;
+        if dx[..self.len(l)].iter().all(|v| v.is_finite()) {
+            Ok(())
+        } else {
+            Err("a state derivative is not finite".into())
+        }
+    }
+
+    /// Solves the residual of each algebraic first-order state for it (Newton on the one
+    /// unknown, a secant slope; an ideal spool's is linear and takes one update).
+    fn solve_algebraic(
+        &mut self,
+        m: &CompiledModel,
+        l: &Layout,
+        p: &[f64],
+        st: &mut State,
+        ws: &mut Workspace,
+    ) -> Result<(), String> {
+        self.wd.fill(0.0);
+        for &j in &self.algebraic {
+            for _ in 0..20 {
+                ws.eval
+                    .run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &self.wd);
+                let r = ws.eval.r_first[j];
+                let w0 = st.w[j];
+                let delta = 1e-7 * w0.abs().max(1e-3);
+                st.w[j] = w0 + delta;
+                ws.eval
+                    .run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &self.wd);
+                let slope = (ws.eval.r_first[j] - r) / delta;
+                if slope == 0.0 || !slope.is_finite() {
+                    st.w[j] = w0;
+                    return Err(format!(
+                        "algebraic state {j} has a residual that does not depend on it"
+                    ));
+                }
+                st.w[j] = w0 - r / slope;
+                if (st.w[j] - w0).abs() <= 1e-12 * w0.abs().max(1e-9) {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Typical magnitudes of the states for the master's error control: 1 for
+    /// coordinates (m, rad) and rates, 1e7 Pa for pressures, 1 for relative spool and pump
+    /// positions, 1e-4 for friction states (bristle deflections of micrometres).
+    pub fn nominals(&self, l: &Layout, nominal: &mut [f64]) {
+        let nf = self.independent();
+        nominal[..2 * nf].fill(1.0);
+        let positions = l.n_pressures + l.n_spools + l.n_displacements;
+        for (i, &k) in self.dynamic.iter().enumerate() {
+            nominal[2 * nf + i] = if k < l.n_pressures {
+                1e7
+            } else if k < positions {
+                1.0
+            } else {
+                1e-4
+            };
+        }
+    }
+}
