@@ -1,4 +1,4 @@
-/* A minimal FMI 2.0 Co-Simulation master in portable C, compiled for every platform
+/* A minimal FMI 2.0 / 3.0 Co-Simulation master in portable C, compiled for every platform
  * hydromech ships (native cc for linux64, x86_64-w64-mingw32-gcc for win64, run under wine;
  * aarch64-linux-gnu-gcc for ARM64, run under qemu-aarch64). It runs one FMU binary through
  * a plan and writes every output as its IEEE-754 bit pattern, so that the results of the
@@ -19,11 +19,14 @@
  *   values                           then <steps> rows of <m> input values (row k: before step k)
  * Output (argv[2]): a line per communication point from the start (or the restored step):
  *   <k> <outputs as hex>
- * Exit codes: 0 ok, 2 bad plan or binary, 3 fmi2Instantiate returned NULL, 4 another call
- * failed. The FMU's log goes to stderr.
+ * With a third argument `fmi3` the same plan runs through the fmi3* functions (resources
+ * is then a file path, guid the instantiation token); the output is the same.
+ * Exit codes: 0 ok, 2 bad plan or binary, 3 the instantiate function returned NULL, 4 another
+ * call failed. The FMU's log goes to stderr.
  */
 #define __USE_MINGW_ANSI_STDIO 1
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +120,58 @@ static void check(fmi2Status status, const char *call) {
     }
 }
 
+/* FMI 3.0 types (fmi3PlatformTypes.h): Float64 double, ValueReference uint32_t, Boolean
+   bool, the status an int-sized enum. */
+static void logger3(void *env, int status, const char *category, const char *message) {
+    (void)env;
+    fprintf(stderr, "[fmi3] %d %s: %s\n", status, category ? category : "?", message);
+}
+
+/* The calls the plan needs, the same for both versions. */
+typedef struct {
+    const char *version;
+    void *c;
+    int (*set_real)(void *, const unsigned int *, size_t, const double *);
+    int (*get_real)(void *, const unsigned int *, size_t, double *);
+    int (*exit_init)(void *);
+    int (*terminate)(void *);
+    void (*free_instance)(void *);
+    int (*get_state)(void *, void **);
+    int (*set_state)(void *, void *);
+    int (*free_state)(void *, void **);
+    int (*state_size)(void *, void *, size_t *);
+    int (*serialize)(void *, void *, char *, size_t);
+    int (*deserialize)(void *, const char *, size_t, void **);
+    /* fmi2DoStep or fmi3DoStep */
+    int (*do_step2)(void *, double, double, int);
+    int (*do_step3)(void *, double, double, bool, bool *, bool *, bool *, double *);
+    int (*set_real3)(void *, const unsigned int *, size_t, const double *, size_t);
+    int (*get_real3)(void *, const unsigned int *, size_t, double *, size_t);
+} Api;
+
+static int set_real(Api *a, const unsigned int *vr, size_t n, const double *v) {
+    return a->set_real3 ? a->set_real3(a->c, vr, n, v, n) : a->set_real(a->c, vr, n, v);
+}
+
+static int get_real(Api *a, const unsigned int *vr, size_t n, double *v) {
+    return a->get_real3 ? a->get_real3(a->c, vr, n, v, n) : a->get_real(a->c, vr, n, v);
+}
+
+static int do_step(Api *a, double t, double h) {
+    if (a->do_step3) {
+        bool event = false, terminate = false, early = false;
+        double last = t;
+        int status = a->do_step3(a->c, t, h, true, &event, &terminate, &early, &last);
+        if (status <= 1 && (early || event || terminate || last != t + h)) {
+            fprintf(stderr, "driver: fmi3DoStep from %g by %g ended at %g (early %d)\n", t, h,
+                    last, (int)early);
+            return 4;
+        }
+        return status;
+    }
+    return a->do_step2(a->c, t, h, 1);
+}
+
 int main(int argc, char **argv) {
     char binary[4096], resources[4096], guid[256], save_file[4096], restore_file[4096];
     unsigned int *set_vr, *in_vr, *out_vr;
@@ -128,8 +183,11 @@ int main(int argc, char **argv) {
     fmi2CallbackFunctions callbacks = {logger, calloc, free, NULL, NULL};
     FILE *out;
 
-    if (argc != 3) {
-        fprintf(stderr, "usage: fmu_driver PLAN OUTPUT\n");
+    int fmi3 = argc == 4 && strcmp(argv[3], "fmi3") == 0;
+    Api api;
+    memset(&api, 0, sizeof api);
+    if (argc != 3 && !fmi3) {
+        fprintf(stderr, "usage: fmu_driver PLAN OUTPUT [fmi3]\n");
         return 2;
     }
     plan = fopen(argv[1], "r");
@@ -193,103 +251,128 @@ int main(int argc, char **argv) {
         fprintf(stderr, "driver: cannot load %s\n", binary);
         return 2;
     }
-    {
+    if (fmi3) {
+        void *(*instantiate)(const char *, const char *, const char *, bool, bool, bool, bool,
+                             const unsigned int *, size_t, void *,
+                             void (*)(void *, int, const char *, const char *),
+                             void *) = symbol(lib, "fmi3InstantiateCoSimulation");
+        int (*enter_init)(void *, bool, double, double, bool, double) =
+            symbol(lib, "fmi3EnterInitializationMode");
+        api.version = "fmi3";
+        api.set_real3 = symbol(lib, "fmi3SetFloat64");
+        api.get_real3 = symbol(lib, "fmi3GetFloat64");
+        api.exit_init = symbol(lib, "fmi3ExitInitializationMode");
+        api.do_step3 = symbol(lib, "fmi3DoStep");
+        api.terminate = symbol(lib, "fmi3Terminate");
+        api.free_instance = symbol(lib, "fmi3FreeInstance");
+        api.get_state = symbol(lib, "fmi3GetFMUState");
+        api.set_state = symbol(lib, "fmi3SetFMUState");
+        api.free_state = symbol(lib, "fmi3FreeFMUState");
+        api.state_size = symbol(lib, "fmi3SerializedFMUStateSize");
+        api.serialize = symbol(lib, "fmi3SerializeFMUState");
+        api.deserialize = symbol(lib, "fmi3DeserializeFMUState");
+        api.c = instantiate("driver", guid, strcmp(resources, "NULL") == 0 ? NULL : resources,
+                            false, false, false, false, NULL, 0, NULL, logger3, NULL);
+        if (!api.c) {
+            fprintf(stderr, "driver: fmi3InstantiateCoSimulation returned NULL\n");
+            return 3;
+        }
+        if (n_set > 0) check(set_real(&api, set_vr, (size_t)n_set, set_value), "fmi3SetFloat64");
+        if (initial && n_in > 0) check(set_real(&api, in_vr, (size_t)n_in, initial), "fmi3SetFloat64");
+        check(enter_init(api.c, false, 0.0, start, false, 0.0), "fmi3EnterInitializationMode");
+    } else {
         fmi2Component (*instantiate)(fmi2String, int, fmi2String, fmi2String,
                                      const fmi2CallbackFunctions *, fmi2Boolean, fmi2Boolean) =
             symbol(lib, "fmi2Instantiate");
         fmi2Status (*setup)(fmi2Component, fmi2Boolean, fmi2Real, fmi2Real, fmi2Boolean, fmi2Real) =
             symbol(lib, "fmi2SetupExperiment");
         fmi2Status (*enter_init)(fmi2Component) = symbol(lib, "fmi2EnterInitializationMode");
-        fmi2Status (*exit_init)(fmi2Component) = symbol(lib, "fmi2ExitInitializationMode");
-        fmi2Status (*set_real)(fmi2Component, const fmi2ValueReference *, size_t, const fmi2Real *) =
-            symbol(lib, "fmi2SetReal");
-        fmi2Status (*get_real)(fmi2Component, const fmi2ValueReference *, size_t, fmi2Real *) =
-            symbol(lib, "fmi2GetReal");
-        fmi2Status (*do_step)(fmi2Component, fmi2Real, fmi2Real, fmi2Boolean) =
-            symbol(lib, "fmi2DoStep");
-        fmi2Status (*terminate)(fmi2Component) = symbol(lib, "fmi2Terminate");
-        void (*free_instance)(fmi2Component) = symbol(lib, "fmi2FreeInstance");
-        fmi2Status (*get_state)(fmi2Component, fmi2FMUstate *) = symbol(lib, "fmi2GetFMUstate");
-        fmi2Status (*set_state)(fmi2Component, fmi2FMUstate) = symbol(lib, "fmi2SetFMUstate");
-        fmi2Status (*free_state)(fmi2Component, fmi2FMUstate *) = symbol(lib, "fmi2FreeFMUstate");
-        fmi2Status (*state_size)(fmi2Component, fmi2FMUstate, size_t *) =
-            symbol(lib, "fmi2SerializedFMUstateSize");
-        fmi2Status (*serialize)(fmi2Component, fmi2FMUstate, fmi2Byte *, size_t) =
-            symbol(lib, "fmi2SerializeFMUstate");
-        fmi2Status (*deserialize)(fmi2Component, const fmi2Byte *, size_t, fmi2FMUstate *) =
-            symbol(lib, "fmi2DeSerializeFMUstate");
-
-        c = instantiate("driver", 1 /* fmi2CoSimulation */, guid,
-                        strcmp(resources, "NULL") == 0 ? NULL : resources, &callbacks, 0, 0);
-        if (!c) {
+        api.version = "fmi2";
+        api.set_real = symbol(lib, "fmi2SetReal");
+        api.get_real = symbol(lib, "fmi2GetReal");
+        api.exit_init = symbol(lib, "fmi2ExitInitializationMode");
+        api.do_step2 = symbol(lib, "fmi2DoStep");
+        api.terminate = symbol(lib, "fmi2Terminate");
+        api.free_instance = symbol(lib, "fmi2FreeInstance");
+        api.get_state = symbol(lib, "fmi2GetFMUstate");
+        api.set_state = symbol(lib, "fmi2SetFMUstate");
+        api.free_state = symbol(lib, "fmi2FreeFMUstate");
+        api.state_size = symbol(lib, "fmi2SerializedFMUstateSize");
+        api.serialize = symbol(lib, "fmi2SerializeFMUstate");
+        api.deserialize = symbol(lib, "fmi2DeSerializeFMUstate");
+        api.c = instantiate("driver", 1 /* fmi2CoSimulation */, guid,
+                            strcmp(resources, "NULL") == 0 ? NULL : resources, &callbacks, 0, 0);
+        if (!api.c) {
             fprintf(stderr, "driver: fmi2Instantiate returned NULL\n");
             return 3;
         }
-        check(setup(c, 0, 0.0, start, 0, 0.0), "fmi2SetupExperiment");
-        if (n_set > 0) check(set_real(c, set_vr, (size_t)n_set, set_value), "fmi2SetReal");
-        if (initial && n_in > 0) check(set_real(c, in_vr, (size_t)n_in, initial), "fmi2SetReal");
-        check(enter_init(c), "fmi2EnterInitializationMode");
-        check(exit_init(c), "fmi2ExitInitializationMode");
-        k = 0;
-        if (restore_at >= 0) {
-            FILE *f = fopen(restore_file, "rb");
-            long size;
-            char *bytes;
-            fmi2FMUstate state = NULL;
-            if (!f) {
-                fprintf(stderr, "driver: cannot open %s\n", restore_file);
-                return 2;
-            }
-            fseek(f, 0, SEEK_END);
-            size = ftell(f);
-            fseek(f, 0, SEEK_SET);
-            bytes = malloc(size > 0 ? (size_t)size : 1);
-            if (fread(bytes, 1, (size_t)size, f) != (size_t)size) return 2;
-            fclose(f);
-            check(deserialize(c, bytes, (size_t)size, &state), "fmi2DeSerializeFMUstate");
-            check(set_state(c, state), "fmi2SetFMUstate");
-            check(free_state(c, &state), "fmi2FreeFMUstate");
-            free(bytes);
-            k = restore_at;
-        }
-        out = fopen(argv[2], "w");
-        if (!out) {
-            fprintf(stderr, "driver: cannot write %s\n", argv[2]);
+        check(setup(api.c, 0, 0.0, start, 0, 0.0), "fmi2SetupExperiment");
+        if (n_set > 0) check(set_real(&api, set_vr, (size_t)n_set, set_value), "fmi2SetReal");
+        if (initial && n_in > 0) check(set_real(&api, in_vr, (size_t)n_in, initial), "fmi2SetReal");
+        check(enter_init(api.c), "fmi2EnterInitializationMode");
+    }
+    c = api.c;
+    (void)c;
+    check(api.exit_init(api.c), "ExitInitializationMode");
+    k = 0;
+    if (restore_at >= 0) {
+        FILE *f = fopen(restore_file, "rb");
+        long size;
+        char *bytes;
+        void *state = NULL;
+        if (!f) {
+            fprintf(stderr, "driver: cannot open %s\n", restore_file);
             return 2;
         }
-        for (i = 0; i < k * n_in; i++) next(); /* skip the rows before the restored step */
-        for (;; k++) {
-            check(get_real(c, out_vr, (size_t)n_out, out_value), "fmi2GetReal");
-            fprintf(out, "%ld", k);
-            for (i = 0; i < n_out; i++)
-                fprintf(out, " %016llx", (unsigned long long)bits_of(out_value[i]));
-            fputc('\n', out);
-            if (k == save_at) {
-                fmi2FMUstate state = NULL;
-                size_t size = 0;
-                char *bytes;
-                FILE *f;
-                check(get_state(c, &state), "fmi2GetFMUstate");
-                check(state_size(c, state, &size), "fmi2SerializedFMUstateSize");
-                bytes = malloc(size);
-                check(serialize(c, state, bytes, size), "fmi2SerializeFMUstate");
-                check(free_state(c, &state), "fmi2FreeFMUstate");
-                f = fopen(save_file, "wb");
-                if (!f || fwrite(bytes, 1, size, f) != size) return 2;
-                fclose(f);
-                free(bytes);
-            }
-            if (k == steps) break;
-            for (i = 0; i < n_in; i++) in_value[i] = real_of(next());
-            if (n_in > 0) check(set_real(c, in_vr, (size_t)n_in, in_value), "fmi2SetReal");
-            if (points)
-                check(do_step(c, points[k], points[k + 1] - points[k], 1), "fmi2DoStep");
-            else
-                check(do_step(c, start + (double)k * step, step, 1), "fmi2DoStep");
-        }
-        fclose(out);
-        check(terminate(c), "fmi2Terminate");
-        free_instance(c);
+        fseek(f, 0, SEEK_END);
+        size = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        bytes = malloc(size > 0 ? (size_t)size : 1);
+        if (fread(bytes, 1, (size_t)size, f) != (size_t)size) return 2;
+        fclose(f);
+        check(api.deserialize(api.c, bytes, (size_t)size, &state), "DeserializeFMUState");
+        check(api.set_state(api.c, state), "SetFMUState");
+        check(api.free_state(api.c, &state), "FreeFMUState");
+        free(bytes);
+        k = restore_at;
     }
+    out = fopen(argv[2], "w");
+    if (!out) {
+        fprintf(stderr, "driver: cannot write %s\n", argv[2]);
+        return 2;
+    }
+    for (i = 0; i < k * n_in; i++) next(); /* skip the rows before the restored step */
+    for (;; k++) {
+        check(get_real(&api, out_vr, (size_t)n_out, out_value), "GetReal/GetFloat64");
+        fprintf(out, "%ld", k);
+        for (i = 0; i < n_out; i++)
+            fprintf(out, " %016llx", (unsigned long long)bits_of(out_value[i]));
+        fputc('\n', out);
+        if (k == save_at) {
+            void *state = NULL;
+            size_t size = 0;
+            char *bytes;
+            FILE *f;
+            check(api.get_state(api.c, &state), "GetFMUState");
+            check(api.state_size(api.c, state, &size), "SerializedFMUStateSize");
+            bytes = malloc(size);
+            check(api.serialize(api.c, state, bytes, size), "SerializeFMUState");
+            check(api.free_state(api.c, &state), "FreeFMUState");
+            f = fopen(save_file, "wb");
+            if (!f || fwrite(bytes, 1, size, f) != size) return 2;
+            fclose(f);
+            free(bytes);
+        }
+        if (k == steps) break;
+        for (i = 0; i < n_in; i++) in_value[i] = real_of(next());
+        if (n_in > 0) check(set_real(&api, in_vr, (size_t)n_in, in_value), "SetReal/SetFloat64");
+        if (points)
+            check(do_step(&api, points[k], points[k + 1] - points[k]), "DoStep");
+        else
+            check(do_step(&api, start + (double)k * step, step), "DoStep");
+    }
+    fclose(out);
+    check(api.terminate(api.c), "Terminate");
+    api.free_instance(api.c);
     return 0;
 }

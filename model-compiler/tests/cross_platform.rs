@@ -6,7 +6,8 @@
 //! with mingw and aarch64-gcc, runs each model's standard manoeuvre (its `[report]` table:
 //! inputs at every communication point, parameters) and writes every output as its bit
 //! pattern; the files are compared byte for byte. Half-way it serializes the FMU state; each
-//! platform then restores the state another one wrote and must continue bit for bit.
+//! platform then restores the state another one wrote and must continue bit for bit. The
+//! same plan runs through the `fmi3*` functions too and must give the FMI 2.0 results.
 //!
 //! Needs the win64 and aarch64-linux runtimes in this hydromech, wine, qemu-user and the
 //! cross C compilers (tests/run.sh installs them and sets `HYDROMECH_CROSS_REQUIRED=1`, so
@@ -56,12 +57,18 @@ impl Platform {
 
     /// Runs the driver; returns (exit code, stderr).
     fn run(&self, plan: &Path, output: &Path) -> (i32, String) {
+        self.run_with(plan, output, &[])
+    }
+
+    /// [`Platform::run`] with extra driver arguments (`fmi3`).
+    fn run_with(&self, plan: &Path, output: &Path, extra: &[&str]) -> (i32, String) {
         let mut command = Command::new(&self.launcher[0]);
         command.args(&self.launcher[1..]);
         command
             .arg(&self.driver)
             .arg(self.path(plan))
-            .arg(self.path(output));
+            .arg(self.path(output))
+            .args(extra);
         command.env("WINEDEBUG", "-all");
         let out = command
             .output()
@@ -365,6 +372,27 @@ fn every_fmu_is_bit_identical_on_linux64_win64_and_arm64() {
             results.push((text, std::fs::read(&state).unwrap()));
         }
         let (linux, linux_state) = &results[0];
+        // The same plan through the fmi3* functions (resourcePath a file path): the FMI 2.0
+        // results on linux64, bit for bit, on every platform.
+        for p in &platforms {
+            let separator = if p.windows_paths { "\\" } else { "/" };
+            let resources = format!("{}{separator}", p.path(&case.root.join("resources")));
+            let plan = case.plan_with(p, &resources, None, None);
+            let out = case.root.join(format!("out3-{}.txt", p.name));
+            let (code, stderr) = p.run_with(&plan, &out, &["fmi3"]);
+            assert_eq!(
+                code, 0,
+                "{} through FMI 3.0 on {}: {stderr}",
+                case.stem, p.name
+            );
+            let text = std::fs::read_to_string(&out).unwrap();
+            if let Some((row, col)) = first_difference(linux, &text) {
+                panic!(
+                    "{}: FMI 3.0 on {} differs from FMI 2.0 on linux64 at step {row} in {}",
+                    case.stem, p.name, case.outputs[col]
+                );
+            }
+        }
         for (p, (text, state)) in platforms.iter().zip(&results).skip(1) {
             if let Some((row, col)) = first_difference(linux, text) {
                 panic!(
@@ -403,7 +431,7 @@ fn every_fmu_is_bit_identical_on_linux64_win64_and_arm64() {
             );
         }
         report.push(format!(
-            "{}: {} steps x {} outputs, bit-identical on {}; state {} bytes restores across platforms ({:.1} s)",
+            "{}: {} steps x {} outputs, bit-identical on {} through FMI 2.0 and 3.0; state {} bytes restores across platforms ({:.1} s)",
             case.stem,
             case.steps,
             case.outputs.len(),
