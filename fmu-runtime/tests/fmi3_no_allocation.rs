@@ -5,54 +5,17 @@
 //! every allocation of the test thread while seed 002's rod runs through the C ABI, as a
 //! master would call it, with the model file on disk.
 
+#[path = "support/counting.rs"]
+mod counting;
 mod support;
+
+use counting::count_during;
 
 use fmu_runtime::fmi3::do_step::fmi3DoStep;
 use fmu_runtime::fmi3::exports::*;
 use fmu_runtime::fmi3::types::*;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::ffi::{CString, c_void};
 use std::ptr::{null, null_mut};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note() {
-    if ARMED.with(|a| a.get()) {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn count_during(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
-    ARMED.with(|a| a.set(true));
-    f();
-    ARMED.with(|a| a.set(false));
-    ALLOCATIONS.load(Ordering::SeqCst) - before
-}
 
 /// What the callback reads and sets (the master's side).
 struct Master {

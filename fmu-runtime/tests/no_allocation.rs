@@ -4,45 +4,15 @@
 //! finite-difference tangent) advance, including output reads, snapshots and the spool
 //! commands changing, with and without input derivatives.
 
+#[path = "support/counting.rs"]
+mod counting;
 mod support;
+
+use counting::count_during;
 
 use fmu_runtime::Instance;
 use fmu_runtime::model::{ParamId, Probe};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    // Only the test thread counts: libtest's own threads allocate concurrently.
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note() {
-    if ARMED.with(|a| a.get()) {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 /// The four-bar's crank: its first one-coordinate body.
 fn crank(m: &fmu_runtime::CompiledModel) -> usize {
@@ -51,14 +21,6 @@ fn crank(m: &fmu_runtime::CompiledModel) -> usize {
         .iter()
         .position(|b| b.joint.dof() == 1)
         .unwrap()
-}
-
-fn count_during(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
-    ARMED.with(|a| a.set(true));
-    f();
-    ARMED.with(|a| a.set(false));
-    ALLOCATIONS.load(Ordering::SeqCst) - before
 }
 
 #[test]
