@@ -1083,7 +1083,7 @@ impl Instance {
         if plan.taken < plan.n {
             return Ok(false);
         }
-        solver::capture_outputs(&self.model, &self.layout, &self.state, &mut self.work);
+        self.capture_outputs();
         Ok(true)
     }
 
@@ -1114,10 +1114,10 @@ impl Instance {
         result
     }
 
-    /// The outputs of the state as it stands inside a communication step (after
-    /// [`Instance::internal_step`] returned `Ok(false)`), for a master's intermediate
-    /// update; the step's own result is not changed by it.
-    pub fn capture_intermediate_outputs(&mut self) {
+    /// Takes the outputs of the state as it stands: at the end of a step, inside one (after
+    /// [`Instance::internal_step`] returned `Ok(false)`, for a master's intermediate
+    /// update; the step's result is not changed by it), after an ODE evaluation.
+    pub fn capture_outputs(&mut self) {
         solver::capture_outputs(&self.model, &self.layout, &self.state, &mut self.work);
     }
 
@@ -1148,7 +1148,7 @@ impl Instance {
     /// Number of continuous states x = [z_i; ż_i; w].
     pub fn ode_len(&mut self) -> Result<usize, String> {
         let o = self.ode()?;
-        let n = o.len(&self.layout);
+        let n = o.len();
         self.ode = Some(o);
         Ok(n)
     }
@@ -1156,7 +1156,7 @@ impl Instance {
     /// The continuous states of the current state.
     pub fn ode_states(&mut self, x: &mut [f64]) -> Result<(), String> {
         let o = self.ode()?;
-        o.states(&self.layout, &self.state, x);
+        o.states(&self.state, x);
         self.ode = Some(o);
         Ok(())
     }
@@ -1189,7 +1189,7 @@ impl Instance {
         );
         self.ode = Some(o);
         r?;
-        solver::capture_outputs(&self.model, &self.layout, &self.state, &mut self.work);
+        self.capture_outputs();
         Ok(())
     }
 

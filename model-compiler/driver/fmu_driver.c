@@ -179,7 +179,6 @@ int main(int argc, char **argv) {
     long n_set, n_in, n_out, steps, save_at, restore_at, k, i;
     double start, step;
     void *lib;
-    fmi2Component c;
     fmi2CallbackFunctions callbacks = {logger, calloc, free, NULL, NULL};
     FILE *out;
 
@@ -311,8 +310,6 @@ int main(int argc, char **argv) {
         if (initial && n_in > 0) check(set_real(&api, in_vr, (size_t)n_in, initial), "fmi2SetReal");
         check(enter_init(api.c), "fmi2EnterInitializationMode");
     }
-    c = api.c;
-    (void)c;
     check(api.exit_init(api.c), "ExitInitializationMode");
     k = 0;
     if (restore_at >= 0) {

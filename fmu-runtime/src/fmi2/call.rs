@@ -114,6 +114,27 @@ pub unsafe fn guard<H: Handle>(
     }
 }
 
+/// The category names of a `SetDebugLogging` call; a NULL entry is an error.
+///
+/// # Safety
+/// If `n > 0` and `categories` is not NULL, it holds `n` pointers, each NULL or a C string.
+pub(crate) unsafe fn category_names<'a>(
+    categories: *const *const std::ffi::c_char,
+    n: usize,
+) -> Result<Vec<&'a std::ffi::CStr>, String> {
+    // SAFETY: forwarded contract.
+    let pointers = unsafe { slice_in(categories, n, "categories[]")? };
+    let mut names = Vec::with_capacity(pointers.len());
+    for (i, &p) in pointers.iter().enumerate() {
+        if p.is_null() {
+            return Err(format!("categories[{i}] is NULL"));
+        }
+        // SAFETY: non-NULL, a C string by the contract.
+        names.push(unsafe { std::ffi::CStr::from_ptr(p) });
+    }
+    Ok(names)
+}
+
 /// A master-provided input array of `n` elements (empty if `n == 0`, whatever `ptr` is).
 ///
 /// # Safety

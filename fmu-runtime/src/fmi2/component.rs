@@ -264,6 +264,24 @@ impl Component {
         Ok(())
     }
 
+    /// The start and (optional) stop time of the experiment (`fmi2SetupExperiment`,
+    /// `fmi3EnterInitializationMode`): finite, the stop not before the start.
+    pub fn set_experiment(&mut self, start: f64, stop: Option<f64>) -> Result<(), String> {
+        if !start.is_finite() {
+            return Err(format!("startTime must be finite, is {start}"));
+        }
+        if let Some(stop) = stop
+            && !(stop.is_finite() && stop >= start)
+        {
+            return Err(format!(
+                "stopTime {stop} must be finite and not before startTime {start}"
+            ));
+        }
+        self.experiment.start_time = start;
+        self.experiment.stop_time = stop;
+        Ok(())
+    }
+
     /// Leaving initialization mode: solves the initial state (static equilibrium) at the
     /// start time and enters `StepComplete` (FMI 3.0: Step Mode).
     pub fn exit_initialization_mode(&mut self) -> Result<fmi2Status, String> {

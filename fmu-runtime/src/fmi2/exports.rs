@@ -78,14 +78,7 @@ pub unsafe extern "C" fn fmi2SetDebugLogging(
     // SAFETY: FMI calling conventions (see above).
     unsafe {
         guarded(c, sm::SET_DEBUG_LOGGING, trace, |comp| {
-            let pointers = slice_in(categories, nCategories, "categories[]")?;
-            let mut names = Vec::with_capacity(pointers.len());
-            for (i, &p) in pointers.iter().enumerate() {
-                if p.is_null() {
-                    return Err(format!("categories[{i}] is NULL"));
-                }
-                names.push(CStr::from_ptr(p));
-            }
+            let names = call::category_names(categories, nCategories)?;
             comp.logger
                 .set_debug_logging(loggingOn != fmi2False, &names)?;
             Ok(fmi2OK)
@@ -163,22 +156,9 @@ pub unsafe extern "C" fn fmi2Instantiate(
             Ok(found) => found,
             Err(e) => return fail(&e),
         };
-        // A model file is kilobytes; anything this large is not one (and is not read).
-        const MAX_MODEL_FILE: u64 = 256 << 20;
-        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        if size > MAX_MODEL_FILE {
-            return fail(&format!(
-                "{} is {size} bytes, more than any hydromech model file ({MAX_MODEL_FILE})",
-                path.display()
-            ));
-        }
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) => return fail(&format!("cannot read {}: {e}", path.display())),
-        };
-        let model = match model_file::decode(&bytes, &guid.to_string_lossy()) {
+        let model = match resources::read_model(&path, how, &guid.to_string_lossy()) {
             Ok(model) => model,
-            Err(e) => return fail(&format!("{} ({}): {e}", path.display(), how)),
+            Err(e) => return fail(&e),
         };
         early.log(
             fmi2OK,
@@ -284,21 +264,8 @@ pub unsafe extern "C" fn fmi2SetupExperiment(
     // SAFETY: FMI calling conventions.
     unsafe {
         guarded(c, sm::SETUP_EXPERIMENT, trace, |comp| {
-            if !startTime.is_finite() {
-                return Err(format!("startTime must be finite, is {startTime}"));
-            }
-            let stop = if stopTimeDefined != fmi2False {
-                if !(stopTime.is_finite() && stopTime >= startTime) {
-                    return Err(format!(
-                        "stopTime {stopTime} must be finite and not before startTime {startTime}"
-                    ));
-                }
-                Some(stopTime)
-            } else {
-                None
-            };
-            comp.experiment.start_time = startTime;
-            comp.experiment.stop_time = stop;
+            let stop = (stopTimeDefined != fmi2False).then_some(stopTime);
+            comp.set_experiment(startTime, stop)?;
             Ok(fmi2OK)
         })
     }

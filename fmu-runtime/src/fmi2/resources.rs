@@ -8,8 +8,9 @@
 //! binary itself (`binaries/<platform>/<id>.so`) — and the first that holds the model file
 //! is used; the caller logs which one.
 
+use crate::model::{CompiledModel, file as model_file};
 use std::ffi::CStr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Decodes a `file:` URI (or a plain path) into a path. `None` for other schemes, a remote
 /// host, invalid percent-escapes or (on Windows) a path that is not UTF-8.
@@ -87,36 +88,46 @@ fn percent_decode(s: &str) -> Option<Vec<u8>> {
 
 /// The folders to look in for `file_name`, in order, each with how it was found.
 pub fn candidates(resource_location: Option<&CStr>) -> Vec<(PathBuf, &'static str)> {
-    let mut out = Vec::new();
-    if let Some(uri) = resource_location.and_then(|c| c.to_str().ok())
-        && !uri.is_empty()
-        && let Some(dir) = path_from_uri(uri)
-    {
-        let child = dir.join("resources");
-        out.push((dir, "fmuResourceLocation"));
-        out.push((child, "the FMU root given as fmuResourceLocation"));
-    }
-    out.extend(beside_the_binary());
-    out
+    candidates_from(
+        resource_location,
+        path_from_uri,
+        [
+            "fmuResourceLocation",
+            "the FMU root given as fmuResourceLocation",
+        ],
+    )
 }
 
 /// The folders to look in for an FMI 3.0 `resourcePath`: a plain file path (with a
 /// trailing separator), taken as it is; a `file:` URI from an importer that confused the
 /// two versions is decoded as well.
 pub fn candidates_for_path(resource_path: Option<&CStr>) -> Vec<(PathBuf, &'static str)> {
+    let to_dir = |path: &str| match path.get(..5) {
+        Some(s) if s.eq_ignore_ascii_case("file:") => path_from_uri(path),
+        _ => Some(PathBuf::from(path)),
+    };
+    candidates_from(
+        resource_path,
+        to_dir,
+        ["resourcePath", "the FMU root given as resourcePath"],
+    )
+}
+
+/// The given folder and its `resources/` child (each named by `how`), then the one beside
+/// the binary.
+fn candidates_from(
+    given: Option<&CStr>,
+    to_dir: impl Fn(&str) -> Option<PathBuf>,
+    how: [&'static str; 2],
+) -> Vec<(PathBuf, &'static str)> {
     let mut out = Vec::new();
-    if let Some(path) = resource_path.and_then(|c| c.to_str().ok())
-        && !path.is_empty()
+    if let Some(text) = given.and_then(|c| c.to_str().ok())
+        && !text.is_empty()
+        && let Some(dir) = to_dir(text)
     {
-        let dir = match path.get(..5) {
-            Some(s) if s.eq_ignore_ascii_case("file:") => path_from_uri(path),
-            _ => Some(PathBuf::from(path)),
-        };
-        if let Some(dir) = dir {
-            let child = dir.join("resources");
-            out.push((dir, "resourcePath"));
-            out.push((child, "the FMU root given as resourcePath"));
-        }
+        let child = dir.join("resources");
+        out.push((dir, how[0]));
+        out.push((child, how[1]));
     }
     out.extend(beside_the_binary());
     out
@@ -193,6 +204,22 @@ fn find_in(
             tried.join(", ")
         }
     ))
+}
+
+/// Reads and checks the model file at `path` (found through `how`, named in the error)
+/// for the GUID / instantiation token `token`: size, format version, checksum, GUID.
+pub fn read_model(path: &Path, how: &str, token: &str) -> Result<CompiledModel, String> {
+    // A model file is kilobytes; anything this large is not one (and is not read).
+    const MAX_MODEL_FILE: u64 = 256 << 20;
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    if size > MAX_MODEL_FILE {
+        return Err(format!(
+            "{} is {size} bytes, more than any hydromech model file ({MAX_MODEL_FILE})",
+            path.display()
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    model_file::decode(&bytes, token).map_err(|e| format!("{} ({how}): {e}", path.display()))
 }
 
 /// Path of the shared library this code is in (the FMU binary).

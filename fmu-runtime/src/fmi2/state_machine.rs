@@ -125,12 +125,9 @@ pub struct FmiFunction {
 }
 
 impl FmiFunction {
-    const fn new(name: &'static str, mask: u32) -> FmiFunction {
-        FmiFunction { name, mask }
-    }
-
-    /// A function of another FMI version's table (`mask`: OR of [`FmiState`] bits).
-    pub const fn with_mask(name: &'static str, mask: u32) -> FmiFunction {
+    /// A function and its mask (an OR of [`FmiState`] bits; FMI 3.0's table builds on
+    /// it too).
+    pub const fn new(name: &'static str, mask: u32) -> FmiFunction {
         FmiFunction { name, mask }
     }
 

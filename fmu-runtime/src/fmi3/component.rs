@@ -5,9 +5,11 @@
 use crate::fmi2::call::Handle;
 use crate::fmi2::component::{COMPONENT_MAGIC_FMI3, Component};
 use crate::fmi2::fmu_state::FmuState;
+use crate::fmi2::logging::Logger;
 use crate::fmi2::state_machine::FmiState;
 use crate::fmi3::types::{fmi3InstanceEnvironment, fmi3IntermediateUpdateCallback};
-use crate::model::{Causality, ParamId, VarType, Variability, Variable};
+use crate::model::{Causality, CompiledModel, ParamId, VarType, Variability, Variable};
+use std::sync::Arc;
 
 /// An FMI 3.0 Co-Simulation instance.
 #[repr(C)]
@@ -36,14 +38,17 @@ pub struct Fmi3Component {
 }
 
 impl Fmi3Component {
+    /// An instance of `model` in state `Instantiated`, logging through `logger`.
     pub fn new(
-        comp: Component,
+        model: Arc<CompiledModel>,
+        logger: Logger,
         early_return_allowed: bool,
         intermediate_update: fmi3IntermediateUpdateCallback,
         environment: fmi3InstanceEnvironment,
         required: &[u32],
     ) -> Result<Fmi3Component, String> {
-        unique_value_references(&comp.model.variables)?;
+        unique_value_references(&model.variables)?;
+        let comp = Component::with_logger(model, logger, COMPONENT_MAGIC_FMI3)?;
         let mut sorted = required.to_vec();
         sorted.sort_unstable();
         sorted.dedup();

@@ -68,8 +68,15 @@ pub unsafe extern "C" fn fmi3DoStep(
             match fmu.intermediate_update {
                 None => outcome = whole_step(fmu, t, target),
                 Some(f) => {
-                    let before = fmu.comp.event_counts();
-                    callback = Some((f, fmu.environment, target, before));
+                    let step = Segments {
+                        t,
+                        target,
+                        before: fmu.comp.event_counts(),
+                        sets: fmu.sets_requested,
+                        gets: fmu.gets_allowed,
+                        can_return: fmu.early_return_allowed,
+                    };
+                    callback = Some((f, fmu.environment, step));
                 }
             }
             Ok(fmi2OK)
@@ -78,8 +85,7 @@ pub unsafe extern "C" fn fmi3DoStep(
     if status != fmi3Status::fmi3OK {
         return status;
     }
-    if let Some((f, environment, target, before)) = callback {
-        let step = Segments { t, target, before };
+    if let Some((f, environment, step)) = callback {
         // SAFETY: FMI calling conventions.
         match unsafe { step_with_updates(instance, f, environment, step) } {
             Ok(o) => outcome = o,
@@ -141,16 +147,14 @@ fn end_of_step(
 }
 
 /// A step taken in segments: from `t` to `target`, with the solver's event counts at
-/// its start.
+/// its start and what the callback is told (the instance's fixed answers).
 struct Segments {
     t: f64,
     target: f64,
     before: (u64, u64),
-}
-
-/// What the master answered in the intermediate-update callback.
-struct Answer {
-    early_return: Option<f64>,
+    sets: bool,
+    gets: bool,
+    can_return: bool,
 }
 
 /// The step one internal step at a time with the callback in between. The instance is
@@ -175,9 +179,15 @@ unsafe fn step_with_updates(
     environment: fmi3InstanceEnvironment,
     step: Segments,
 ) -> Result<StepOutcome, fmi3Status> {
-    let Segments { t, target, before } = step;
-    const SEGMENT: FmiFunction =
-        FmiFunction::with_mask("fmi3DoStep", FmiState::StepComplete as u32);
+    let Segments {
+        t,
+        target,
+        before,
+        sets,
+        gets,
+        can_return,
+    } = step;
+    const SEGMENT: FmiFunction = FmiFunction::new("fmi3DoStep", FmiState::StepComplete as u32);
     let mut plan = None;
     let mut end = target;
     let mut outcome = None;
@@ -205,16 +215,11 @@ unsafe fn step_with_updates(
                         outcome = Some(end_of_step(fmu, t, target, r));
                     }
                     Ok(false) => {
-                        if fmu.gets_allowed {
-                            fmu.comp.instance.capture_intermediate_outputs();
+                        if gets {
+                            fmu.comp.instance.capture_outputs();
                         }
                         fmu.comp.state = FmiState::IntermediateUpdate;
-                        pause = Some((
-                            fmu.comp.instance.time(),
-                            fmu.sets_requested,
-                            fmu.gets_allowed,
-                            fmu.early_return_allowed,
-                        ));
+                        pause = Some(fmu.comp.instance.time());
                     }
                     Err(e) => {
                         let r = fmu.comp.instance.finish_step(Err(e));
@@ -230,7 +235,7 @@ unsafe fn step_with_updates(
         if let Some(o) = outcome.take() {
             return Ok(o);
         }
-        let Some((now, sets, gets, can_return)) = pause else {
+        let Some(now) = pause else {
             return Err(fmi3Status::fmi3Error);
         };
         let (mut requested, mut early_time) = (false, now);
@@ -248,9 +253,7 @@ unsafe fn step_with_updates(
                 &mut early_time,
             );
         }
-        let answer = Answer {
-            early_return: (requested && can_return).then_some(early_time),
-        };
+        let early_return = (requested && can_return).then_some(early_time);
         // Back to Step Mode; inputs set in the callback and an early return both end the
         // internal plan here (a communication point at `now`) and begin a new one.
         // SAFETY: forwarded contract.
@@ -264,7 +267,7 @@ unsafe fn step_with_updates(
                     ));
                 }
                 fmu.comp.state = FmiState::StepComplete;
-                let early = answer.early_return.map(|te| te.clamp(now, end));
+                let early = early_return.map(|te| te.clamp(now, end));
                 if fmu.pending.is_empty() && early.is_none() {
                     return Ok(fmi2OK);
                 }
@@ -279,7 +282,7 @@ unsafe fn step_with_updates(
                 if let Some(te) = early {
                     end = te;
                     if te <= now {
-                        fmu.comp.instance.capture_intermediate_outputs();
+                        fmu.comp.instance.capture_outputs();
                         fmu.comp.log_step_events(before, t, now);
                         outcome = Some(end_of_step(fmu, t, target, Ok(())));
                     }
@@ -298,4 +301,4 @@ unsafe fn step_with_updates(
 
 /// The frame around the return from the intermediate-update callback: any state but
 /// `Fatal` (the body says what a call inside the callback did to the instance).
-const RESUME: FmiFunction = FmiFunction::with_mask("fmi3DoStep", !(FmiState::Fatal as u32));
+const RESUME: FmiFunction = FmiFunction::new("fmi3DoStep", !(FmiState::Fatal as u32));

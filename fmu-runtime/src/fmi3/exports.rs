@@ -34,7 +34,6 @@ use super::component::Fmi3Component;
 use super::state_machine::{self as sm, getter, setter};
 use super::types::*;
 use crate::fmi2::call::{self, Handle, Outcome, out_ref, panic_text, slice_in, slice_out};
-use crate::fmi2::component::{COMPONENT_MAGIC_FMI3, Component};
 use crate::fmi2::fmu_state::FmuState;
 use crate::fmi2::logging::{Category, Logger};
 use crate::fmi2::resources;
@@ -86,14 +85,7 @@ pub unsafe extern "C" fn fmi3SetDebugLogging(
     // SAFETY: FMI calling conventions (see above).
     unsafe {
         guarded(instance, sm::SET_DEBUG_LOGGING, trace, |fmu| {
-            let pointers = slice_in(categories, nCategories, "categories[]")?;
-            let mut names = Vec::with_capacity(pointers.len());
-            for (i, &p) in pointers.iter().enumerate() {
-                if p.is_null() {
-                    return Err(format!("categories[{i}] is NULL"));
-                }
-                names.push(CStr::from_ptr(p));
-            }
+            let names = call::category_names(categories, nCategories)?;
             fmu.comp.logger.set_debug_logging(loggingOn, &names)?;
             Ok(fmi2OK)
         })
@@ -177,16 +169,13 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
             Err(e) => return fail(&e),
         };
         let logger = Logger::new_fmi3(logMessage, instanceEnvironment, name, loggingOn);
-        let built = Component::with_logger(Arc::new(model), logger, COMPONENT_MAGIC_FMI3).and_then(
-            |comp| {
-                Fmi3Component::new(
-                    comp,
-                    earlyReturnAllowed,
-                    intermediateUpdate,
-                    instanceEnvironment,
-                    required,
-                )
-            },
+        let built = Fmi3Component::new(
+            Arc::new(model),
+            logger,
+            earlyReturnAllowed,
+            intermediateUpdate,
+            instanceEnvironment,
+            required,
         );
         match built {
             Ok(fmu) => {
@@ -214,20 +203,10 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
     })
 }
 
-/// Reads and checks the model file (as `fmi2Instantiate` does).
+/// Finds (at `resourcePath`, else beside the binary) and reads the model file.
 fn read_model(location: Option<&CStr>, token: &str) -> Result<CompiledModel, String> {
     let (path, how) = resources::locate_path(location, model_file::FILE_NAME)?;
-    // A model file is kilobytes; anything this large is not one (and is not read).
-    const MAX_MODEL_FILE: u64 = 256 << 20;
-    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-    if size > MAX_MODEL_FILE {
-        return Err(format!(
-            "{} is {size} bytes, more than any hydromech model file ({MAX_MODEL_FILE})",
-            path.display()
-        ));
-    }
-    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    model_file::decode(&bytes, token).map_err(|e| format!("{} ({how}): {e}", path.display()))
+    resources::read_model(&path, how, token)
 }
 
 /// An FMI 3.0 instance of an already decoded model (tests bypass the model file with it).
@@ -244,15 +223,14 @@ pub(crate) fn instantiate_with_model(
 ) -> fmi3Instance {
     let _ = name;
     let built = catch_unwind(AssertUnwindSafe(|| {
-        Component::with_logger(model, logger, COMPONENT_MAGIC_FMI3).and_then(|comp| {
-            Fmi3Component::new(
-                comp,
-                early_return_allowed,
-                intermediate_update,
-                environment,
-                required,
-            )
-        })
+        Fmi3Component::new(
+            model,
+            logger,
+            early_return_allowed,
+            intermediate_update,
+            environment,
+            required,
+        )
     }));
     match built {
         Ok(Ok(fmu)) => Box::into_raw(Box::new(fmu)).cast(),
@@ -314,21 +292,7 @@ pub unsafe extern "C" fn fmi3EnterInitializationMode(
     unsafe {
         guarded(instance, sm::ENTER_INITIALIZATION_MODE, trace, |fmu| {
             let comp = &mut fmu.comp;
-            if !startTime.is_finite() {
-                return Err(format!("startTime must be finite, is {startTime}"));
-            }
-            let stop = if stopTimeDefined {
-                if !(stopTime.is_finite() && stopTime >= startTime) {
-                    return Err(format!(
-                        "stopTime {stopTime} must be finite and not before startTime {startTime}"
-                    ));
-                }
-                Some(stopTime)
-            } else {
-                None
-            };
-            comp.experiment.start_time = startTime;
-            comp.experiment.stop_time = stop;
+            comp.set_experiment(startTime, stopTimeDefined.then_some(stopTime))?;
             comp.state = FmiState::InitializationMode;
             Ok(fmi2OK)
         })

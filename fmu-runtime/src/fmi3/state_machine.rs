@@ -35,7 +35,7 @@ const MASK_SET: u32 = INSTANTIATED | INIT | STEP_MODE | INTERMEDIATE;
 const MASK_UNSUPPORTED: u32 = ANY & !FATAL;
 
 const fn f(name: &'static str, mask: u32) -> FmiFunction {
-    FmiFunction::with_mask(name, mask)
+    FmiFunction::new(name, mask)
 }
 
 pub const SET_DEBUG_LOGGING: FmiFunction = f("fmi3SetDebugLogging", ANY & !FATAL);

@@ -113,14 +113,13 @@ impl OdeWork {
     }
 
     /// Length of x: 2 n_f + the dynamic first-order states.
-    pub fn len(&self, l: &Layout) -> usize {
-        let _ = l;
+    pub fn len(&self) -> usize {
         2 * self.independent() + self.dynamic.len()
     }
 
     /// Whether the ODE has no states (a machine without joints or oil).
-    pub fn is_empty(&self, l: &Layout) -> bool {
-        self.len(l) == 0
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// The joint coordinate of independent coordinate `k`.
@@ -129,14 +128,13 @@ impl OdeWork {
     }
 
     /// x of the state.
-    pub fn states(&self, l: &Layout, st: &State, x: &mut [f64]) {
+    pub fn states(&self, st: &State, x: &mut [f64]) {
         let nf = self.independent();
         for k in 0..nf {
             let c = self.coordinate(k);
             x[k] = st.z[c];
             x[nf + k] = st.zd[c];
         }
-        let _ = l;
         for (i, &j) in self.dynamic.iter().enumerate() {
             x[2 * nf + i] = st.w[j];
         }
@@ -196,7 +194,7 @@ impl OdeWork {
         ws: &mut Workspace,
         dx: &mut [f64],
     ) -> Result<(), String> {
-        let (nz, nw) = (l.nz, l.nw);
+        let nz = l.nz;
         let nf = self.independent();
         let r = self.partition.rank();
         self.solve_algebraic(m, l, p, st, ws)?;
@@ -294,8 +292,7 @@ impl OdeWork {
         for (i, &j) in self.dynamic.iter().enumerate() {
             dx[2 * nf + i] = st.wd[j];
         }
-        let _ = nw;
-        if dx[..self.len(l)].iter().all(|v| v.is_finite()) {
+        if dx[..self.len()].iter().all(|v| v.is_finite()) {
             Ok(())
         } else {
             Err("a state derivative is not finite".into())
