@@ -10,6 +10,7 @@
 #      FMPy, ecospy + tbb, pytest), makes ecospy's `ecos` binary executable
 #   3. builds every FMU:            cargo run --release --bin hydromech -- build
 #      and as FMI 3.0:              hydromech build --fmi 3 -o fmus/fmi3
+#      and as Model Exchange:       hydromech build --interface me|both -o fmus/me|both
 #      and the supplier package:    hydromech package -o target/package (+ verify --exact)
 #      (= `cargo run --release -p model-compiler -- build`, the README's command, but with the
 #      features of the whole workspace, so that stage 4 reuses every compiled dependency:
@@ -197,8 +198,13 @@ stage_build_fmus() {
     # importer's import_fmi3.rs compare them with the FMI 2.0 ones bit for bit).
     rm -rf fmus/fmi3
     target/release/hydromech build --fmi 3 -o fmus/fmi3
+    # FMI 2.0 Model Exchange (the importer integrates), alone and beside Co-Simulation
+    # (tests/python/test_model_exchange.py).
+    rm -rf fmus/me fmus/both
+    target/release/hydromech build --interface me -o fmus/me
+    target/release/hydromech build --interface both -o fmus/both
     echo "FMUs:"
-    ls -l fmus/*.fmu fmus/fmi3/*.fmu
+    ls -l fmus/*.fmu fmus/fmi3/*.fmu fmus/me/*.fmu fmus/both/*.fmu
     # The supplier package (FMI Cross-Check tree) that tests/python/test_crosscheck.py and
     # the Rust importer check, and its own re-run: bit for bit, every platform folder.
     target/release/hydromech package -o target/package

@@ -664,6 +664,7 @@ impl Instance {
         self.state = State::new(&self.layout);
         self.apply_charts();
         self.initialized = false;
+        self.ode = None;
         self.clear_input_derivatives();
         self.place_at_initial_configuration();
     }
@@ -945,6 +946,14 @@ impl Instance {
         })?;
         self.initialized = true;
         self.rates_follow_inputs();
+        // Model Exchange: the partition is chosen at the initial state.
+        self.ode = None;
+        if self.model.continuous_states() > 0 {
+            self.ode_len().map_err(|message| StepError {
+                message,
+                last_successful_time: start_time,
+            })?;
+        }
         Ok(())
     }
 
@@ -1133,16 +1142,54 @@ impl Instance {
                     .into(),
             );
         }
-        Ok(match self.ode.take() {
-            Some(o) => o,
-            None => Box::new(solver::ode::OdeWork::new(
-                &self.model,
-                &self.layout,
-                &self.params,
-                &mut self.state,
-                &mut self.work,
-            )?),
-        })
+        if let Some(o) = self.ode.take() {
+            return Ok(o);
+        }
+        let o = solver::ode::OdeWork::new(
+            &self.model,
+            &self.layout,
+            &self.params,
+            &mut self.state,
+            &mut self.work,
+        )?;
+        let declared = self.model.continuous_states();
+        if declared > 0 && o.len() != declared {
+            return Err(format!(
+                "the parameters give {} continuous states ({} independent joint coordinates, their rates and {} first-order states) where the FMU declares {declared}: a parameter made a spool ideal (time constant 0) or dynamic; rebuild the FMU with those parameter values",
+                o.len(),
+                o.independent(),
+                o.len() - 2 * o.independent()
+            ));
+        }
+        Ok(Box::new(o))
+    }
+
+    /// What continuous state `k` is (after [`Instance::ode_len`]).
+    pub fn ode_kind(&self, k: usize) -> Option<solver::ode::StateKind> {
+        self.ode.as_ref().map(|o| o.kind(k))
+    }
+
+    /// Model Exchange, at the end of an integrator step: whether the independent
+    /// coordinates should be re-chosen ([`solver::ode::OdeWork::needs_rechoice`]).
+    pub fn ode_needs_rechoice(&mut self) -> Result<bool, String> {
+        let mut o = self.ode()?;
+        let r = o.needs_rechoice(&self.work, &self.layout);
+        self.ode = Some(o);
+        Ok(r)
+    }
+
+    /// Re-chooses the independent coordinates at the current configuration.
+    pub fn ode_rechoose(&mut self) -> Result<(), String> {
+        let mut o = self.ode()?;
+        let r = o.rechoose(
+            &self.model,
+            &self.layout,
+            &self.params,
+            &mut self.state,
+            &mut self.work,
+        );
+        self.ode = Some(o);
+        r
     }
 
     /// Number of continuous states x = [z_i; ż_i; w].
@@ -1216,7 +1263,17 @@ impl Instance {
 
     /// A quantity computed from the current state.
     pub fn probe(&self, probe: Probe) -> f64 {
-        solver::probe(&self.model, &self.layout, &self.state, &self.work, probe)
+        match (probe, &self.ode) {
+            (Probe::ContinuousState(k), Some(o)) => o.value(&self.state, k, false),
+            (Probe::StateDerivative(k), Some(o)) => o.value(&self.state, k, true),
+            _ => solver::probe(&self.model, &self.layout, &self.state, &self.work, probe),
+        }
+    }
+
+    /// Whether the continuous states are defined (after initialization of a model that
+    /// declares them).
+    pub fn has_ode(&self) -> bool {
+        self.ode.is_some()
     }
 
     pub fn snapshot(&self) -> Snapshot {

@@ -73,6 +73,7 @@ fn fmi3_do_step_does_not_allocate() {
         start,
         min: None,
         max: None,
+        nominal: None,
         binding,
     };
     model.variables = vec![

@@ -73,13 +73,13 @@ fn pair(m: CompiledModel, input: &str, value: f64) -> (Instance, Instance) {
 fn naya_rod_ode_is_the_limit_of_the_trapezoidal_solution() {
     // seed 002's rod with the spool stepped 0.01 off κ0 (its eq 38 manoeuvre). The spool is
     // ideal (τ = 0), so it is algebraic: the states are the rod angle, its rate and the two
-    // chamber pressures.
+    // chamber pressures, then the actuator work.
     let model = |h| support::naya_rod(0.4646082, h);
     let (_, mut me) = pair(model(1e-4), "valve.command", 0.4546082);
     let len = me.ode_len().unwrap();
     let mut nominal = vec![0.0; len];
     me.ode_nominals(&mut nominal).unwrap();
-    assert_eq!(nominal, [1.0, 1.0, 1e7, 1e7]);
+    assert_eq!(nominal, [1.0, 1.0, 1e7, 1e7, 1.0]);
     let t_end = 0.5;
     rk4(&mut me, t_end, 25_000);
     let ode = me.probe(Probe::JointPosition(0));

@@ -44,6 +44,8 @@ pub struct Document {
     pub root: Option<Attributes>,
     /// The attributes of `<CoSimulation>`; `None` when the FMU does not support it.
     pub co_simulation: Option<Attributes>,
+    /// The attributes of `<ModelExchange>`; `None` when the FMU does not support it.
+    pub model_exchange: Option<Attributes>,
     /// The attributes of `<DefaultExperiment>`; `None` when there is none.
     pub default_experiment: Option<Attributes>,
     pub variables: Vec<Variable>,
@@ -102,6 +104,7 @@ pub fn read(text: &str) -> Result<Document, String> {
         match e.name().as_ref() {
             b"fmiModelDescription" => doc.root = Some(attributes(e)?),
             b"CoSimulation" => doc.co_simulation = Some(attributes(e)?),
+            b"ModelExchange" => doc.model_exchange = Some(attributes(e)?),
             b"DefaultExperiment" => doc.default_experiment = Some(attributes(e)?),
             b"ModelVariables" => in_variables = !empty,
             name if name.ends_with(b"Type") && !in_variables => {

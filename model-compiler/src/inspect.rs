@@ -32,6 +32,8 @@ pub struct Interface {
     /// The attributes of `<CoSimulation>` (modelIdentifier and the capability flags), in
     /// file order.
     pub co_simulation: Vec<(String, String)>,
+    /// The attributes of `<ModelExchange>`, in file order (empty: not supported).
+    pub model_exchange: Vec<(String, String)>,
     /// The attributes of `<DefaultExperiment>`, in file order.
     pub default_experiment: Vec<(String, String)>,
     pub variables: Vec<Variable>,
@@ -77,6 +79,7 @@ pub fn parse(xml: &str) -> Result<Interface, String> {
         generation_tool: text(&root, "generationTool"),
         generation_date: text(&root, "generationDateAndTime"),
         co_simulation: doc.co_simulation.unwrap_or_default(),
+        model_exchange: doc.model_exchange.unwrap_or_default(),
         default_experiment: doc.default_experiment.unwrap_or_default(),
         variables: doc.variables.iter().map(variable).collect(),
     })
@@ -108,16 +111,29 @@ pub fn render(i: &Interface) -> String {
     if let Some(t) = &i.generation_date {
         let _ = writeln!(s, "generated at: {t}");
     }
-    if i.co_simulation.is_empty() {
+    for (name, element, attributes) in [
+        ("Co-Simulation", "CoSimulation", &i.co_simulation),
+        ("Model Exchange", "ModelExchange", &i.model_exchange),
+    ] {
+        if attributes.is_empty() {
+            let _ = writeln!(s, "{name}: not supported (no <{element}> element)");
+        } else {
+            let _ = writeln!(s, "{name}:");
+            for (k, v) in attributes {
+                let _ = writeln!(s, "  {k} = {v}");
+            }
+        }
+    }
+    let states = i
+        .variables
+        .iter()
+        .filter(|v| v.name.starts_with(crate::model_exchange::PREFIX))
+        .count();
+    if states > 0 {
         let _ = writeln!(
             s,
-            "Co-Simulation: not supported (no <CoSimulation> element)"
+            "continuous states: {states} (ode.x[k]: independent joint coordinates, their rates, first-order states, work integrals)"
         );
-    } else {
-        let _ = writeln!(s, "Co-Simulation:");
-        for (k, v) in &i.co_simulation {
-            let _ = writeln!(s, "  {k} = {v}");
-        }
     }
     if i.default_experiment.is_empty() {
         let _ = writeln!(s, "default experiment: none");

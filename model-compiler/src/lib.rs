@@ -28,6 +28,7 @@ pub mod fmu_xml;
 pub mod inspect;
 pub mod lower;
 pub mod model_description;
+pub mod model_exchange;
 pub mod names;
 pub mod osp;
 pub mod package;
@@ -116,29 +117,43 @@ pub fn build_for(
     out_dir: &Path,
     platforms: &[String],
 ) -> Result<PathBuf, Vec<Diagnostic>> {
-    build_version(source, out_dir, platforms, FmiVersion::Fmi2)
+    build_version(source, out_dir, platforms, Flavour::default())
 }
 
-/// [`build_for`] for an FMI version.
+/// [`build_for`] for an FMI version and interface type.
 pub fn build_version(
     source: &Source,
     out_dir: &Path,
     platforms: &[String],
-    version: FmiVersion,
+    flavour: Flavour,
 ) -> Result<PathBuf, Vec<Diagnostic>> {
     // The platforms first: a missing one is reported before any compile error.
-    match version {
+    match flavour.version {
         FmiVersion::Fmi2 => runtime::select(platforms).map(drop),
         FmiVersion::Fmi3 => runtime::select_fmi3(platforms).map(drop),
     }
     .map_err(platform_error)?;
-    let l = compile(source)?;
+    if flavour.version == FmiVersion::Fmi3 && flavour.interface.model_exchange() {
+        return Err(vec![Diagnostic::global(
+            "FMI 3.0 Model Exchange is not built yet".to_string(),
+            "build FMI 3.0 Co-Simulation (--interface cs) or FMI 2.0 Model Exchange (--fmi 2)",
+        )]);
+    }
+    let mut l = compile(source)?;
+    if flavour.interface.model_exchange() {
+        model_exchange::declare_states(&mut l).map_err(|e| {
+            vec![Diagnostic::global(
+                format!("Model Exchange: {e}"),
+                "build for Co-Simulation (--interface cs), which covers every machine",
+            )]
+        })?;
+    }
     let stem = source
         .path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| l.model.model_identifier.clone());
-    write_fmu_version(&l, &stem, out_dir, platforms, version)
+    write_fmu_version(&l, &stem, out_dir, platforms, flavour)
 }
 
 fn platform_error(e: String) -> Vec<Diagnostic> {
@@ -159,7 +174,7 @@ pub fn write_fmu(
     out_dir: &Path,
     platforms: &[String],
 ) -> Result<PathBuf, Vec<Diagnostic>> {
-    write_fmu_version(l, stem, out_dir, platforms, FmiVersion::Fmi2)
+    write_fmu_version(l, stem, out_dir, platforms, Flavour::default())
 }
 
 /// The FMI version of a built FMU (`hydromech build --fmi 2|3`).
@@ -181,6 +196,54 @@ impl FmiVersion {
     }
 }
 
+/// The interface types of a built FMU (`hydromech build --interface cs|me|both`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Interface {
+    /// Co-Simulation: hydromech's own solver steps (the default).
+    #[default]
+    CoSimulation,
+    /// Model Exchange: the importer's integrator, on the continuous states.
+    ModelExchange,
+    /// Both in one FMU.
+    Both,
+}
+
+impl Interface {
+    pub fn co_simulation(self) -> bool {
+        self != Interface::ModelExchange
+    }
+
+    pub fn model_exchange(self) -> bool {
+        self != Interface::CoSimulation
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Interface::CoSimulation => "Co-Simulation",
+            Interface::ModelExchange => "Model Exchange",
+            Interface::Both => "Co-Simulation and Model Exchange",
+        }
+    }
+}
+
+/// What an FMU is: its FMI version and interface types.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Flavour {
+    pub version: FmiVersion,
+    pub interface: Interface,
+}
+
+impl Flavour {
+    pub fn new(version: FmiVersion, interface: Interface) -> Flavour {
+        Flavour { version, interface }
+    }
+
+    /// "2.0 Co-Simulation and Model Exchange".
+    pub fn label(self) -> String {
+        format!("{} {}", self.version.label(), self.interface.label())
+    }
+}
+
 /// [`write_fmu`] for an FMI version: the model description and the platform folders of
 /// that version; the runtime binary (which exports both `fmi2*` and `fmi3*`) and the model
 /// file are the same.
@@ -189,14 +252,14 @@ pub fn write_fmu_version(
     stem: &str,
     out_dir: &Path,
     platforms: &[String],
-    version: FmiVersion,
+    flavour: Flavour,
 ) -> Result<PathBuf, Vec<Diagnostic>> {
     let global = |message: String, help: &str| vec![Diagnostic::global(message, help)];
     let time = timestamp::build_time();
-    let (xml, binaries) = match version {
+    let (xml, binaries) = match flavour.version {
         FmiVersion::Fmi2 => {
             let binaries = runtime::select(platforms).map_err(platform_error)?;
-            let xml = model_description::render(&l.model, &time.to_xml());
+            let xml = model_description::render_for(&l.model, &time.to_xml(), flavour.interface);
             (
                 xml,
                 binaries
@@ -212,7 +275,7 @@ pub fn write_fmu_version(
             (xml, binaries)
         }
     };
-    let html = documentation::render_lowered_for(l, version);
+    let html = documentation::render_lowered_for(l, flavour);
     let fmu = out_dir.join(format!("{stem}.fmu"));
     let model_file = fmu_runtime::model::file::encode(&l.model);
     let entries = package::fmu_entries(xml, &l.model.model_identifier, &binaries, model_file, html);

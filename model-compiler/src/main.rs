@@ -49,6 +49,11 @@ enum Command {
         /// x86_64-linux, x86_64-windows, aarch64-linux).
         #[arg(long = "fmi", value_enum, default_value = "2")]
         fmi: FmiArg,
+        /// Interface types: cs (Co-Simulation, hydromech's solver steps; the default), me
+        /// (Model Exchange: the importer integrates the continuous states — what
+        /// OpenModelica embeds in a Modelica model) or both.
+        #[arg(long = "interface", value_enum, default_value = "cs")]
+        interface: InterfaceArg,
     },
     /// Parse, validate and lower descriptions without building.
     Check {
@@ -153,7 +158,14 @@ fn main() -> ExitCode {
             platforms,
             split,
             fmi,
-        } => build(models, &output, &platforms, split, fmi.into()),
+            interface,
+        } => build(
+            models,
+            &output,
+            &platforms,
+            split,
+            model_compiler::Flavour::new(fmi.into(), interface.into()),
+        ),
         Command::Check { models } => check(&models),
         Command::Report { models, output } => report_pages(models, &output),
         Command::Bench(args) => model_compiler::bench::main(args),
@@ -212,6 +224,24 @@ impl From<FmiArg> for model_compiler::FmiVersion {
         match a {
             FmiArg::Two => model_compiler::FmiVersion::Fmi2,
             FmiArg::Three => model_compiler::FmiVersion::Fmi3,
+        }
+    }
+}
+
+/// `hydromech build --interface`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum InterfaceArg {
+    Cs,
+    Me,
+    Both,
+}
+
+impl From<InterfaceArg> for model_compiler::Interface {
+    fn from(a: InterfaceArg) -> Self {
+        match a {
+            InterfaceArg::Cs => model_compiler::Interface::CoSimulation,
+            InterfaceArg::Me => model_compiler::Interface::ModelExchange,
+            InterfaceArg::Both => model_compiler::Interface::Both,
         }
     }
 }
@@ -316,11 +346,11 @@ fn build(
     output: &Path,
     platforms: &[String],
     split: Option<SplitAt>,
-    version: model_compiler::FmiVersion,
+    flavour: model_compiler::Flavour,
 ) -> ExitCode {
-    if version != model_compiler::FmiVersion::Fmi2 && split.is_some() {
-        eprintln!("error: --split builds FMI 2.0 FMUs and SSP files only");
-        eprintln!("help: leave out --fmi 3, or --split");
+    if flavour != model_compiler::Flavour::default() && split.is_some() {
+        eprintln!("error: --split builds FMI 2.0 Co-Simulation FMUs and SSP files only");
+        eprintln!("help: leave out --fmi 3 and --interface, or --split");
         return ExitCode::from(1);
     }
     // Named descriptions without [carries] get a note; models/ is split where it can be.
@@ -328,9 +358,9 @@ fn build(
     each_model(models, |source, started| {
         // A system description becomes one SSP archive with its components' FMUs.
         if model_compiler::system::is_system(&source.text) {
-            if version != model_compiler::FmiVersion::Fmi2 {
+            if flavour != model_compiler::Flavour::default() {
                 eprintln!(
-                    "{}: a system description builds an SSP of FMI 2.0 FMUs; build it without --fmi 3",
+                    "{}: a system description builds an SSP of FMI 2.0 Co-Simulation FMUs; build it without --fmi 3 and --interface",
                     source.path.display()
                 );
                 return false;
@@ -353,7 +383,7 @@ fn build(
                 }
             };
         }
-        match model_compiler::build_version(source, output, platforms, version) {
+        match model_compiler::build_version(source, output, platforms, flavour) {
             Ok(fmu) => {
                 println!(
                     "{}  ({:.2} s)",

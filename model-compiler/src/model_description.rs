@@ -1,14 +1,21 @@
-//! `modelDescription.xml` (FMI 2.0 Co-Simulation), written from the compiled model.
+//! `modelDescription.xml` (FMI 2.0 Co-Simulation and/or Model Exchange), written from the
+//! compiled model.
 //!
 //! Rules followed (fmi-standard v2.0.5 `2_2_common_schema.adoc`, see
 //! shared/reference/fmi-export-notes.md §1.4): xs:sequence element order; no empty list
 //! elements; every unit and display unit used is defined; `<Outputs>` holds exactly the
 //! outputs and `<InitialUnknowns>` exactly the outputs with initial approx/calculated
 //! (all of ours), with 1-based indices in ModelVariables order; outputs declared without
-//! direct feedthrough (`dependencies=""`); numbers in shortest round-trip form.
+//! direct feedthrough (`dependencies=""`) in a Co-Simulation-only FMU; numbers in shortest
+//! round-trip form. Model Exchange adds the continuous states and their derivatives
+//! ([`crate::model_exchange`]): `derivative="<index of the state>"`, `nominal`, the
+//! `<Derivatives>` list, and both in `<InitialUnknowns>`.
 
+use crate::Interface;
 use crate::units;
-use fmu_runtime::model::{Causality, CompiledModel, Initial, VarType, Variability, Variable};
+use fmu_runtime::model::{
+    Binding, Causality, CompiledModel, Initial, Probe, VarType, Variability, Variable,
+};
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
 use std::io;
@@ -68,18 +75,20 @@ pub fn structure_indices(model: &CompiledModel) -> (Vec<usize>, Vec<usize>) {
         .map(|(i, _)| i + 1)
         .collect();
     // Outputs with initial approx or calculated (absent = calculated for non-constant
-    // outputs), plus calculated parameters (there are none).
+    // outputs), plus calculated parameters (there are none), plus the continuous states
+    // and their derivatives (all calculated).
     let mut initial_unknowns: Vec<usize> = model
         .variables
         .iter()
         .enumerate()
         .filter(|(_, v)| {
-            v.causality == Causality::Output
+            (v.causality == Causality::Output
                 && v.variability != Variability::Constant
                 && matches!(
                     v.initial,
                     None | Some(Initial::Approx | Initial::Calculated)
-                )
+                ))
+                || v.is_continuous_state()
         })
         .map(|(i, _)| i + 1)
         .collect();
@@ -91,13 +100,53 @@ pub(crate) fn start(name: &str) -> BytesStart<'_> {
     BytesStart::new(name)
 }
 
-/// Renders the XML document.
+/// The 1-based ModelVariables indices of the state derivatives, and for each variable
+/// the index of the state it is the derivative of.
+pub fn derivative_indices(model: &CompiledModel) -> (Vec<usize>, Vec<Option<usize>>) {
+    let mut state_index = vec![0; model.continuous_states()];
+    for (i, v) in model.variables.iter().enumerate() {
+        if let Binding::Probe(Probe::ContinuousState(k)) = v.binding {
+            state_index[k] = i + 1;
+        }
+    }
+    let of: Vec<Option<usize>> = model
+        .variables
+        .iter()
+        .map(|v| match v.binding {
+            Binding::Probe(Probe::StateDerivative(k)) => Some(state_index[k]),
+            _ => None,
+        })
+        .collect();
+    let derivatives = (0..of.len())
+        .filter(|&i| of[i].is_some())
+        .map(|i| i + 1)
+        .collect();
+    (derivatives, of)
+}
+
+/// Renders the XML document of a Co-Simulation FMU.
 pub fn render(model: &CompiledModel, generation_date_and_time: &str) -> String {
-    let bytes = write(model, generation_date_and_time).expect("writing to a Vec cannot fail");
+    render_for(model, generation_date_and_time, Interface::CoSimulation)
+}
+
+/// Renders the XML document for the interface types (Model Exchange needs the model's
+/// continuous states, [`crate::model_exchange::declare_states`]).
+pub fn render_for(
+    model: &CompiledModel,
+    generation_date_and_time: &str,
+    interface: Interface,
+) -> String {
+    let bytes =
+        write(model, generation_date_and_time, interface).expect("writing to a Vec cannot fail");
     String::from_utf8(bytes).expect("quick-xml writes UTF-8")
 }
 
-fn write(model: &CompiledModel, generation_date_and_time: &str) -> io::Result<Vec<u8>> {
+fn write(
+    model: &CompiledModel,
+    generation_date_and_time: &str,
+    interface: Interface,
+) -> io::Result<Vec<u8>> {
+    let model_exchange = interface.model_exchange() && model.continuous_states() > 0;
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
     w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
 
@@ -127,6 +176,22 @@ fn write(model: &CompiledModel, generation_date_and_time: &str) -> io::Result<Ve
     root.push_attribute(("numberOfEventIndicators", "0"));
     w.write_event(Event::Start(root))?;
 
+    if model_exchange {
+        let mut me = start("ModelExchange");
+        for (k, v) in [
+            ("modelIdentifier", model.model_identifier.as_str()),
+            ("needsExecutionTool", "false"),
+            ("completedIntegratorStepNotNeeded", "false"),
+            ("canBeInstantiatedOnlyOncePerProcess", "false"),
+            ("canNotUseMemoryManagementFunctions", "true"),
+            ("canGetAndSetFMUstate", "true"),
+            ("canSerializeFMUstate", "true"),
+            ("providesDirectionalDerivative", "false"),
+        ] {
+            me.push_attribute((k, v));
+        }
+        w.write_event(Event::Empty(me))?;
+    }
     let mut cs = start("CoSimulation");
     for (k, v) in [
         ("modelIdentifier", model.model_identifier.as_str()),
@@ -142,18 +207,21 @@ fn write(model: &CompiledModel, generation_date_and_time: &str) -> io::Result<Ve
     ] {
         cs.push_attribute((k, v));
     }
-    w.write_event(Event::Empty(cs))?;
+    if interface.co_simulation() {
+        w.write_event(Event::Empty(cs))?;
+    }
 
     write_unit_definitions(&mut w, &used_units(model))?;
     write_log_categories_and_experiment(&mut w, model)?;
 
+    let (derivatives, derivative_of) = derivative_indices(model);
     w.write_event(Event::Start(start("ModelVariables")))?;
     for (i, v) in model.variables.iter().enumerate() {
         w.write_event(Event::Comment(quick_xml::events::BytesText::new(&format!(
             " index {} ",
             i + 1
         ))))?;
-        write_variable(&mut w, v)?;
+        write_variable(&mut w, v, derivative_of[i])?;
     }
     w.write_event(Event::End(BytesEnd::new("ModelVariables")))?;
 
@@ -164,6 +232,7 @@ fn write(model: &CompiledModel, generation_date_and_time: &str) -> io::Result<Ve
         w.write_event(Event::Start(start("ModelStructure")))?;
         for (list, indices) in [
             ("Outputs", &outputs),
+            ("Derivatives", &derivatives),
             ("InitialUnknowns", &initial_unknowns),
         ] {
             if indices.is_empty() {
@@ -177,7 +246,9 @@ fn write(model: &CompiledModel, generation_date_and_time: &str) -> io::Result<Ve
                 // the inputs held over it, so setting an input at a communication point
                 // changes no output until the next fmi2DoStep (masters may break loops
                 // here). At initialization every output depends on everything (omitted).
-                if list == "Outputs" {
+                // Model Exchange outputs are functions of the states and inputs (left
+                // undeclared: they depend on all of them).
+                if list == "Outputs" && !model_exchange {
                     u.push_attribute(("dependencies", ""));
                 }
                 w.write_event(Event::Empty(u))?;
@@ -259,7 +330,11 @@ fn log_categories() -> impl Iterator<Item = (&'static str, &'static str)> {
         .map(|c| (c.name, c.description))
 }
 
-fn write_variable(w: &mut Writer<Vec<u8>>, v: &Variable) -> io::Result<()> {
+fn write_variable(
+    w: &mut Writer<Vec<u8>>,
+    v: &Variable,
+    derivative_of: Option<usize>,
+) -> io::Result<()> {
     let mut sv = start("ScalarVariable");
     sv.push_attribute(("name", v.name.as_str()));
     sv.push_attribute(("valueReference", v.value_reference.to_string().as_str()));
@@ -291,6 +366,9 @@ fn write_variable(w: &mut Writer<Vec<u8>>, v: &Variable) -> io::Result<()> {
         if let Some(d) = &v.display_unit {
             t.push_attribute(("displayUnit", d.as_str()));
         }
+        if let Some(state) = derivative_of {
+            t.push_attribute(("derivative", state.to_string().as_str()));
+        }
     }
     if let Some(s) = v.start {
         t.push_attribute(("start", number(s).as_str()));
@@ -301,6 +379,9 @@ fn write_variable(w: &mut Writer<Vec<u8>>, v: &Variable) -> io::Result<()> {
         }
         if let Some(m) = v.max {
             t.push_attribute(("max", number(m).as_str()));
+        }
+        if let Some(n) = v.nominal {
+            t.push_attribute(("nominal", number(n).as_str()));
         }
     }
     w.write_event(Event::Empty(t))?;

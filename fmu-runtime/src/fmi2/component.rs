@@ -5,6 +5,7 @@
 
 use super::fmu_state::{Experiment, FmuState, Progress, Tag};
 use super::logging::{Category, Logger};
+use super::model_exchange::ModelExchange;
 use super::state_machine::FmiState;
 use super::types::{fmi2CallbackFunctions, fmi2Component, fmi2Status};
 use crate::instance::Instance;
@@ -105,6 +106,8 @@ pub struct Component {
     /// borrowed while the instance is mutated.
     pub model: Arc<CompiledModel>,
     pub instance: Instance,
+    /// The Model Exchange side (`None`: instantiated for Co-Simulation).
+    pub model_exchange: Option<ModelExchange>,
     vrs: VrTables,
     /// Test hook: the next guarded call panics (checks the panic → `fmi2Fatal` path).
     #[cfg(test)]
@@ -149,6 +152,7 @@ impl Component {
             last_step_status: fmi2Status::fmi2OK,
             model,
             instance,
+            model_exchange: None,
             vrs,
             #[cfg(test)]
             panic_on_next_call: false,
@@ -219,6 +223,9 @@ impl Component {
         self.terminated = false;
         self.last_step_status = fmi2Status::fmi2OK;
         self.logger.set_enabled_flags(self.initial_logging);
+        if let Some(me) = self.model_exchange.as_mut() {
+            *me = ModelExchange::new(self.model.continuous_states());
+        }
     }
 
     pub fn progress(&self) -> Progress {
@@ -254,8 +261,28 @@ impl Component {
                 st.model.guid, self.model.guid
             ));
         }
-        self.instance.restore(&st.snapshot)?;
         let p = st.progress;
+        let me_state = matches!(p.state, FmiState::EventMode | FmiState::ContinuousTimeMode);
+        let cs_state = matches!(
+            p.state,
+            FmiState::StepComplete
+                | FmiState::StepInProgress
+                | FmiState::StepFailed
+                | FmiState::StepCanceled
+                | FmiState::IntermediateUpdate
+        );
+        if (self.model_exchange.is_some() && cs_state)
+            || (self.model_exchange.is_none() && me_state)
+        {
+            return Err(format!(
+                "the FMU state was taken in state {} of an instance of the other interface type (Co-Simulation / Model Exchange)",
+                p.state
+            ));
+        }
+        self.instance.restore(&st.snapshot)?;
+        if let Some(me) = self.model_exchange.as_mut() {
+            me.invalidate();
+        }
         self.state = p.state;
         self.experiment = p.experiment;
         self.last_successful_time = p.last_successful_time;
@@ -289,7 +316,11 @@ impl Component {
         self.instance
             .initialize(t0)
             .map_err(|e| format!("initialization at t = {t0} s failed: {}", e.message))?;
-        self.state = FmiState::StepComplete;
+        self.state = if self.model_exchange.is_some() {
+            FmiState::EventMode
+        } else {
+            FmiState::StepComplete
+        };
         self.last_successful_time = self.instance.time();
         self.last_step_status = fmi2Status::fmi2OK;
         self.log(
@@ -317,10 +348,14 @@ impl Component {
     pub fn terminate(&mut self) {
         self.state = FmiState::Terminated;
         self.terminated = true;
+        let evaluations = match &self.model_exchange {
+            Some(me) => format!(" after {} evaluations of the derivatives", me.evaluations),
+            None => String::new(),
+        };
         self.log(
             fmi2Status::fmi2OK,
             Category::Events,
-            &format!("terminated at t = {} s", self.instance.time()),
+            &format!("terminated at t = {} s{evaluations}", self.instance.time()),
         );
     }
 
@@ -335,6 +370,9 @@ impl Component {
     ) -> Result<(), String> {
         let (changes, _) = self.instance.parameter_work_events();
         self.instance.set_param(slot, value);
+        if let Some(me) = self.model_exchange.as_mut() {
+            me.invalidate();
+        }
         let (now, jump) = self.instance.parameter_work_events();
         if now != changes && self.logger.would_log(fmi2Status::fmi2OK, Category::Events) {
             let name = &self.variable(ty, vr)?.name;
@@ -557,13 +595,15 @@ fn settable_now(var: &Variable, state: FmiState) -> Result<(), &'static str> {
         FmiState::InitializationMode => {
             initial == Some(Initial::Exact) || var.causality == Causality::Input
         }
-        FmiState::StepComplete => {
+        // Model Exchange Event Mode: condition 4, the same set.
+        FmiState::StepComplete | FmiState::EventMode => {
             var.causality == Causality::Input
                 || (var.causality == Causality::Parameter
                     && var.variability == Variability::Tunable)
         }
-        // FMI 3.0 intermediate update: continuous inputs only (`intermediateUpdate="true"`).
-        FmiState::IntermediateUpdate => {
+        // FMI 3.0 intermediate update: continuous inputs only (`intermediateUpdate="true"`);
+        // Model Exchange Continuous-Time Mode: condition 5, the same.
+        FmiState::IntermediateUpdate | FmiState::ContinuousTimeMode => {
             var.causality == Causality::Input && var.variability == Variability::Continuous
         }
         _ => false,
@@ -583,6 +623,10 @@ fn settable_now(var: &Variable, state: FmiState) -> Result<(), &'static str> {
         }
         FmiState::IntermediateUpdate => {
             "in an intermediate update only continuous inputs can be set"
+        }
+        FmiState::EventMode => "in event mode only inputs and tunable parameters can be set",
+        FmiState::ContinuousTimeMode => {
+            "in continuous-time mode only continuous inputs can be set (tunable parameters in event mode)"
         }
         _ => "no variable can be set in this state",
     })

@@ -10,8 +10,7 @@
 //!
 //! Pointers from the master are checked for NULL (and alignment) before use whenever the
 //! length that goes with them is non-zero; slices are built only after that.
-//! Model-Exchange functions exist because the standard requires every symbol; this FMU is
-//! Co-Simulation only, so they log that and return `fmi2Error`.
+//! The 10 Model Exchange functions are in [`super::exports_me`].
 
 #![allow(non_snake_case)]
 
@@ -19,6 +18,7 @@ use super::call::{self, Outcome, out_ref, panic_text, slice_in, slice_out};
 use super::component::Component;
 use super::fmu_state::FmuState;
 use super::logging::{Category, Logger};
+use super::model_exchange::ModelExchange;
 use super::resources;
 use super::state_machine::{self as sm, FmiFunction, FmiState};
 use super::types::*;
@@ -137,12 +137,9 @@ pub unsafe extern "C" fn fmi2Instantiate(
         let Some(name) = name.filter(|n| !n.is_empty()) else {
             return fail("instanceName must be a non-empty string");
         };
-        if fmuType != fmi2Type::fmi2CoSimulation {
-            return if fmuType == fmi2Type::fmi2ModelExchange {
-                fail("not supported: this FMU is Co-Simulation only (fmuType is fmi2ModelExchange)")
-            } else {
-                fail(&format!("invalid fmuType {}", fmuType.0))
-            };
+        let model_exchange = fmuType == fmi2Type::fmi2ModelExchange;
+        if !model_exchange && fmuType != fmi2Type::fmi2CoSimulation {
+            return fail(&format!("invalid fmuType {}", fmuType.0));
         }
         if fmuGUID.is_null() {
             return fail("fmuGUID is NULL");
@@ -168,8 +165,13 @@ pub unsafe extern "C" fn fmi2Instantiate(
                 path.display()
             ),
         );
-        instantiate_with_model(Arc::new(model), name, &callbacks, logging_on)
-            .cast::<std::ffi::c_void>()
+        let model = Arc::new(model);
+        if model_exchange {
+            instantiate_model_exchange(model, name, &callbacks, logging_on)
+        } else {
+            instantiate_with_model(model, name, &callbacks, logging_on)
+        }
+        .cast::<std::ffi::c_void>()
     }));
     result.unwrap_or_else(|payload| {
         let text = panic_text(payload.as_ref());
@@ -180,6 +182,37 @@ pub unsafe extern "C" fn fmi2Instantiate(
         );
         null_mut()
     })
+}
+
+/// [`instantiate_with_model`] for Model Exchange: NULL (logged) if the model declares no
+/// continuous states (built for Co-Simulation only).
+pub(crate) fn instantiate_model_exchange(
+    model: Arc<CompiledModel>,
+    instance_name: &CStr,
+    callbacks: &fmi2CallbackFunctions,
+    logging_on: bool,
+) -> *mut Component {
+    let n = model.continuous_states();
+    if n == 0 {
+        Logger::new(
+            callbacks.logger,
+            callbacks.componentEnvironment,
+            instance_name,
+            logging_on,
+        )
+        .log(
+            fmi2Error,
+            Category::StatusError,
+            "fmi2Instantiate: fmuType is fmi2ModelExchange but this FMU was built for Co-Simulation only (build it with `hydromech build --interface me` or `--interface both`)",
+        );
+        return null_mut();
+    }
+    let comp = instantiate_with_model(model, instance_name, callbacks, logging_on);
+    if !comp.is_null() {
+        // SAFETY: just made by `Box::into_raw`, not shared yet.
+        unsafe { (*comp).model_exchange = Some(ModelExchange::new(n)) };
+    }
+    comp
 }
 
 /// Creates a component for an already decoded model; `fmi2Instantiate` uses it after its
@@ -332,14 +365,21 @@ pub unsafe extern "C" fn fmi2Reset(c: fmi2Component) -> fmi2Status {
 // ---------------------------------------------------------------------------------------
 
 fn get_values<T>(
-    comp: &Component,
+    comp: &mut Component,
     ty: VarType,
     vrs: &[u32],
     out: &mut [T],
     conv: impl Fn(f64) -> T,
 ) -> Outcome {
+    comp.refresh_model_exchange()?;
     for (&vr, slot) in vrs.iter().zip(out.iter_mut()) {
         let var = comp.variable(ty, vr)?;
+        if var.is_continuous_state() && !comp.instance.has_ode() {
+            return Err(format!(
+                "{} is defined after initialization (the independent coordinates are chosen at the initial equilibrium)",
+                var.name
+            ));
+        }
         *slot = conv(comp.instance.value(var));
     }
     Ok(fmi2OK)
@@ -1019,159 +1059,6 @@ pub unsafe extern "C" fn fmi2GetStringStatus(
             },
         )
     }
-}
-
-// ---------------------------------------------------------------------------------------
-// Model Exchange (not supported; the symbols are required)
-// ---------------------------------------------------------------------------------------
-
-const ME_ONLY: &str = "not supported: this FMU is Co-Simulation only";
-
-/// # Safety
-/// `c` is NULL or from `fmi2Instantiate`.
-unsafe fn model_exchange_only(c: fmi2Component, f: FmiFunction) -> fmi2Status {
-    // SAFETY: forwarded contract.
-    unsafe { guarded(c, f, format_args!(""), |_| Err(ME_ONLY.into())) }
-}
-
-/// Model Exchange only: returns `fmi2Error`.
-///
-/// # Safety
-/// `c` is NULL or from `fmi2Instantiate`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2EnterEventMode(c: fmi2Component) -> fmi2Status {
-    // SAFETY: forwarded contract.
-    unsafe { model_exchange_only(c, sm::ENTER_EVENT_MODE) }
-}
-
-/// Model Exchange only: returns `fmi2Error`.
-///
-/// # Safety
-/// `c` is NULL or from `fmi2Instantiate`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2NewDiscreteStates(
-    c: fmi2Component,
-    fmi2eventInfo: *mut fmi2EventInfo,
-) -> fmi2Status {
-    let _ = fmi2eventInfo;
-    // SAFETY: forwarded contract.
-    unsafe { model_exchange_only(c, sm::NEW_DISCRETE_STATES) }
-}
-
-/// Model Exchange only: returns `fmi2Error`.
-///
-/// # Safety
-/// `c` is NULL or from `fmi2Instantiate`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2EnterContinuousTimeMode(c: fmi2Component) -> fmi2Status {
-    // SAFETY: forwarded contract.
-    unsafe { model_exchange_only(c, sm::ENTER_CONTINUOUS_TIME_MODE) }
-}
-
-/// Model Exchange only: returns `fmi2Error`.
-///
-/// # Safety
-/// `c` is NULL or from `fmi2Instantiate`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2CompletedIntegratorStep(
-    c: fmi2Component,
-    noSetFMUStatePriorToCurrentPoint: fmi2Boolean,
-    enterEventMode: *mut fmi2Boolean,
-    terminateSimulation: *mut fmi2Boolean,
-) -> fmi2Status {
-    let _ = (
-        noSetFMUStatePriorToCurrentPoint,
-        enterEventMode,
-        terminateSimulation,
-    );
-    // SAFETY: forwarded contract.
-    unsafe { model_exchange_only(c, sm::COMPLETED_INTEGRATOR_STEP) }
-}
-
-/// Model Exchange only: returns `fmi2Error`.
-///
-/// # Safety
-/// `c` is NULL or from `fmi2Instantiate`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SetTime(c: fmi2Component, time: fmi2Real) -> fmi2Status {
-    let _ = time;
-    // SAFETY: forwarded contract.
-    unsafe { model_exchange_only(c, sm::SET_TIME) }
-}
-
-/// Model Exchange only: returns `fmi2Error`.
-///
-/// # Safety
-/// `c` is NULL or from `fmi2Instantiate`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SetContinuousStates(
-    c: fmi2Component,
-    x: *const fmi2Real,
-    nx: usize,
-) -> fmi2Status {
-    let _ = (x, nx);
-    // SAFETY: forwarded contract.
-    unsafe { model_exchange_only(c, sm::SET_CONTINUOUS_STATES) }
-}
-
-/// Model Exchange only: returns `fmi2Error`.
-///
-/// # Safety
-/// `c` is NULL or from `fmi2Instantiate`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetDerivatives(
-    c: fmi2Component,
-    derivatives: *mut fmi2Real,
-    nx: usize,
-) -> fmi2Status {
-    let _ = (derivatives, nx);
-    // SAFETY: forwarded contract.
-    unsafe { model_exchange_only(c, sm::GET_DERIVATIVES) }
-}
-
-/// Model Exchange only: returns `fmi2Error`.
-///
-/// # Safety
-/// `c` is NULL or from `fmi2Instantiate`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetEventIndicators(
-    c: fmi2Component,
-    eventIndicators: *mut fmi2Real,
-    ni: usize,
-) -> fmi2Status {
-    let _ = (eventIndicators, ni);
-    // SAFETY: forwarded contract.
-    unsafe { model_exchange_only(c, sm::GET_EVENT_INDICATORS) }
-}
-
-/// Model Exchange only: returns `fmi2Error`.
-///
-/// # Safety
-/// `c` is NULL or from `fmi2Instantiate`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetContinuousStates(
-    c: fmi2Component,
-    x: *mut fmi2Real,
-    nx: usize,
-) -> fmi2Status {
-    let _ = (x, nx);
-    // SAFETY: forwarded contract.
-    unsafe { model_exchange_only(c, sm::GET_CONTINUOUS_STATES) }
-}
-
-/// Model Exchange only: returns `fmi2Error`.
-///
-/// # Safety
-/// `c` is NULL or from `fmi2Instantiate`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetNominalsOfContinuousStates(
-    c: fmi2Component,
-    x_nominal: *mut fmi2Real,
-    nx: usize,
-) -> fmi2Status {
-    let _ = (x_nominal, nx);
-    // SAFETY: forwarded contract.
-    unsafe { model_exchange_only(c, sm::GET_NOMINALS_OF_CONTINUOUS_STATES) }
 }
 
 /// The names of all exported functions (for tests and the ABI check script).

@@ -1,4 +1,4 @@
-//! FMI 2.0 Co-Simulation C ABI, and the component layer that FMI 3.0 ([`crate::fmi3`])
+//! FMI 2.0 Co-Simulation and Model Exchange C ABI, and the component layer that FMI 3.0 ([`crate::fmi3`])
 //! shares: the component, its logger, FMU states, resources, the call frame.
 //!
 //! Laid out like the Modelica Reference-FMUs, one concern per file:
@@ -10,7 +10,9 @@
 //! - [`call`]: the frame of every call (handle check, call-state mask, panics, errors);
 //! - [`component`]: the instance behind `fmi2Component` and the per-variable set rules;
 //! - [`fmu_state`]: `fmi2FMUstate` objects and their serialized form;
-//! - [`exports`]: the 44 `#[no_mangle]` functions.
+//! - [`model_exchange`]: the master-integrated ODE side of a component (FMI 2.0 and 3.0);
+//! - [`exports`]: the 44 `#[no_mangle]` functions (the 10 of Model Exchange in
+//!   [`exports_me`]).
 //!
 //! Design rules, from the pitfalls collected in `fmi-export-notes.md` §3.10: no global
 //! mutable state (each instance reads its own model file); no panic crosses the ABI
@@ -20,8 +22,10 @@
 pub mod call;
 pub mod component;
 pub mod exports;
+pub mod exports_me;
 pub mod fmu_state;
 pub mod logging;
+pub mod model_exchange;
 pub mod resources;
 pub mod state_machine;
 pub mod types;

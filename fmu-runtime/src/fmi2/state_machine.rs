@@ -32,10 +32,14 @@ pub enum FmiState {
     /// FMI 3.0 only: inside `fmi3DoStep`, while the master's intermediate-update callback
     /// runs (`IntermediateUpdateMode`). No FMI 2.0 function is allowed in it.
     IntermediateUpdate = 1 << 10,
+    /// Model Exchange (§3.2.3): discrete-time equations (events), and integration by the
+    /// master.
+    EventMode = 1 << 11,
+    ContinuousTimeMode = 1 << 12,
 }
 
 impl FmiState {
-    pub const ALL: [FmiState; 11] = [
+    pub const ALL: [FmiState; 13] = [
         FmiState::StartAndEnd,
         FmiState::Instantiated,
         FmiState::InitializationMode,
@@ -47,6 +51,8 @@ impl FmiState {
         FmiState::Error,
         FmiState::Fatal,
         FmiState::IntermediateUpdate,
+        FmiState::EventMode,
+        FmiState::ContinuousTimeMode,
     ];
 
     pub fn bit(self) -> u32 {
@@ -75,6 +81,8 @@ impl FmiState {
             FmiState::Error => "Error",
             FmiState::Fatal => "Fatal",
             FmiState::IntermediateUpdate => "IntermediateUpdateMode",
+            FmiState::EventMode => "EventMode",
+            FmiState::ContinuousTimeMode => "ContinuousTimeMode",
         }
     }
 
@@ -105,6 +113,10 @@ const STEP_CANCELED: u32 = S::StepCanceled as u32;
 const TERMINATED: u32 = S::Terminated as u32;
 const ERROR: u32 = S::Error as u32;
 const FATAL: u32 = S::Fatal as u32;
+const EVENT: u32 = S::EventMode as u32;
+const CONTINUOUS: u32 = S::ContinuousTimeMode as u32;
+/// The two states a Model Exchange instance is in between initialization and the end.
+const ME: u32 = EVENT | CONTINUOUS;
 
 /// Every state an instance can be in.
 const ANY: u32 = INSTANTIATED
@@ -115,7 +127,8 @@ const ANY: u32 = INSTANTIATED
     | STEP_CANCELED
     | TERMINATED
     | ERROR
-    | FATAL;
+    | FATAL
+    | ME;
 
 /// An exported function: its C name and the states in which it may be called.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,12 +153,14 @@ impl FmiFunction {
 const MASK_DEBUG_LOGGING: u32 = ANY & !FATAL;
 /// FreeInstance/Reset column of the table: not while a step is in progress, not after Fatal.
 const MASK_RESET: u32 =
-    INSTANTIATED | INIT | STEP_COMPLETE | STEP_FAILED | STEP_CANCELED | TERMINATED | ERROR;
+    INSTANTIATED | INIT | STEP_COMPLETE | STEP_FAILED | STEP_CANCELED | TERMINATED | ERROR | ME;
 /// Get*: condition 2 in init mode, x at StepComplete/Terminated, 8 in StepFailed,
 /// 7 (debug) in StepCanceled/Error. Not in Instantiated.
-const MASK_GET: u32 = INIT | STEP_COMPLETE | STEP_FAILED | STEP_CANCELED | TERMINATED | ERROR;
-/// Set*: conditions 1 (Instantiated), 3 (init) and 6 (StepComplete).
-const MASK_SET: u32 = INSTANTIATED | INIT | STEP_COMPLETE;
+/// Model Exchange: x in Event and Continuous-Time Mode.
+const MASK_GET: u32 = INIT | STEP_COMPLETE | STEP_FAILED | STEP_CANCELED | TERMINATED | ERROR | ME;
+/// Set*: conditions 1 (Instantiated), 3 (init) and 6 (StepComplete); Model Exchange 4
+/// (Event Mode) and 5 (Continuous-Time Mode).
+const MASK_SET: u32 = INSTANTIATED | INIT | STEP_COMPLETE | ME;
 /// GetFMUstate: like Get*, plus Instantiated.
 const MASK_GET_FMU_STATE: u32 = INSTANTIATED | MASK_GET;
 /// Get*Status: StepComplete, StepInProgress, StepFailed, Terminated.
@@ -159,7 +174,8 @@ pub const ENTER_INITIALIZATION_MODE: FmiFunction =
     FmiFunction::new("fmi2EnterInitializationMode", INSTANTIATED);
 pub const EXIT_INITIALIZATION_MODE: FmiFunction =
     FmiFunction::new("fmi2ExitInitializationMode", INIT);
-pub const TERMINATE: FmiFunction = FmiFunction::new("fmi2Terminate", STEP_COMPLETE | STEP_FAILED);
+pub const TERMINATE: FmiFunction =
+    FmiFunction::new("fmi2Terminate", STEP_COMPLETE | STEP_FAILED | ME);
 pub const RESET: FmiFunction = FmiFunction::new("fmi2Reset", MASK_RESET);
 
 pub const GET_REAL: FmiFunction = FmiFunction::new("fmi2GetReal", MASK_GET);
@@ -198,24 +214,31 @@ pub const GET_INTEGER_STATUS: FmiFunction = FmiFunction::new("fmi2GetIntegerStat
 pub const GET_BOOLEAN_STATUS: FmiFunction = FmiFunction::new("fmi2GetBooleanStatus", MASK_STATUS);
 pub const GET_STRING_STATUS: FmiFunction = FmiFunction::new("fmi2GetStringStatus", MASK_STATUS);
 
-/// Model-Exchange functions: exported because the standard requires every symbol, but this
-/// FMU is Co-Simulation only, so they fail in every state after the state check has let them
-/// through (the mask is irrelevant; `ANY & !FATAL` keeps the "not supported" message the one
-/// the user sees).
-const MASK_ME: u32 = ANY & !FATAL;
-pub const ENTER_EVENT_MODE: FmiFunction = FmiFunction::new("fmi2EnterEventMode", MASK_ME);
-pub const NEW_DISCRETE_STATES: FmiFunction = FmiFunction::new("fmi2NewDiscreteStates", MASK_ME);
+/// Model Exchange functions (FMI 2.0 §3.2.3, table "State Machine of Calling Sequence").
+/// A Co-Simulation instance never reaches Event or Continuous-Time Mode, so these masks
+/// also refuse it. Deviation: `fmi2GetContinuousStates` and `fmi2GetDerivatives` are not
+/// offered in Initialization Mode, where the table allows them: the independent
+/// coordinates are chosen at the initial equilibrium, which `fmi2ExitInitializationMode`
+/// solves. `fmi2SetContinuousStates` is accepted in Event Mode too (as FMI 3.0 does), so
+/// a master may set the states it re-read after an event.
+const MASK_ME_GET: u32 = ME | TERMINATED | ERROR;
+pub const ENTER_EVENT_MODE: FmiFunction = FmiFunction::new("fmi2EnterEventMode", ME);
+pub const NEW_DISCRETE_STATES: FmiFunction = FmiFunction::new("fmi2NewDiscreteStates", EVENT);
 pub const ENTER_CONTINUOUS_TIME_MODE: FmiFunction =
-    FmiFunction::new("fmi2EnterContinuousTimeMode", MASK_ME);
+    FmiFunction::new("fmi2EnterContinuousTimeMode", EVENT);
 pub const COMPLETED_INTEGRATOR_STEP: FmiFunction =
-    FmiFunction::new("fmi2CompletedIntegratorStep", MASK_ME);
-pub const SET_TIME: FmiFunction = FmiFunction::new("fmi2SetTime", MASK_ME);
-pub const SET_CONTINUOUS_STATES: FmiFunction = FmiFunction::new("fmi2SetContinuousStates", MASK_ME);
-pub const GET_DERIVATIVES: FmiFunction = FmiFunction::new("fmi2GetDerivatives", MASK_ME);
-pub const GET_EVENT_INDICATORS: FmiFunction = FmiFunction::new("fmi2GetEventIndicators", MASK_ME);
-pub const GET_CONTINUOUS_STATES: FmiFunction = FmiFunction::new("fmi2GetContinuousStates", MASK_ME);
-pub const GET_NOMINALS_OF_CONTINUOUS_STATES: FmiFunction =
-    FmiFunction::new("fmi2GetNominalsOfContinuousStates", MASK_ME);
+    FmiFunction::new("fmi2CompletedIntegratorStep", CONTINUOUS);
+pub const SET_TIME: FmiFunction = FmiFunction::new("fmi2SetTime", ME);
+pub const SET_CONTINUOUS_STATES: FmiFunction = FmiFunction::new("fmi2SetContinuousStates", ME);
+pub const GET_DERIVATIVES: FmiFunction = FmiFunction::new("fmi2GetDerivatives", MASK_ME_GET);
+pub const GET_EVENT_INDICATORS: FmiFunction =
+    FmiFunction::new("fmi2GetEventIndicators", INIT | MASK_ME_GET);
+pub const GET_CONTINUOUS_STATES: FmiFunction =
+    FmiFunction::new("fmi2GetContinuousStates", MASK_ME_GET);
+pub const GET_NOMINALS_OF_CONTINUOUS_STATES: FmiFunction = FmiFunction::new(
+    "fmi2GetNominalsOfContinuousStates",
+    INSTANTIATED | MASK_ME_GET,
+);
 
 #[cfg(test)]
 mod tests {
@@ -226,7 +249,7 @@ mod tests {
         for s in FmiState::ALL {
             assert_eq!(FmiState::from_code(s.code()), Some(s));
         }
-        assert_eq!(FmiState::from_code(11), None);
+        assert_eq!(FmiState::from_code(13), None);
     }
 
     #[test]

@@ -135,6 +135,21 @@ pub enum Probe {
     /// Motion value `j` (< [`MOUNT_MOTION`](super::MOUNT_MOTION)) of the mount that is port
     /// `i`, world axes.
     MountMotion(usize, usize),
+    /// Model Exchange: continuous state `k` of x = [z_i; ż_i; w] and its derivative
+    /// (`solver::ode`); which joint coordinates are independent is the instance's
+    /// partition, chosen at initialization and re-chosen at a step event.
+    ContinuousState(usize),
+    StateDerivative(usize),
+}
+
+impl Variable {
+    /// A Model Exchange continuous state or its derivative.
+    pub fn is_continuous_state(&self) -> bool {
+        matches!(
+            self.binding,
+            Binding::Probe(Probe::ContinuousState(_) | Probe::StateDerivative(_))
+        )
+    }
 }
 
 impl Probe {
@@ -215,5 +230,7 @@ pub struct Variable {
     pub start: Option<f64>,
     pub min: Option<f64>,
     pub max: Option<f64>,
+    /// Typical magnitude for a master's error control (continuous states).
+    pub nominal: Option<f64>,
     pub binding: Binding,
 }

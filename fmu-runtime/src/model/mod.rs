@@ -25,7 +25,7 @@ pub use ports::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the serialized [`CompiledModel`] layout; bump on any change of these types.
-pub const MODEL_FORMAT_VERSION: u32 = 14;
+pub const MODEL_FORMAT_VERSION: u32 = 15;
 
 /// Index into the instance parameter vector (see module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -377,7 +377,42 @@ impl CompiledModel {
         if self.params.iter().any(|p| !p.default.is_finite()) {
             return err("a parameter default is not finite".into());
         }
+        self.validate_continuous_states()
+    }
+
+    /// Model Exchange: the continuous states x\[k\] and their derivatives, each k of
+    /// 0..n exactly once ([`CompiledModel::continuous_states`]).
+    fn validate_continuous_states(&self) -> Result<(), ModelError> {
+        let n = self.continuous_states();
+        let mut seen = vec![[false; 2]; n];
+        for v in &self.variables {
+            let (k, d) = match v.binding {
+                Binding::Probe(Probe::ContinuousState(k)) => (k, 0),
+                Binding::Probe(Probe::StateDerivative(k)) => (k, 1),
+                _ => continue,
+            };
+            if k >= n || std::mem::replace(&mut seen[k][d], true) {
+                return Err(ModelError(format!(
+                    "variable {} names continuous state {k} of {n} out of range or twice",
+                    v.name
+                )));
+            }
+        }
+        if seen.iter().any(|s| s != &[true, true]) {
+            return Err(ModelError(
+                "a continuous state lacks its derivative variable".into(),
+            ));
+        }
         Ok(())
+    }
+
+    /// Number of continuous states the FMU declares for Model Exchange (0: Co-Simulation
+    /// only).
+    pub fn continuous_states(&self) -> usize {
+        self.variables
+            .iter()
+            .filter(|v| matches!(v.binding, Binding::Probe(Probe::ContinuousState(_))))
+            .count()
     }
 
     fn collect_points(&self, out: &mut Vec<PointRef>) {

@@ -188,6 +188,21 @@ impl DoubleStepWork {
         self.rank
     }
 
+    /// Whether Φ_z^d of this partition is worse conditioned than a tenth of the best
+    /// choice at Φ_z (the rule of [`update_partition`]). Leaves the LU of Φ_z^d at Φ_z.
+    pub(super) fn worse_than_best(&mut self, phi_z: &[f64], nc: usize, nz: usize) -> bool {
+        let current = partition_quality(self, phi_z, nz);
+        let (_, best) = choose_partition(
+            phi_z,
+            nc,
+            nz,
+            &mut self.ge,
+            &mut self.candidate_order,
+            &mut self.candidate_rows,
+        );
+        current < 0.1 * best
+    }
+
     pub(super) fn independent(&self) -> usize {
         self.nf()
     }

@@ -7,8 +7,13 @@
 //! displacements, friction states):
 //!
 //! ```text
-//! x = [z_i; ż_i; w]        ẋ = [ż_i; z̈_i; ẇ]
+//! x = [z_i; ż_i; w; W]        ẋ = [ż_i; z̈_i; ẇ; P]
 //! ```
+//!
+//! W are the work integrals the energy outputs report (actuator work, and the base's and
+//! each port's when the model has them): in Co-Simulation the solver accumulates them per
+//! step, in Model Exchange the master's integrator does, from their powers P, so that
+//! `energy.balance_error` measures the master's integration as it measures ours.
 //!
 //! Setting x solves the position problem Φ(z_d; z_i) = 0 by Newton for the dependent
 //! coordinates and gives ż = R_z ż_i (R_z = [R_d; I], R_d = −(Φ_z^d)⁻¹ Φ_z^i). The
@@ -34,6 +39,20 @@ use crate::instance::State;
 use crate::mechanics::dynamics::{CompositeInertia, mass_matrix};
 use crate::model::CompiledModel;
 
+/// What a continuous state is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateKind {
+    /// An independent joint coordinate (index into z) and its rate.
+    Coordinate(usize),
+    Rate(usize),
+    /// A first-order state (index into w: pressures, spools, displacements, friction).
+    FirstOrder(usize),
+    /// Work done on the mechanism by the actuators, by the base, by port `i` [J].
+    ActuatorWork,
+    BaseWork,
+    PortWork(usize),
+}
+
 /// Buffers of the ODE view, allocated when a Model Exchange instance first asks for them.
 pub struct OdeWork {
     partition: DoubleStepWork,
@@ -53,6 +72,8 @@ pub struct OdeWork {
     /// and those that are algebraic.
     dynamic: Vec<usize>,
     algebraic: Vec<usize>,
+    /// The work integrals after w (actuator, base, ports).
+    works: Vec<StateKind>,
 }
 
 impl OdeWork {
@@ -89,9 +110,15 @@ impl OdeWork {
                 algebraic.push(j);
             }
         }
+        let mut works = vec![StateKind::ActuatorWork];
+        if m.mechanism.base.is_some() {
+            works.push(StateKind::BaseWork);
+        }
+        works.extend((0..m.ports.len()).map(StateKind::PortWork));
         Ok(OdeWork {
             dynamic,
             algebraic,
+            works,
             partition,
             mm: vec![0.0; nz * nz],
             composite: vec![CompositeInertia::default(); m.mechanism.bodies.len()],
@@ -112,9 +139,9 @@ impl OdeWork {
         self.partition.independent()
     }
 
-    /// Length of x: 2 n_f + the dynamic first-order states.
+    /// Length of x: 2 n_f + the dynamic first-order states + the work integrals.
     pub fn len(&self) -> usize {
-        2 * self.independent() + self.dynamic.len()
+        2 * self.independent() + self.dynamic.len() + self.works.len()
     }
 
     /// Whether the ODE has no states (a machine without joints or oil).
@@ -127,6 +154,70 @@ impl OdeWork {
         self.partition.order()[self.partition.rank() + k]
     }
 
+    /// What continuous state `k` is.
+    pub fn kind(&self, k: usize) -> StateKind {
+        let nf = self.independent();
+        if k < nf {
+            StateKind::Coordinate(self.coordinate(k))
+        } else if k < 2 * nf {
+            StateKind::Rate(self.coordinate(k - nf))
+        } else if k < 2 * nf + self.dynamic.len() {
+            StateKind::FirstOrder(self.dynamic[k - 2 * nf])
+        } else {
+            self.works[k - 2 * nf - self.dynamic.len()]
+        }
+    }
+
+    /// x\[k\] of the state, or its derivative ẋ\[k\] (the state's rates and
+    /// accelerations: after [`OdeWork::derivatives`] in Model Exchange, the step end's in
+    /// Co-Simulation).
+    pub fn value(&self, st: &State, k: usize, derivative: bool) -> f64 {
+        match (self.kind(k), derivative) {
+            (StateKind::ActuatorWork, false) => st.work,
+            (StateKind::ActuatorWork, true) => st.power,
+            (StateKind::BaseWork, false) => st.base_work,
+            (StateKind::BaseWork, true) => st.base_power,
+            (StateKind::PortWork(i), false) => st.port_work[i],
+            (StateKind::PortWork(i), true) => st.port_power[i],
+            (StateKind::Coordinate(c), false) => st.z[c],
+            (StateKind::Coordinate(c), true) | (StateKind::Rate(c), false) => st.zd[c],
+            (StateKind::Rate(c), true) => st.zdd[c],
+            (StateKind::FirstOrder(j), false) => st.w[j],
+            (StateKind::FirstOrder(j), true) => st.wd[j],
+        }
+    }
+
+    /// Whether Φ_z^d of the partition has become ill-conditioned against the best choice
+    /// at the evaluation's Φ_z (the double-step solver's rule: a tenth of the best
+    /// pivot ratio); the master should then stop at a step event for
+    /// [`OdeWork::rechoose`].
+    pub fn needs_rechoice(&mut self, ws: &Workspace, l: &Layout) -> bool {
+        self.partition.rank() > 0 && self.partition.worse_than_best(&ws.eval.phi_z, l.nc, l.nz)
+    }
+
+    /// Chooses the independent coordinates again at the state's configuration (a step
+    /// event: x keeps its length, its coordinate entries change meaning).
+    pub fn rechoose(
+        &mut self,
+        m: &CompiledModel,
+        l: &Layout,
+        p: &[f64],
+        st: &mut State,
+        ws: &mut Workspace,
+    ) -> Result<(), String> {
+        let nf = self.independent();
+        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        self.partition.choose(&ws.eval.phi_z, l.nc, l.nz);
+        if self.independent() != nf {
+            return Err(format!(
+                "the mechanism's mobility changed from {nf} to {} (a singular configuration)",
+                self.independent()
+            ));
+        }
+        self.partition
+            .positions(m, l, p, &mut ws.eval, &mut st.z, &st.w, &st.wd)
+    }
+
     /// x of the state.
     pub fn states(&self, st: &State, x: &mut [f64]) {
         let nf = self.independent();
@@ -137,6 +228,10 @@ impl OdeWork {
         }
         for (i, &j) in self.dynamic.iter().enumerate() {
             x[2 * nf + i] = st.w[j];
+        }
+        let first = 2 * nf + self.dynamic.len();
+        for k in first..self.len() {
+            x[k] = self.value(st, k, false);
         }
     }
 
@@ -160,6 +255,14 @@ impl OdeWork {
         }
         for (i, &j) in self.dynamic.iter().enumerate() {
             st.w[j] = x[2 * nf + i];
+        }
+        let first = 2 * nf + self.dynamic.len();
+        for (&kind, &v) in self.works.iter().zip(&x[first..]) {
+            match kind {
+                StateKind::BaseWork => st.base_work = v,
+                StateKind::PortWork(i) => st.port_work[i] = v,
+                _ => st.work = v,
+            }
         }
         if r > 0 {
             self.partition
@@ -292,6 +395,14 @@ impl OdeWork {
         for (i, &j) in self.dynamic.iter().enumerate() {
             dx[2 * nf + i] = st.wd[j];
         }
+        // The powers of the consistent point (the probes read them as the work's rates).
+        st.power = ws.eval.power;
+        st.base_power = ws.eval.base_power;
+        st.port_power.copy_from_slice(&ws.eval.port_power);
+        let first = 2 * nf + self.dynamic.len();
+        for k in first..self.len() {
+            dx[k] = self.value(st, k, true);
+        }
         if dx[..self.len()].iter().all(|v| v.is_finite()) {
             Ok(())
         } else {
@@ -338,10 +449,11 @@ impl OdeWork {
 
     /// Typical magnitudes of the states for the master's error control: 1 for
     /// coordinates (m, rad) and rates, 1e7 Pa for pressures, 1 for relative spool and pump
-    /// positions, 1e-4 for friction states (bristle deflections of micrometres).
+    /// positions, 1e-4 for friction states (bristle deflections of micrometres), 1 J for
+    /// the work integrals.
     pub fn nominals(&self, l: &Layout, nominal: &mut [f64]) {
         let nf = self.independent();
-        nominal[..2 * nf].fill(1.0);
+        nominal[..self.len()].fill(1.0);
         let positions = l.n_pressures + l.n_spools + l.n_displacements;
         for (i, &k) in self.dynamic.iter().enumerate() {
             nominal[2 * nf + i] = if k < l.n_pressures {

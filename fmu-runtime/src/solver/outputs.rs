@@ -246,5 +246,7 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
         Probe::BaseWork => st.base_work,
         Probe::NewtonIterations => st.iterations as f64,
         Probe::StepCount => st.steps as f64,
+        // The ODE's partition lives in the instance, which answers these itself.
+        Probe::ContinuousState(_) | Probe::StateDerivative(_) => f64::NAN,
     }
 }

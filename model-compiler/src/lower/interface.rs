@@ -369,6 +369,7 @@ pub(super) fn lower_interface(
             start: Some(start),
             min,
             max,
+            nominal: None,
             binding: Binding::Param(id),
         });
     }
@@ -435,6 +436,7 @@ pub(super) fn lower_interface(
             start: Some(start),
             min,
             max,
+            nominal: None,
             binding: Binding::Param(id),
         });
     }
@@ -491,6 +493,7 @@ pub(super) fn lower_interface(
             start: Some(start),
             min: None,
             max: None,
+            nominal: None,
             binding: Binding::Param(step),
         });
     }
@@ -562,6 +565,7 @@ pub(super) fn output(
         start: None,
         min: None,
         max: None,
+        nominal: None,
         binding: Binding::Probe(probe),
     }
 }

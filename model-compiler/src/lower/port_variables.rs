@@ -44,6 +44,7 @@ fn input(
         start: Some(cx.params[id.index()].default),
         min: None,
         max: None,
+        nominal: None,
         binding: Binding::Param(id),
     }
 }
