@@ -11,6 +11,7 @@
 #   3. builds every FMU:            cargo run --release --bin hydromech -- build
 #      and as FMI 3.0:              hydromech build --fmi 3 -o fmus/fmi3
 #      and as Model Exchange:       hydromech build --interface me|both -o fmus/me|both
+#                                   hydromech build --fmi 3 --interface me -o fmus/fmi3-me
 #      and the supplier package:    hydromech package -o target/package (+ verify --exact)
 #      (= `cargo run --release -p model-compiler -- build`, the README's command, but with the
 #      features of the whole workspace, so that stage 4 reuses every compiled dependency:
@@ -203,8 +204,10 @@ stage_build_fmus() {
     rm -rf fmus/me fmus/both
     target/release/hydromech build --interface me -o fmus/me
     target/release/hydromech build --interface both -o fmus/both
+    rm -rf fmus/fmi3-me
+    target/release/hydromech build --fmi 3 --interface me -o fmus/fmi3-me
     echo "FMUs:"
-    ls -l fmus/*.fmu fmus/fmi3/*.fmu fmus/me/*.fmu fmus/both/*.fmu
+    ls -l fmus/*.fmu fmus/fmi3/*.fmu fmus/me/*.fmu fmus/both/*.fmu fmus/fmi3-me/*.fmu
     # The supplier package (FMI Cross-Check tree) that tests/python/test_crosscheck.py and
     # the Rust importer check, and its own re-run: bit for bit, every platform folder.
     target/release/hydromech package -o target/package

@@ -133,12 +133,6 @@ pub fn build_version(
         FmiVersion::Fmi3 => runtime::select_fmi3(platforms).map(drop),
     }
     .map_err(platform_error)?;
-    if flavour.version == FmiVersion::Fmi3 && flavour.interface.model_exchange() {
-        return Err(vec![Diagnostic::global(
-            "FMI 3.0 Model Exchange is not built yet".to_string(),
-            "build FMI 3.0 Co-Simulation (--interface cs) or FMI 2.0 Model Exchange (--fmi 2)",
-        )]);
-    }
     let mut l = compile(source)?;
     if flavour.interface.model_exchange() {
         model_exchange::declare_states(&mut l).map_err(|e| {
@@ -270,8 +264,9 @@ pub fn write_fmu_version(
         }
         FmiVersion::Fmi3 => {
             let binaries = runtime::select_fmi3(platforms).map_err(platform_error)?;
-            let xml = model_description::fmi3::render(&l.model, &time.to_xml())
-                .map_err(|e| global(e, "rename the variable or build for FMI 2.0"))?;
+            let xml =
+                model_description::fmi3::render_for(&l.model, &time.to_xml(), flavour.interface)
+                    .map_err(|e| global(e, "rename the variable or build for FMI 2.0"))?;
             (xml, binaries)
         }
     };

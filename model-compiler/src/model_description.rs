@@ -186,7 +186,9 @@ fn write(
             ("canNotUseMemoryManagementFunctions", "true"),
             ("canGetAndSetFMUstate", "true"),
             ("canSerializeFMUstate", "true"),
-            ("providesDirectionalDerivative", "false"),
+            // Of the derivatives and outputs with respect to states and inputs
+            // (fmu-runtime/src/fmi2/directional.rs).
+            ("providesDirectionalDerivative", "true"),
         ] {
             me.push_attribute((k, v));
         }

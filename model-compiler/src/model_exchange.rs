@@ -295,6 +295,46 @@ mod tests {
         assert_eq!(&top[..2], ["ModelExchange", "CoSimulation"]);
     }
 
+    /// FMI 3.0: derivatives name their state by value reference, listed as
+    /// `<ContinuousStateDerivative>`; the step event needs `fmi3CompletedIntegratorStep`.
+    #[test]
+    fn fmi3_declares_the_derivatives_by_value_reference() {
+        let mut l = lowered("jaiswal-fourbar.toml");
+        declare_states(&mut l).unwrap();
+        let xml = crate::model_description::fmi3::render_for(
+            &l.model,
+            "2026-01-01T00:00:00Z",
+            crate::Interface::ModelExchange,
+        )
+        .unwrap();
+        let el = elements(&xml);
+        let me = el.iter().find(|e| e.0 == "ModelExchange").unwrap();
+        assert_eq!(get(&me.1, "needsCompletedIntegratorStep"), Some("true"));
+        assert!(!el.iter().any(|e| e.0 == "CoSimulation"));
+        let vr = |name: &str| {
+            let v = el.iter().find(|e| get(&e.1, "name") == Some(name)).unwrap();
+            get(&v.1, "valueReference").unwrap().to_string()
+        };
+        let listed: Vec<&str> = el
+            .iter()
+            .filter(|e| e.0 == "ContinuousStateDerivative")
+            .map(|e| get(&e.1, "valueReference").unwrap())
+            .collect();
+        assert_eq!(listed.len(), 7);
+        for k in 1..=7 {
+            let dx = vr(&format!("der(ode.x[{k}])"));
+            assert!(listed.contains(&dx.as_str()));
+            let e = el
+                .iter()
+                .find(|e| get(&e.1, "valueReference") == Some(dx.as_str()))
+                .unwrap();
+            assert_eq!(
+                get(&e.1, "derivative"),
+                Some(vr(&format!("ode.x[{k}]")).as_str())
+            );
+        }
+    }
+
     #[test]
     fn a_reserved_name_is_refused() {
         let mut l = lowered("naya-rod.toml");

@@ -1,5 +1,5 @@
-"""FMI 2.0 Model Exchange FMUs (`hydromech build --interface me|both`, in fmus/me/ and
-fmus/both/) seen by FMPy.
+"""Model Exchange FMUs (`hydromech build --interface me|both`, FMI 2.0 in fmus/me/ and
+fmus/both/, FMI 3.0 in fmus/fmi3-me/) seen by FMPy.
 
 * `validate_fmu` finds no problem in either; each declares its continuous states (a minimal
   set: independent joint coordinates, their rates, dynamic first-order states, work
@@ -11,7 +11,8 @@ fmus/both/) seen by FMPy.
   right-hand-side evaluations and the wall time are reported;
 * the Co-Simulation side of a `both` FMU is bit-identical to the Co-Simulation-only FMU;
 * the calling protocol through `fmpy.fmi2.FMU2Model`: out-of-sequence and malformed calls
-  are fmi2Error with a logged reason.
+  are fmi2Error with a logged reason;
+* FMI 3.0 Model Exchange validates and integrates the machine bit for bit as FMI 2.0 does.
 """
 
 from __future__ import annotations
@@ -33,8 +34,9 @@ import harness
 
 ME_DIR = harness.FMU_DIR / "me"
 BOTH_DIR = harness.FMU_DIR / "both"
-HINT = ("run `hydromech build --interface me -o fmus/me` and `--interface both -o fmus/both` "
-        "(tests/run.sh does)")
+ME3_DIR = harness.FMU_DIR / "fmi3-me"
+HINT = ("run `hydromech build --interface me -o fmus/me`, `--interface both -o fmus/both` and "
+        "`--fmi 3 --interface me -o fmus/fmi3-me` (tests/run.sh does)")
 FMI2_ERROR = 3
 
 # The seeds' manoeuvres (models/naya-rod.toml, models/jaiswal-fourbar.toml [report]).
@@ -49,7 +51,7 @@ def me_files(d=ME_DIR) -> list[Path]:
 
 
 def pytest_generate_tests(metafunc):
-    for name, d in (("me_fmu", ME_DIR), ("both_fmu", BOTH_DIR)):
+    for name, d in (("me_fmu", ME_DIR), ("both_fmu", BOTH_DIR), ("me3_fmu", ME3_DIR)):
         if name in metafunc.fixturenames:
             files = me_files(d)
             metafunc.parametrize(name, files or [None], ids=[p.stem for p in files] or ["none"])
@@ -70,7 +72,7 @@ def model_exchange_run(fmu, points, **kw):
     calls = {"n": 0}
 
     def count(message):
-        if message.startswith("fmi2GetDerivatives"):
+        if message.startswith(("fmi2GetDerivatives", "fmi3GetContinuousStateDerivatives")):
             calls["n"] += 1
 
     started = time.perf_counter()
@@ -241,3 +243,96 @@ def test_a_co_simulation_fmu_refuses_model_exchange():
     with pytest.raises(Exception):
         m.instantiate(callbacks=harness.CALLBACKS)
     assert any("built for Co-Simulation only" in e for e in errors_of("me-refused"))
+
+
+# --------------------------------------------------------------------------------------------
+# FMI 3.0 Model Exchange (`hydromech build --fmi 3 --interface me`, in fmus/fmi3-me/)
+
+
+def test_fmi3_model_exchange_fmus_exist_for_every_model():
+    expected = sorted(p.stem for p in harness.fmu_files() if "." not in p.stem)
+    assert sorted(p.stem for p in me_files(ME3_DIR)) == expected, HINT
+
+
+def test_fmpy_validate_fmi3_model_exchange(me3_fmu, report):
+    fmu = _need(me3_fmu)
+    model = fmu.stem
+    problems = validate_fmu(str(fmu))
+    assert problems == [], problems
+    root = _structure(fmu)
+    assert root.get("fmiVersion") == "3.0"
+    me = root.find("ModelExchange")
+    assert me is not None and root.find("CoSimulation") is None
+    assert me.get("needsCompletedIntegratorStep") == "true"
+    states = {v.get("valueReference") for v in root.find("ModelVariables")
+              if v.get("name", "").startswith("ode.x[")}
+    derivatives = root.find("ModelStructure").findall("ContinuousStateDerivative")
+    assert len(derivatives) == len(states) > 0
+    by_vr = {v.get("valueReference"): v for v in root.find("ModelVariables")}
+    assert {by_vr[d.get("valueReference")].get("derivative") for d in derivatives} == states
+    report(f"{model}: FMI 3.0 Model Exchange, {len(states)} continuous states: "
+           "FMPy validate_fmu 0 problems")
+
+
+def test_fmi3_model_exchange_runs_as_fmi2_model_exchange(report):
+    """The same CVode run through fmi3* and fmi2*: the same machine, the same numbers."""
+    runs = {}
+    for d in (ME_DIR, ME3_DIR):
+        runs[d.name] = model_exchange_run(d / "naya-rod.fmu", NAYA_COMMAND,
+                                          relative_tolerance=1e-8, output_interval=1e-3)
+    (a, na, _), (b, nb, _) = runs["me"], runs["fmi3-me"]
+    worst = max(float(np.max(np.abs(a[n] - b[n]))) for n in ("cylinder.length", "rod.angle"))
+    assert len(a) == len(b) and worst == 0.0, worst
+    report(f"naya-rod: FMI 3.0 Model Exchange = FMI 2.0 Model Exchange bit for bit under CVode "
+           f"({na} and {nb} derivative evaluations)")
+
+
+def test_directional_derivatives_give_the_stiff_jacobian(report):
+    """fmi2GetDirectionalDerivative of ẋ against the test's own central differences of
+    fmi2GetDerivatives (steps 1e-6 of each state's nominal), column by column, on naya-rod
+    mid-manoeuvre; the pressure block carries the oil's stiffness (∂ṗ/∂p < 0, large)."""
+    fmu = ME_DIR / "naya-rod.fmu"
+    m, md = model(fmu, "me-jacobian")
+    n = md.numberOfContinuousStates
+    try:
+        m.setupExperiment(startTime=0.0)
+        m.enterInitializationMode()
+        m.exitInitializationMode()
+        m.newDiscreteStates()
+        m.enterContinuousTimeMode()
+        command = harness.variable(md, "valve.command").valueReference
+        m.setReal([command], [0.4546082])
+        x = np.zeros(n)
+        m.getContinuousStates(pointer(x), n)
+        nominal = np.zeros(n)
+        m.getNominalsOfContinuousStates(pointer(nominal), n)
+        states = [v.valueReference for v in md.modelVariables if v.name.startswith("ode.x[")]
+        derivs = [v.valueReference for v in md.modelVariables if v.name.startswith("der(ode.x[")]
+
+        def f(at):
+            m.setContinuousStates(pointer(np.ascontiguousarray(at)), n)
+            dx = np.zeros(n)
+            m.getDerivatives(pointer(dx), n)
+            return dx
+
+        worst = 0.0
+        jac = np.zeros((n, n))
+        for j in range(n):
+            jac[:, j] = m.getDirectionalDerivative(derivs, [states[j]], [1.0])
+            h = 1e-6 * nominal[j]
+            e = np.zeros(n)
+            e[j] = h
+            reference = (f(x + e) - f(x - e)) / (2 * h)
+            f(x)
+            scale = np.abs(reference).max() + 1e-12
+            worst = max(worst, float(np.abs(jac[:, j] - reference).max() / scale))
+        assert worst < 1e-4, worst
+        pressures = [k for k in range(n) if nominal[k] == 1e7]
+        stiff = min(jac[k, k] for k in pressures)
+        assert stiff < -100.0, stiff  # 1/s: the oil springs react within milliseconds
+        eig = np.linalg.eigvals(jac)
+        report(f"naya-rod ME Jacobian by fmi2GetDirectionalDerivative: {n}×{n}, worst column "
+               f"{worst:.1e} relative to central differences of fmi2GetDerivatives; fastest "
+               f"eigenvalue {min(eig.real):.3e} 1/s (the oil stiffness)")
+    finally:
+        m.freeInstance()

@@ -721,10 +721,13 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
     }
 }
 
-/// Not provided (`providesDirectionalDerivative="false"`).
+/// Model Exchange: the derivatives and outputs `vUnknown_ref` along `dvKnown` of the
+/// continuous states and inputs `vKnown_ref` ([`super::directional`]). Co-Simulation
+/// declares `providesDirectionalDerivative="false"` and gets `fmi2Error`.
 ///
 /// # Safety
-/// `c` is NULL or from `fmi2Instantiate`.
+/// `c` is NULL or from `fmi2Instantiate`; the reference and value arrays hold `nUnknown`
+/// and `nKnown` elements.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
     c: fmi2Component,
@@ -735,18 +738,19 @@ pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
     dvKnown: *const fmi2Real,
     dvUnknown: *mut fmi2Real,
 ) -> fmi2Status {
-    let _ = (vUnknown_ref, vKnown_ref, dvKnown, dvUnknown);
     // SAFETY: FMI calling conventions.
     unsafe {
         guarded(
             c,
             sm::GET_DIRECTIONAL_DERIVATIVE,
             format_args!("nUnknown={nUnknown}, nKnown={nKnown}"),
-            |_| {
-                Err(
-                    "not supported: this FMU declares providesDirectionalDerivative=\"false\""
-                        .into(),
-                )
+            |comp| {
+                let unknowns = slice_in(vUnknown_ref, nUnknown, "vUnknown_ref[]")?;
+                let knowns = slice_in(vKnown_ref, nKnown, "vKnown_ref[]")?;
+                let seed = slice_in(dvKnown, nKnown, "dvKnown[]")?;
+                let out = slice_out(dvUnknown, nUnknown, "dvUnknown[]")?;
+                comp.directional_derivative(unknowns, knowns, seed, out)?;
+                Ok(fmi2OK)
             },
         )
     }

@@ -11,6 +11,7 @@
 //! - [`component`]: the instance behind `fmi2Component` and the per-variable set rules;
 //! - [`fmu_state`]: `fmi2FMUstate` objects and their serialized form;
 //! - [`model_exchange`]: the master-integrated ODE side of a component (FMI 2.0 and 3.0);
+//! - [`directional`]: directional derivatives of Model Exchange (FMI 2.0 and 3.0);
 //! - [`exports`]: the 44 `#[no_mangle]` functions (the 10 of Model Exchange in
 //!   [`exports_me`]).
 //!
@@ -21,6 +22,7 @@
 
 pub mod call;
 pub mod component;
+pub mod directional;
 pub mod exports;
 pub mod exports_me;
 pub mod fmu_state;

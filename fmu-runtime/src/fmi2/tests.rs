@@ -1634,4 +1634,4 @@ fn outputs_do_not_feed_through_inputs_between_steps() {
 }
 
 #[path = "tests_me.rs"]
-mod model_exchange;
+pub(crate) mod model_exchange;

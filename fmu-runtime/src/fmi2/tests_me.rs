@@ -10,7 +10,12 @@ const VR_DX: u32 = 200;
 
 /// The test pendulum with x\[k\] and der(x\[k\]) declared, as the compiler does.
 fn me_model() -> (CompiledModel, usize) {
-    let mut m = test_model(GUID);
+    with_states(test_model(GUID), VR_X, VR_DX)
+}
+
+/// `m` with its continuous states declared at value references `vr_x + k` and their
+/// derivatives at `vr_dx + k` (FMI 3.0 tests move them clear of their Integer ones).
+pub(crate) fn with_states(mut m: CompiledModel, vr_x: u32, vr_dx: u32) -> (CompiledModel, usize) {
     let mut inst = Instance::new(Arc::new(m.clone()));
     inst.initialize(0.0).unwrap();
     let n = inst.ode_len().unwrap();
@@ -18,9 +23,9 @@ fn me_model() -> (CompiledModel, usize) {
     inst.ode_nominals(&mut nominal).unwrap();
     for k in 0..n {
         for (vr, probe, name) in [
-            (VR_X, Probe::ContinuousState(k), format!("x[{}]", k + 1)),
+            (vr_x, Probe::ContinuousState(k), format!("x[{}]", k + 1)),
             (
-                VR_DX,
+                vr_dx,
                 Probe::StateDerivative(k),
                 format!("der(x[{}])", k + 1),
             ),
@@ -301,4 +306,64 @@ fn inputs_set_in_continuous_time_mode_change_the_derivatives() {
     // A tunable parameter only in Event Mode.
     assert_eq!(me.set_real(VR_GAIN, 2.0), fmi2Error);
     me.assert_logged(fmi2Error, &["continuous-time mode only continuous inputs"]);
+}
+
+/// Directional derivatives against what they must be: der(angle) = rate exactly, the load
+/// acts linearly (so any difference quotient is exact), a combined seed is the sum, and the
+/// state, time and inputs are left as they were.
+#[test]
+fn directional_derivatives_of_the_derivatives() {
+    let (me, n) = me_fmu();
+    me.start_me();
+    let mut x = vec![0.0; n];
+    unsafe { fmi2GetContinuousStates(me.c, x.as_mut_ptr(), n) };
+    x[1] = 0.4; // swinging
+    let before = me.derivatives(0.2, &x);
+    let dd = |unknown: u32, knowns: &[u32], seed: &[f64]| {
+        let mut out = f64::NAN;
+        let s = unsafe {
+            fmi2GetDirectionalDerivative(
+                me.c,
+                &unknown,
+                1,
+                knowns.as_ptr(),
+                knowns.len(),
+                seed.as_ptr(),
+                &mut out,
+            )
+        };
+        assert_eq!(s, fmi2OK);
+        out
+    };
+    // d(angle)/dt = rate: ∂/∂rate = 1, ∂/∂angle = 0.
+    assert!((dd(VR_DX, &[VR_X + 1], &[1.0]) - 1.0).abs() < 1e-9);
+    assert!(dd(VR_DX, &[VR_X], &[1.0]).abs() < 1e-9);
+    // The load: angular acceleration per newton, against a plain difference of two
+    // evaluations (exact: the load enters linearly).
+    let per_newton = dd(VR_DX + 1, &[VR_FORCE], &[1.0]);
+    assert_eq!(me.set_real(VR_FORCE, 10.0), fmi2OK);
+    let loaded = me.derivatives(0.2, &x);
+    assert_eq!(me.set_real(VR_FORCE, 0.0), fmi2OK);
+    let reference = (loaded[1] - before[1]) / 10.0;
+    assert!(per_newton != 0.0);
+    assert!(
+        (per_newton - reference).abs() < 1e-7 * reference.abs(),
+        "{per_newton} vs {reference}"
+    );
+    // Linear in the seed.
+    let angle = dd(VR_DX + 1, &[VR_X], &[1.0]);
+    let both = dd(VR_DX + 1, &[VR_X, VR_FORCE], &[2.0, -3.0]);
+    assert!((both - (2.0 * angle - 3.0 * per_newton)).abs() < 1e-6 * both.abs().max(1.0));
+    // Nothing moved.
+    let mut after = vec![0.0; n];
+    unsafe { fmi2GetDerivatives(me.c, after.as_mut_ptr(), n) };
+    assert_eq!(after, before);
+    // Knowns must be states or continuous inputs; unknowns derivatives or outputs.
+    let mut out = 0.0;
+    let s = unsafe { fmi2GetDirectionalDerivative(me.c, &VR_DX, 1, &VR_ANGLE, 1, &1.0, &mut out) };
+    assert_eq!(s, fmi2Error);
+    me.assert_logged(
+        fmi2Error,
+        &["neither a continuous state nor a continuous input"],
+    );
 }

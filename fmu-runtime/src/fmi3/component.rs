@@ -11,7 +11,8 @@ use crate::fmi3::types::{fmi3InstanceEnvironment, fmi3IntermediateUpdateCallback
 use crate::model::{Causality, CompiledModel, ParamId, VarType, Variability, Variable};
 use std::sync::Arc;
 
-/// An FMI 3.0 Co-Simulation instance.
+/// An FMI 3.0 instance (Co-Simulation, or Model Exchange with `comp.model_exchange` set
+/// and the Co-Simulation fields unused).
 #[repr(C)]
 pub struct Fmi3Component {
     /// First field: its tag (`COMPONENT_MAGIC_FMI3`) identifies the handle.
@@ -139,8 +140,9 @@ impl Handle for Fmi3Component {
     const ERROR_STATE: FmiState = FmiState::Terminated;
 
     unsafe fn from_handle<'a>(c: *mut std::ffi::c_void) -> Option<&'a mut Fmi3Component> {
-        // SAFETY: forwarded contract; only `fmi3InstantiateCoSimulation` makes components
-        // with this tag, always as the first field of a boxed `Fmi3Component` (repr(C)).
+        // SAFETY: forwarded contract; only `fmi3InstantiateCoSimulation` and
+        // `fmi3InstantiateModelExchange` make components with this tag, always as the
+        // first field of a boxed `Fmi3Component` (repr(C)).
         unsafe {
             Component::from_handle_tagged(c, COMPONENT_MAGIC_FMI3)?;
             Some(&mut *c.cast::<Fmi3Component>())

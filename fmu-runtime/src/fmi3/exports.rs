@@ -204,7 +204,7 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
 }
 
 /// Finds (at `resourcePath`, else beside the binary) and reads the model file.
-fn read_model(location: Option<&CStr>, token: &str) -> Result<CompiledModel, String> {
+pub(super) fn read_model(location: Option<&CStr>, token: &str) -> Result<CompiledModel, String> {
     let (path, how) = resources::locate_path(location, model_file::FILE_NAME)?;
     resources::read_model(&path, how, token)
 }
@@ -371,12 +371,13 @@ fn check_intermediate_access(fmu: &Fmi3Component, vr: u32, set: bool) -> Result<
 }
 
 fn get_values<T>(
-    fmu: &Fmi3Component,
+    fmu: &mut Fmi3Component,
     ty: VarType,
     vrs: &[u32],
     out: &mut [T],
     conv: impl Fn(f64) -> T,
 ) -> Outcome {
+    fmu.comp.refresh_model_exchange()?;
     for (&vr, slot) in vrs.iter().zip(out.iter_mut()) {
         if ty == VarType::Real && vr == fmu.time_vr {
             *slot = conv(fmu.comp.instance.time());
@@ -384,6 +385,12 @@ fn get_values<T>(
         }
         check_intermediate_access(fmu, vr, false)?;
         let var = fmu.comp.variable(ty, vr)?;
+        if var.is_continuous_state() && !fmu.comp.instance.has_ode() {
+            return Err(format!(
+                "{} is defined after initialization (the independent coordinates are chosen at the initial equilibrium)",
+                var.name
+            ));
+        }
         *slot = conv(fmu.comp.instance.value(var));
     }
     Ok(fmi2OK)

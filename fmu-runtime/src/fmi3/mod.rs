@@ -1,4 +1,4 @@
-//! FMI 3.0 Co-Simulation C ABI, beside FMI 2.0 in the same binary.
+//! FMI 3.0 Co-Simulation and Model Exchange C ABI, beside FMI 2.0 in the same binary.
 //!
 //! One file per concern, as [`crate::fmi2`]; the component layer (instance, logger, FMU
 //! states, resources, call frame) is FMI 2.0's, so both interfaces run the same solver on
@@ -10,12 +10,15 @@
 //!   return, the state a discarded step returns to);
 //! - [`exports`]: the `#[no_mangle]` functions of instances, variables and FMU states;
 //! - [`do_step`]: `fmi3DoStep`, with intermediate update and early return;
+//! - [`model_exchange`]: the Model Exchange functions (the shared
+//!   [`crate::fmi2::model_exchange`] side of the component);
 //! - [`unsupported`]: the functions of capabilities this FMU does not have (all 75 symbols
 //!   must exist).
 
 pub mod component;
 pub mod do_step;
 pub mod exports;
+pub mod model_exchange;
 pub mod state_machine;
 pub mod types;
 pub mod unsupported;

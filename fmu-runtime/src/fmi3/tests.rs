@@ -7,6 +7,7 @@
 use super::component::Fmi3Component;
 use super::do_step::*;
 use super::exports::*;
+use super::model_exchange::*;
 use super::types::*;
 use super::unsupported::*;
 use crate::fmi2::call::Handle;
@@ -569,9 +570,11 @@ fn instantiation_checks_its_arguments() {
         }
         .is_null()
     );
+    // Model Exchange reads the model file as Co-Simulation does (none here).
     let last = master.log.lock().unwrap().last().cloned().unwrap();
     assert!(
-        last.message.contains("Co-Simulation only"),
+        last.message.contains("fmi3InstantiateModelExchange: ")
+            && last.message.contains("hydromech-model.bin"),
         "{}",
         last.message
     );
@@ -620,14 +623,9 @@ fn fmu_states_roll_back_and_survive_serialization() {
 fn unsupported_capabilities_are_errors_with_reasons() {
     type Call = Box<dyn Fn(fmi3Instance) -> fmi3Status>;
     let calls: Vec<(Call, &str)> = vec![
-        (Box::new(|c| unsafe { fmi3EnterEventMode(c) }), "Event Mode"),
         (
             Box::new(|c| unsafe { fmi3EnterConfigurationMode(c) }),
             "structural",
-        ),
-        (
-            Box::new(|c| unsafe { fmi3EnterContinuousTimeMode(c) }),
-            "Co-Simulation only",
         ),
         (Box::new(|c| unsafe { fmi3EnterStepMode(c) }), "Event Mode"),
         (
@@ -646,6 +644,24 @@ fn unsupported_capabilities_are_errors_with_reasons() {
         fmu.init();
         assert_eq!(call(fmu.c), fmi3Error, "{why}");
         fmu.assert_logged(fmi3Error, &["not supported", why]);
+    }
+    // Model Exchange functions on a Co-Simulation instance: never in its states.
+    let me: Vec<(Call, &str)> = vec![
+        (
+            Box::new(|c| unsafe { fmi3EnterEventMode(c) }),
+            "fmi3EnterEventMode",
+        ),
+        (
+            Box::new(|c| unsafe { fmi3EnterContinuousTimeMode(c) }),
+            "fmi3EnterContinuousTimeMode",
+        ),
+        (Box::new(|c| unsafe { fmi3SetTime(c, 0.0) }), "fmi3SetTime"),
+    ];
+    for (call, name) in me {
+        let fmu = Fmu3::new();
+        fmu.init();
+        assert_eq!(call(fmu.c), fmi3Error, "{name}");
+        fmu.assert_logged(fmi3Error, &[name, "Illegal call sequence (state StepMode)"]);
     }
 }
 
@@ -679,4 +695,139 @@ fn fmi2_and_fmi3_handles_are_not_interchangeable() {
         FmiState::Instantiated,
         "nothing happened to it"
     );
+}
+
+/// Model Exchange through the fmi3* functions: the calling sequence, and the same numbers
+/// as through fmi2* (both drive the one component side, `fmi2::model_exchange`).
+#[test]
+fn model_exchange_runs_as_through_fmi2() {
+    use crate::fmi2::exports as e2;
+    use crate::fmi2::exports_me as me2;
+    use crate::fmi2::model_exchange::ModelExchange;
+    use crate::fmi2::types::{fmi2EventInfo, fmi2Status};
+    let (m, n) = crate::fmi2::tests::model_exchange::with_states(model(), 300, 400);
+    let m = Arc::new(m);
+    let master: Box<Master> = Box::default();
+    let env = &*master as *const Master as *mut c_void;
+    let logger3 = Logger::new_fmi3(Some(logger), env, c"me3", false);
+    let mut fmu = Fmi3Component::new(m.clone(), logger3, false, None, env, &[]).unwrap();
+    fmu.comp.model_exchange = Some(ModelExchange::new(n));
+    let c3: fmi3Instance = Box::into_raw(Box::new(fmu)).cast();
+    let c2 = e2::instantiate_model_exchange(
+        m,
+        c"me2",
+        // No logger: every callback NULL.
+        &unsafe { std::mem::zeroed::<crate::fmi2::types::fmi2CallbackFunctions>() },
+        false,
+    )
+    .cast::<c_void>();
+    assert!(!c2.is_null());
+    let mut count = 0;
+    unsafe {
+        assert_eq!(fmi3GetNumberOfContinuousStates(c3, &mut count), fmi3OK);
+        assert_eq!(count, n);
+        assert_eq!(fmi3GetNumberOfEventIndicators(c3, &mut count), fmi3OK);
+        assert_eq!(count, 0);
+        assert_eq!(
+            fmi3EnterInitializationMode(c3, false, 0.0, 0.0, false, 0.0),
+            fmi3OK
+        );
+        assert_eq!(fmi3ExitInitializationMode(c3), fmi3OK);
+        let mut flags = [true; 5];
+        let mut next = 1.0;
+        let [need, stop, nominals, values, defined] = &mut flags;
+        assert_eq!(
+            fmi3UpdateDiscreteStates(c3, need, stop, nominals, values, defined, &mut next),
+            fmi3OK
+        );
+        assert_eq!(flags, [false; 5]);
+        assert_eq!(fmi3EnterContinuousTimeMode(c3), fmi3OK);
+        assert_eq!(
+            e2::fmi2SetupExperiment(c2, 0, 0.0, 0.0, 0, 0.0),
+            fmi2Status::fmi2OK
+        );
+        assert_eq!(e2::fmi2EnterInitializationMode(c2), fmi2Status::fmi2OK);
+        assert_eq!(e2::fmi2ExitInitializationMode(c2), fmi2Status::fmi2OK);
+        let mut info = fmi2EventInfo::default();
+        assert_eq!(
+            me2::fmi2NewDiscreteStates(c2, &mut info),
+            fmi2Status::fmi2OK
+        );
+        assert_eq!(me2::fmi2EnterContinuousTimeMode(c2), fmi2Status::fmi2OK);
+        // Explicit Euler at 1 ms through both, 200 steps.
+        let (mut x3, mut x2) = (vec![0.0; n], vec![0.0; n]);
+        assert_eq!(fmi3GetContinuousStates(c3, x3.as_mut_ptr(), n), fmi3OK);
+        assert_eq!(
+            me2::fmi2GetContinuousStates(c2, x2.as_mut_ptr(), n),
+            fmi2Status::fmi2OK
+        );
+        let mut nominal = vec![0.0; n];
+        assert_eq!(
+            fmi3GetNominalsOfContinuousStates(c3, nominal.as_mut_ptr(), n),
+            fmi3OK
+        );
+        assert_eq!(nominal, vec![1.0; n]);
+        let (mut d3, mut d2) = (vec![0.0; n], vec![0.0; n]);
+        for k in 1..=200 {
+            let t = k as f64 * 1e-3;
+            assert_eq!(
+                fmi3GetContinuousStateDerivatives(c3, d3.as_mut_ptr(), n),
+                fmi3OK
+            );
+            assert_eq!(
+                me2::fmi2GetDerivatives(c2, d2.as_mut_ptr(), n),
+                fmi2Status::fmi2OK
+            );
+            for i in 0..n {
+                x3[i] += 1e-3 * d3[i];
+                x2[i] += 1e-3 * d2[i];
+            }
+            assert_eq!(fmi3SetTime(c3, t), fmi3OK);
+            assert_eq!(fmi3SetContinuousStates(c3, x3.as_ptr(), n), fmi3OK);
+            assert_eq!(me2::fmi2SetTime(c2, t), fmi2Status::fmi2OK);
+            assert_eq!(
+                me2::fmi2SetContinuousStates(c2, x2.as_ptr(), n),
+                fmi2Status::fmi2OK
+            );
+            let (mut enter, mut terminate) = (true, true);
+            assert_eq!(
+                fmi3CompletedIntegratorStep(c3, true, &mut enter, &mut terminate),
+                fmi3OK
+            );
+            assert!(!enter && !terminate);
+        }
+        assert_eq!(x3, x2, "fmi3* and fmi2* integrate the same machine");
+        let (mut a3, mut a2) = (0.0, 0.0);
+        assert_eq!(fmi3GetFloat64(c3, &VR_ANGLE, 1, &mut a3, 1), fmi3OK);
+        assert_eq!(
+            e2::fmi2GetReal(c2, &VR_ANGLE, 1, &mut a2),
+            fmi2Status::fmi2OK
+        );
+        assert_eq!((a3, a2), (x3[0], x2[0]));
+        // Out of sequence and malformed: fmi3Error with a reason, the instance Terminated.
+        assert_eq!(
+            fmi3UpdateDiscreteStates(
+                c3,
+                null_mut(),
+                null_mut(),
+                null_mut(),
+                null_mut(),
+                null_mut(),
+                null_mut()
+            ),
+            fmi3Error
+        );
+        assert!(
+            master
+                .log
+                .lock()
+                .unwrap()
+                .last()
+                .unwrap()
+                .message
+                .contains("Illegal call sequence (state ContinuousTimeMode)")
+        );
+        fmi3FreeInstance(c3);
+        e2::fmi2FreeInstance(c2);
+    }
 }

@@ -1,7 +1,7 @@
 //! The `fmi3*` functions of capabilities this FMU does not have: variables of types it has
 //! none of (Float32, the 8/16/64-bit and unsigned integers, String, Binary, Clock),
-//! Event Mode, Clocks, structural parameters, directional and adjoint derivatives,
-//! per-element dependencies, output derivatives, Model Exchange and Scheduled Execution.
+//! Event Mode, Clocks, structural parameters, adjoint derivatives,
+//! per-element dependencies, output derivatives and Scheduled Execution.
 //!
 //! The standard requires every symbol (importers resolve them all at load time), so each
 //! exists with its exact signature and fails with a logged reason: `fmi3Error`, or NULL
@@ -34,30 +34,6 @@ unsafe fn not_supported(c: fmi3Instance, name: &'static str, why: &'static str) 
     }
 }
 
-/// Model Exchange is not offered by this binary yet: NULL, with the reason logged.
-///
-/// # Safety
-/// FMI 3.0 calling conventions.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3InstantiateModelExchange(
-    instanceName: fmi3String,
-    instantiationToken: fmi3String,
-    resourcePath: fmi3String,
-    visible: fmi3Boolean,
-    loggingOn: fmi3Boolean,
-    instanceEnvironment: fmi3InstanceEnvironment,
-    logMessage: fmi3LogMessageCallback,
-) -> fmi3Instance {
-    let _ = (instantiationToken, resourcePath, visible);
-    refuse_instance(
-        instanceName,
-        loggingOn,
-        instanceEnvironment,
-        logMessage,
-        "fmi3InstantiateModelExchange: not supported: this FMU is Co-Simulation only",
-    )
-}
-
 /// Scheduled Execution is not offered: NULL, with the reason logged.
 ///
 /// # Safety
@@ -82,7 +58,7 @@ pub unsafe extern "C" fn fmi3InstantiateScheduledExecution(
         loggingOn,
         instanceEnvironment,
         logMessage,
-        "fmi3InstantiateScheduledExecution: not supported: this FMU is Co-Simulation only",
+        "fmi3InstantiateScheduledExecution: not supported: this FMU offers Co-Simulation and Model Exchange only",
     )
 }
 
@@ -103,20 +79,6 @@ fn refuse_instance(
         );
     }));
     null_mut()
-}
-
-/// # Safety
-/// `instance` is NULL or from `fmi3InstantiateCoSimulation`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3EnterEventMode(instance: fmi3Instance) -> fmi3Status {
-    // SAFETY: FMI calling conventions.
-    unsafe {
-        not_supported(
-            instance,
-            "fmi3EnterEventMode",
-            "this FMU has no Event Mode (hasEventMode=\"false\")",
-        )
-    }
 }
 
 /// A type this FMU has no variables of: any value reference is an error.
@@ -603,27 +565,6 @@ pub unsafe extern "C" fn fmi3GetVariableDependencies(
 /// # Safety
 /// `instance` is NULL or from `fmi3InstantiateCoSimulation`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3GetDirectionalDerivative(
-    instance: fmi3Instance,
-    unknowns: *const fmi3ValueReference,
-    nUnknowns: usize,
-    knowns: *const fmi3ValueReference,
-    nKnowns: usize,
-    seed: *const fmi3Float64,
-    nSeed: usize,
-    sensitivity: *mut fmi3Float64,
-    nSensitivity: usize,
-) -> fmi3Status {
-    let _ = (unknowns, nUnknowns, knowns, nKnowns, seed, nSeed);
-    let _ = (sensitivity, nSensitivity);
-    const WHY: &str = "this FMU declares providesDirectionalDerivatives=\"false\"";
-    // SAFETY: FMI calling conventions.
-    unsafe { not_supported(instance, "fmi3GetDirectionalDerivative", WHY) }
-}
-
-/// # Safety
-/// `instance` is NULL or from `fmi3InstantiateCoSimulation`.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3GetAdjointDerivative(
     instance: fmi3Instance,
     unknowns: *const fmi3ValueReference,
@@ -808,209 +749,16 @@ pub unsafe extern "C" fn fmi3EvaluateDiscreteStates(instance: fmi3Instance) -> f
     unsafe { not_supported(instance, "fmi3EvaluateDiscreteStates", NO_EVENT_MODE) }
 }
 
-/// # Safety
-/// `instance` is NULL or from `fmi3InstantiateCoSimulation`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3UpdateDiscreteStates(
-    instance: fmi3Instance,
-    discreteStatesNeedUpdate: *mut fmi3Boolean,
-    terminateSimulation: *mut fmi3Boolean,
-    nominalsOfContinuousStatesChanged: *mut fmi3Boolean,
-    valuesOfContinuousStatesChanged: *mut fmi3Boolean,
-    nextEventTimeDefined: *mut fmi3Boolean,
-    nextEventTime: *mut fmi3Float64,
-) -> fmi3Status {
-    let _ = (discreteStatesNeedUpdate, terminateSimulation);
-    let _ = (
-        nominalsOfContinuousStatesChanged,
-        valuesOfContinuousStatesChanged,
-    );
-    let _ = (nextEventTimeDefined, nextEventTime);
-    // SAFETY: FMI calling conventions.
-    unsafe { not_supported(instance, "fmi3UpdateDiscreteStates", NO_EVENT_MODE) }
-}
-
 // ---------------------------------------------------------------------------------------
-// Model Exchange and Scheduled Execution (not offered by this FMU)
+// Scheduled Execution (not offered by this FMU; Model Exchange is in `model_exchange.rs`)
 // ---------------------------------------------------------------------------------------
 
-const CO_SIMULATION_ONLY: &str = "this FMU is Co-Simulation only";
+const NOT_SCHEDULED: &str = "this FMU does not offer Scheduled Execution";
 
-// Model Exchange and Scheduled Execution functions: instances of this FMU are never of
-// those kinds (written out for cbindgen, as above).
-
-/// Not offered: this FMU is Co-Simulation only.
+/// Not offered: no Scheduled Execution.
 ///
 /// # Safety
-/// `instance` is NULL or from `fmi3InstantiateCoSimulation`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3EnterContinuousTimeMode(instance: fmi3Instance) -> fmi3Status {
-    // SAFETY: FMI calling conventions.
-    unsafe { not_supported(instance, "fmi3EnterContinuousTimeMode", CO_SIMULATION_ONLY) }
-}
-
-/// Not offered: this FMU is Co-Simulation only.
-///
-/// # Safety
-/// `instance` is NULL or from `fmi3InstantiateCoSimulation`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3CompletedIntegratorStep(
-    instance: fmi3Instance,
-    noSetFMUStatePriorToCurrentPoint: fmi3Boolean,
-    enterEventMode: *mut fmi3Boolean,
-    terminateSimulation: *mut fmi3Boolean,
-) -> fmi3Status {
-    let _ = (
-        noSetFMUStatePriorToCurrentPoint,
-        enterEventMode,
-        terminateSimulation,
-    );
-    // SAFETY: FMI calling conventions.
-    unsafe { not_supported(instance, "fmi3CompletedIntegratorStep", CO_SIMULATION_ONLY) }
-}
-
-/// Not offered: this FMU is Co-Simulation only.
-///
-/// # Safety
-/// `instance` is NULL or from `fmi3InstantiateCoSimulation`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3SetTime(instance: fmi3Instance, time: fmi3Float64) -> fmi3Status {
-    let _ = (time,);
-    // SAFETY: FMI calling conventions.
-    unsafe { not_supported(instance, "fmi3SetTime", CO_SIMULATION_ONLY) }
-}
-
-/// Not offered: this FMU is Co-Simulation only.
-///
-/// # Safety
-/// `instance` is NULL or from `fmi3InstantiateCoSimulation`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3SetContinuousStates(
-    instance: fmi3Instance,
-    continuousStates: *const fmi3Float64,
-    nContinuousStates: usize,
-) -> fmi3Status {
-    let _ = (continuousStates, nContinuousStates);
-    // SAFETY: FMI calling conventions.
-    unsafe { not_supported(instance, "fmi3SetContinuousStates", CO_SIMULATION_ONLY) }
-}
-
-/// Not offered: this FMU is Co-Simulation only.
-///
-/// # Safety
-/// `instance` is NULL or from `fmi3InstantiateCoSimulation`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3GetContinuousStateDerivatives(
-    instance: fmi3Instance,
-    derivatives: *mut fmi3Float64,
-    nContinuousStates: usize,
-) -> fmi3Status {
-    let _ = (derivatives, nContinuousStates);
-    // SAFETY: FMI calling conventions.
-    unsafe {
-        not_supported(
-            instance,
-            "fmi3GetContinuousStateDerivatives",
-            CO_SIMULATION_ONLY,
-        )
-    }
-}
-
-/// Not offered: this FMU is Co-Simulation only.
-///
-/// # Safety
-/// `instance` is NULL or from `fmi3InstantiateCoSimulation`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3GetEventIndicators(
-    instance: fmi3Instance,
-    eventIndicators: *mut fmi3Float64,
-    nEventIndicators: usize,
-) -> fmi3Status {
-    let _ = (eventIndicators, nEventIndicators);
-    // SAFETY: FMI calling conventions.
-    unsafe { not_supported(instance, "fmi3GetEventIndicators", CO_SIMULATION_ONLY) }
-}
-
-/// Not offered: this FMU is Co-Simulation only.
-///
-/// # Safety
-/// `instance` is NULL or from `fmi3InstantiateCoSimulation`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3GetContinuousStates(
-    instance: fmi3Instance,
-    continuousStates: *mut fmi3Float64,
-    nContinuousStates: usize,
-) -> fmi3Status {
-    let _ = (continuousStates, nContinuousStates);
-    // SAFETY: FMI calling conventions.
-    unsafe { not_supported(instance, "fmi3GetContinuousStates", CO_SIMULATION_ONLY) }
-}
-
-/// Not offered: this FMU is Co-Simulation only.
-///
-/// # Safety
-/// `instance` is NULL or from `fmi3InstantiateCoSimulation`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3GetNominalsOfContinuousStates(
-    instance: fmi3Instance,
-    nominals: *mut fmi3Float64,
-    nContinuousStates: usize,
-) -> fmi3Status {
-    let _ = (nominals, nContinuousStates);
-    // SAFETY: FMI calling conventions.
-    unsafe {
-        not_supported(
-            instance,
-            "fmi3GetNominalsOfContinuousStates",
-            CO_SIMULATION_ONLY,
-        )
-    }
-}
-
-/// Not offered: this FMU is Co-Simulation only.
-///
-/// # Safety
-/// `instance` is NULL or from `fmi3InstantiateCoSimulation`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3GetNumberOfEventIndicators(
-    instance: fmi3Instance,
-    nEventIndicators: *mut usize,
-) -> fmi3Status {
-    let _ = (nEventIndicators,);
-    // SAFETY: FMI calling conventions.
-    unsafe {
-        not_supported(
-            instance,
-            "fmi3GetNumberOfEventIndicators",
-            CO_SIMULATION_ONLY,
-        )
-    }
-}
-
-/// Not offered: this FMU is Co-Simulation only.
-///
-/// # Safety
-/// `instance` is NULL or from `fmi3InstantiateCoSimulation`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3GetNumberOfContinuousStates(
-    instance: fmi3Instance,
-    nContinuousStates: *mut usize,
-) -> fmi3Status {
-    let _ = (nContinuousStates,);
-    // SAFETY: FMI calling conventions.
-    unsafe {
-        not_supported(
-            instance,
-            "fmi3GetNumberOfContinuousStates",
-            CO_SIMULATION_ONLY,
-        )
-    }
-}
-
-/// Not offered: this FMU is Co-Simulation only.
-///
-/// # Safety
-/// `instance` is NULL or from `fmi3InstantiateCoSimulation`.
+/// `instance` is NULL or from an `fmi3Instantiate*` function.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3ActivateModelPartition(
     instance: fmi3Instance,
@@ -1019,7 +767,7 @@ pub unsafe extern "C" fn fmi3ActivateModelPartition(
 ) -> fmi3Status {
     let _ = (clockReference, activationTime);
     // SAFETY: FMI calling conventions.
-    unsafe { not_supported(instance, "fmi3ActivateModelPartition", CO_SIMULATION_ONLY) }
+    unsafe { not_supported(instance, "fmi3ActivateModelPartition", NOT_SCHEDULED) }
 }
 
 /// Event Mode is never entered, so Step Mode is never re-entered.

@@ -1,5 +1,10 @@
-//! `modelDescription.xml` for FMI 3.0 Co-Simulation, from the same compiled model as the
-//! FMI 2.0 one ([`super::render`]).
+//! `modelDescription.xml` for FMI 3.0 Co-Simulation and/or Model Exchange, from the same
+//! compiled model as the FMI 2.0 one ([`super::render_for`]).
+//!
+//! Model Exchange adds `<ModelExchange>` (with `needsCompletedIntegratorStep="true"`: the
+//! step event that re-chooses the independent coordinates comes from it), `nominal` on the
+//! continuous states, `derivative="<value reference of the state>"` on their derivatives,
+//! `<ContinuousStateDerivative>` in `ModelStructure`, and both in `<InitialUnknown>`.
 //!
 //! What differs from FMI 2.0 (fmi-standard `docs/2_4_common_schema.adoc`,
 //! `4_4_co-simulation_schema.adoc`; FMPy's `schema/fmi3` is what the tests validate
@@ -18,15 +23,28 @@
 //! and read them in the intermediate-update callback (the runtime uses the same rule,
 //! [`fmu_runtime::fmi3::component::intermediate_role`]).
 
-use super::{causality, initial, real, start, structure_indices, used_units, variability};
+use super::{
+    causality, derivative_indices, initial, real, start, structure_indices, used_units, variability,
+};
+use crate::Interface;
 use fmu_runtime::fmi3::component::intermediate_role;
 use fmu_runtime::model::{Causality, CompiledModel, VarType, Variable};
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, Event};
 use std::io;
 
-/// Renders the FMI 3.0 document.
+/// Renders the FMI 3.0 document of a Co-Simulation FMU.
 pub fn render(model: &CompiledModel, generation_date_and_time: &str) -> Result<String, String> {
+    render_for(model, generation_date_and_time, Interface::CoSimulation)
+}
+
+/// Renders the FMI 3.0 document for the interface types (Model Exchange needs the model's
+/// continuous states, [`crate::model_exchange::declare_states`]).
+pub fn render_for(
+    model: &CompiledModel,
+    generation_date_and_time: &str,
+    interface: Interface,
+) -> Result<String, String> {
     let time_vr = fmu_runtime::fmi3::time_value_reference(model);
     if model.variables.iter().any(|v| v.name == "time") {
         return Err(
@@ -34,7 +52,7 @@ pub fn render(model: &CompiledModel, generation_date_and_time: &str) -> Result<S
                 .into(),
         );
     }
-    let bytes = write(model, generation_date_and_time, time_vr)
+    let bytes = write(model, generation_date_and_time, time_vr, interface)
         .map_err(|e| format!("writing modelDescription.xml: {e}"))?;
     String::from_utf8(bytes).map_err(|e| format!("modelDescription.xml is not UTF-8: {e}"))
 }
@@ -43,7 +61,9 @@ fn write(
     model: &CompiledModel,
     generation_date_and_time: &str,
     time_vr: u32,
+    interface: Interface,
 ) -> io::Result<Vec<u8>> {
+    let model_exchange = interface.model_exchange() && model.continuous_states() > 0;
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
     w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
 
@@ -69,6 +89,23 @@ fn write(
     root.push_attribute(("variableNamingConvention", "structured"));
     w.write_event(Event::Start(root))?;
 
+    if model_exchange {
+        let mut me = start("ModelExchange");
+        for (k, v) in [
+            ("modelIdentifier", model.model_identifier.as_str()),
+            ("canBeInstantiatedOnlyOncePerProcess", "false"),
+            ("canGetAndSetFMUState", "true"),
+            ("canSerializeFMUState", "true"),
+            ("providesDirectionalDerivatives", "true"),
+            ("providesAdjointDerivatives", "false"),
+            ("providesPerElementDependencies", "false"),
+            ("needsCompletedIntegratorStep", "true"),
+            ("providesEvaluateDiscreteStates", "false"),
+        ] {
+            me.push_attribute((k, v));
+        }
+        w.write_event(Event::Empty(me))?;
+    }
     let internal_step = real(model.params[model.solver.step.index()].default);
     let mut cs = start("CoSimulation");
     for (k, v) in [
@@ -90,7 +127,9 @@ fn write(
     ] {
         cs.push_attribute((k, v));
     }
-    w.write_event(Event::Empty(cs))?;
+    if interface.co_simulation() {
+        w.write_event(Event::Empty(cs))?;
+    }
 
     let mut units = used_units(model);
     if !units.iter().any(|u| u == "s") {
@@ -110,14 +149,15 @@ fn write(
     time.push_attribute(("variability", "continuous"));
     time.push_attribute(("declaredType", types.name(Some("s"), None)));
     w.write_event(Event::Empty(time))?;
-    for v in &model.variables {
-        write_variable(&mut w, v, &types)?;
+    let (derivatives, derivative_of) = derivative_indices(model);
+    let vr_of = |index: &usize| model.variables[index - 1].value_reference.to_string();
+    for (v, of) in model.variables.iter().zip(&derivative_of) {
+        write_variable(&mut w, v, &types, of.as_ref().map(vr_of))?;
     }
     w.write_event(Event::End(BytesEnd::new("ModelVariables")))?;
 
     // The same sets as FMI 2.0, by value reference.
     let (outputs, initial_unknowns) = structure_indices(model);
-    let vr_of = |index: &usize| model.variables[index - 1].value_reference.to_string();
     if outputs.is_empty() && initial_unknowns.is_empty() {
         w.write_event(Event::Empty(start("ModelStructure")))?;
     } else {
@@ -126,8 +166,16 @@ fn write(
             let mut u = start("Output");
             u.push_attribute(("valueReference", vr_of(i).as_str()));
             // No direct feedthrough (as in FMI 2.0): an input set at a communication point
-            // changes no output before the next fmi3DoStep.
-            u.push_attribute(("dependencies", ""));
+            // changes no output before the next fmi3DoStep. Model Exchange outputs depend
+            // on the states and inputs (left undeclared: on all of them).
+            if !model_exchange {
+                u.push_attribute(("dependencies", ""));
+            }
+            w.write_event(Event::Empty(u))?;
+        }
+        for i in &derivatives {
+            let mut u = start("ContinuousStateDerivative");
+            u.push_attribute(("valueReference", vr_of(i).as_str()));
             w.write_event(Event::Empty(u))?;
         }
         for i in &initial_unknowns {
@@ -143,7 +191,12 @@ fn write(
     Ok(out)
 }
 
-fn write_variable(w: &mut Writer<Vec<u8>>, v: &Variable, types: &UnitTypes) -> io::Result<()> {
+fn write_variable(
+    w: &mut Writer<Vec<u8>>,
+    v: &Variable,
+    types: &UnitTypes,
+    derivative_of: Option<String>,
+) -> io::Result<()> {
     let (tag, number): (&str, fn(f64) -> String) = match v.var_type {
         VarType::Real => ("Float64", real),
         VarType::Integer => ("Int32", |x| format!("{}", x.round() as i64)),
@@ -186,6 +239,12 @@ fn write_variable(w: &mut Writer<Vec<u8>>, v: &Variable, types: &UnitTypes) -> i
     }
     if let Some(s) = v.start {
         e.push_attribute(("start", number(s).as_str()));
+    }
+    if let Some(state) = &derivative_of {
+        e.push_attribute(("derivative", state.as_str()));
+    }
+    if let Some(n) = v.nominal {
+        e.push_attribute(("nominal", number(n).as_str()));
     }
     w.write_event(Event::Empty(e))?;
     Ok(())
