@@ -1169,83 +1169,62 @@ impl Instance {
         self.ode.as_ref().map(|o| o.kind(k))
     }
 
-    /// Model Exchange, at the end of an integrator step: whether the independent
-    /// coordinates should be re-chosen ([`solver::ode::OdeWork::needs_rechoice`]).
-    pub fn ode_needs_rechoice(&mut self) -> Result<bool, String> {
+    /// Runs `f` on the ODE view (made at the first call) with the instance's model,
+    /// layout, parameters, state and workspace.
+    fn with_ode<R>(
+        &mut self,
+        f: impl FnOnce(
+            &mut solver::ode::OdeWork,
+            &CompiledModel,
+            &Layout,
+            &[f64],
+            &mut State,
+            &mut Workspace,
+        ) -> R,
+    ) -> Result<R, String> {
         let mut o = self.ode()?;
-        let r = o.needs_rechoice(&self.work, &self.layout);
+        let (m, l, p) = (&self.model, &self.layout, &self.params);
+        let r = f(&mut o, m, l, p, &mut self.state, &mut self.work);
         self.ode = Some(o);
         Ok(r)
     }
 
-    /// Re-chooses the independent coordinates at the current configuration.
-    pub fn ode_rechoose(&mut self) -> Result<(), String> {
-        let mut o = self.ode()?;
-        let r = o.rechoose(
-            &self.model,
-            &self.layout,
-            &self.params,
-            &mut self.state,
-            &mut self.work,
-        );
-        self.ode = Some(o);
-        r
+    /// Model Exchange, at the end of an integrator step: whether the independent
+    /// coordinates should be re-chosen ([`solver::ode::OdeWork::needs_rechoice`]).
+    pub fn ode_needs_rechoice(&mut self) -> Result<bool, String> {
+        self.with_ode(|o, _, l, _, _, ws| o.needs_rechoice(ws, l))
     }
 
-    /// Number of continuous states x = [z_i; ż_i; w].
+    /// Re-chooses the independent coordinates at the current configuration.
+    pub fn ode_rechoose(&mut self) -> Result<(), String> {
+        self.with_ode(|o, m, l, p, st, ws| o.rechoose(m, l, p, st, ws))?
+    }
+
+    /// Number of continuous states x = [z_i; ż_i; w; W].
     pub fn ode_len(&mut self) -> Result<usize, String> {
-        let o = self.ode()?;
-        let n = o.len();
-        self.ode = Some(o);
-        Ok(n)
+        self.with_ode(|o, _, _, _, _, _| o.len())
     }
 
     /// The continuous states of the current state.
     pub fn ode_states(&mut self, x: &mut [f64]) -> Result<(), String> {
-        let o = self.ode()?;
-        o.states(&self.state, x);
-        self.ode = Some(o);
-        Ok(())
+        self.with_ode(|o, _, _, _, st, _| o.states(st, x))
     }
 
     /// Sets the continuous states (the dependent coordinates and rates follow).
     pub fn set_ode_states(&mut self, x: &[f64]) -> Result<(), String> {
-        let mut o = self.ode()?;
-        let r = o.set_states(
-            &self.model,
-            &self.layout,
-            &self.params,
-            &mut self.state,
-            &mut self.work,
-            x,
-        );
-        self.ode = Some(o);
-        r
+        self.with_ode(|o, m, l, p, st, ws| o.set_states(m, l, p, st, ws, x))?
     }
 
     /// ẋ at the current state and time; the outputs are refreshed to it.
     pub fn ode_derivatives(&mut self, dx: &mut [f64]) -> Result<(), String> {
-        let mut o = self.ode()?;
-        let r = o.derivatives(
-            &self.model,
-            &self.layout,
-            &self.params,
-            &mut self.state,
-            &mut self.work,
-            dx,
-        );
-        self.ode = Some(o);
-        r?;
+        self.with_ode(|o, m, l, p, st, ws| o.derivatives(m, l, p, st, ws, dx))??;
         self.capture_outputs();
         Ok(())
     }
 
     /// Typical magnitudes of the continuous states ([`solver::ode::OdeWork::nominals`]).
     pub fn ode_nominals(&mut self, nominal: &mut [f64]) -> Result<(), String> {
-        let o = self.ode()?;
-        o.nominals(&self.layout, nominal);
-        self.ode = Some(o);
-        Ok(())
+        self.with_ode(|o, _, l, _, _, _| o.nominals(l, nominal))
     }
 
     /// Model Exchange: the time of the state (the master's integrator owns it).

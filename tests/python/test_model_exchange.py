@@ -26,7 +26,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fmpy import simulate_fmu
-from fmpy.fmi1 import FMICallException
 from fmpy.fmi2 import FMU2Model
 from fmpy.validation import validate_fmu
 
@@ -188,14 +187,6 @@ def model(fmu, name="me-test"):
     return m, md
 
 
-def status(fn, *args):
-    try:
-        fn(*args)
-    except FMICallException as e:
-        return e.status
-    return 0
-
-
 def errors_of(name):
     return [r[3] for r in harness.LOG.for_instance(name) if r[1] >= FMI2_ERROR]
 
@@ -210,7 +201,7 @@ def test_model_exchange_protocol_errors():
     n = md.numberOfContinuousStates
     try:
         x = np.zeros(n)
-        assert status(m.getContinuousStates, pointer(x), n) == FMI2_ERROR
+        assert harness.call_status(m.getContinuousStates, pointer(x), n) == FMI2_ERROR
         assert "Illegal call sequence (state Instantiated)" in errors_of("me-protocol")[-1]
         m.reset()
         m.setupExperiment(startTime=0.0)
@@ -222,14 +213,14 @@ def test_model_exchange_protocol_errors():
         m.getContinuousStates(pointer(x), n)
         bad = x.copy()
         bad[-1] = np.nan
-        assert status(m.setContinuousStates, pointer(bad), n) == FMI2_ERROR
+        assert harness.call_status(m.setContinuousStates, pointer(bad), n) == FMI2_ERROR
         assert f"x[{n - 1}] is NaN" in errors_of("me-protocol")[-1]
         m.reset()
         m.setupExperiment(startTime=0.0)
         m.enterInitializationMode()
         m.exitInitializationMode()
         m.enterContinuousTimeMode()
-        assert status(m.setContinuousStates, pointer(x), n - 1) == FMI2_ERROR
+        assert harness.call_status(m.setContinuousStates, pointer(x), n - 1) == FMI2_ERROR
         assert f"x[] has {n - 1} elements" in errors_of("me-protocol")[-1]
     finally:
         m.freeInstance()

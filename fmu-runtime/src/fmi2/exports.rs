@@ -35,7 +35,7 @@ use fmi2Status::{fmi2Discard, fmi2Error, fmi2Fatal, fmi2OK};
 ///
 /// # Safety
 /// As [`call::guard`].
-unsafe fn guarded(
+pub(super) unsafe fn guarded(
     c: fmi2Component,
     f: FmiFunction,
     trace: fmt::Arguments<'_>,

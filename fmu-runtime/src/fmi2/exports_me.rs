@@ -8,25 +8,12 @@
 
 #![allow(non_snake_case)]
 
-use super::call::{self, Outcome, out_ref, slice_in, slice_out};
-use super::component::Component;
-use super::state_machine::{self as sm, FmiFunction};
+use super::call::{out_ref, slice_in, slice_out};
+use super::exports::guarded;
+use super::state_machine as sm;
 use super::types::*;
-use std::fmt;
 
 use fmi2Status::{fmi2Discard, fmi2OK};
-
-/// # Safety
-/// As [`call::guard`].
-unsafe fn guarded(
-    c: fmi2Component,
-    f: FmiFunction,
-    trace: fmt::Arguments<'_>,
-    body: impl FnOnce(&mut Component) -> Outcome,
-) -> fmi2Status {
-    // SAFETY: forwarded contract.
-    unsafe { call::guard(c, f, trace, body) }
-}
 
 fn boolean(b: bool) -> fmi2Boolean {
     if b { fmi2True } else { fmi2False }

@@ -121,19 +121,78 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
     intermediateUpdate: fmi3IntermediateUpdateCallback,
 ) -> fmi3Instance {
     let _ = visible;
-    // SAFETY: instanceName is NULL or a C string (FMI calling conventions).
-    let name = (!instanceName.is_null()).then(|| unsafe { CStr::from_ptr(instanceName) });
+    let caller = Caller {
+        function: "fmi3InstantiateCoSimulation",
+        instance_name: instanceName,
+        token: instantiationToken,
+        resource_path: resourcePath,
+        logging_on: loggingOn,
+        environment: instanceEnvironment,
+        log_message: logMessage,
+    };
+    let refuse = eventModeUsed.then_some(
+        "eventModeUsed = true, but this FMU has no Event Mode (hasEventMode=\"false\"); instantiate it with eventModeUsed = false",
+    );
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        instantiate(caller, refuse, |model, logger| {
+            // SAFETY: FMI calling conventions.
+            let required = slice_in(
+                requiredIntermediateVariables,
+                nRequiredIntermediateVariables,
+                "requiredIntermediateVariables[]",
+            )?;
+            Fmi3Component::new(
+                Arc::new(model),
+                logger,
+                earlyReturnAllowed,
+                intermediateUpdate,
+                instanceEnvironment,
+                required,
+            )
+        })
+    }
+}
+
+/// The arguments every `fmi3Instantiate*` function has.
+pub(super) struct Caller {
+    pub function: &'static str,
+    pub instance_name: fmi3String,
+    pub token: fmi3String,
+    pub resource_path: fmi3String,
+    pub logging_on: bool,
+    pub environment: fmi3InstanceEnvironment,
+    pub log_message: fmi3LogMessageCallback,
+}
+
+/// The frame both instantiate functions share: the name (non-empty), `refuse` (a reason
+/// to fail before anything is read), the token, the model file; then `build` makes the
+/// instance from the decoded model and its logger. NULL after logging why; a panic is
+/// caught and logged as fatal.
+///
+/// # Safety
+/// The strings of `caller` are NULL or NUL-terminated (FMI calling conventions), and so is
+/// whatever `build` dereferences.
+pub(super) unsafe fn instantiate(
+    caller: Caller,
+    refuse: Option<&str>,
+    build: impl FnOnce(CompiledModel, Logger) -> Result<Fmi3Component, String>,
+) -> fmi3Instance {
+    let function = caller.function;
+    // SAFETY: NULL or a C string (FMI calling conventions).
+    let name =
+        (!caller.instance_name.is_null()).then(|| unsafe { CStr::from_ptr(caller.instance_name) });
     let early = Logger::new_fmi3(
-        logMessage,
-        instanceEnvironment,
+        caller.log_message,
+        caller.environment,
         name.unwrap_or(c""),
-        loggingOn,
+        caller.logging_on,
     );
     let fail = |message: &str| -> fmi3Instance {
         early.log(
             fmi2Error,
             Category::StatusError,
-            &format!("fmi3InstantiateCoSimulation: {message}"),
+            &format!("{function}: {message}"),
         );
         null_mut()
     };
@@ -141,43 +200,28 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
         let Some(name) = name.filter(|n| !n.to_bytes().trim_ascii().is_empty()) else {
             return fail("instanceName must be a non-empty string");
         };
-        if eventModeUsed {
-            return fail(
-                "eventModeUsed = true, but this FMU has no Event Mode (hasEventMode=\"false\"); instantiate it with eventModeUsed = false",
-            );
+        if let Some(why) = refuse {
+            return fail(why);
         }
-        if instantiationToken.is_null() {
+        if caller.token.is_null() {
             return fail("instantiationToken is NULL");
         }
         // SAFETY: non-NULL C string (FMI calling conventions).
-        let token = unsafe { CStr::from_ptr(instantiationToken) };
+        let token = unsafe { CStr::from_ptr(caller.token) };
         // SAFETY: NULL or a C string (FMI calling conventions).
-        let location = (!resourcePath.is_null()).then(|| unsafe { CStr::from_ptr(resourcePath) });
+        let location = (!caller.resource_path.is_null())
+            .then(|| unsafe { CStr::from_ptr(caller.resource_path) });
         let model = match read_model(location, &token.to_string_lossy()) {
             Ok(model) => model,
             Err(e) => return fail(&e),
         };
-        // SAFETY: FMI calling conventions.
-        let required = match unsafe {
-            slice_in(
-                requiredIntermediateVariables,
-                nRequiredIntermediateVariables,
-                "requiredIntermediateVariables[]",
-            )
-        } {
-            Ok(r) => r,
-            Err(e) => return fail(&e),
-        };
-        let logger = Logger::new_fmi3(logMessage, instanceEnvironment, name, loggingOn);
-        let built = Fmi3Component::new(
-            Arc::new(model),
-            logger,
-            earlyReturnAllowed,
-            intermediateUpdate,
-            instanceEnvironment,
-            required,
+        let logger = Logger::new_fmi3(
+            caller.log_message,
+            caller.environment,
+            name,
+            caller.logging_on,
         );
-        match built {
+        match build(model, logger) {
             Ok(fmu) => {
                 if fmu.comp.logger.would_log(fmi2OK, Category::Events) {
                     let m = &fmu.comp.model;
@@ -197,7 +241,7 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
         early.log(
             fmi2Fatal,
             Category::StatusFatal,
-            &format!("fmi3InstantiateCoSimulation: internal error (panic: {text})"),
+            &format!("{function}: internal error (panic: {text})"),
         );
         null_mut()
     })

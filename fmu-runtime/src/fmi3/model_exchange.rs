@@ -8,16 +8,12 @@
 #![allow(non_snake_case)]
 
 use super::component::Fmi3Component;
-use super::exports::{guarded, read_model};
+use super::exports::{Caller, guarded, instantiate};
 use super::state_machine as sm;
 use super::types::*;
-use crate::fmi2::call::{out_ref, panic_text, slice_in, slice_out};
-use crate::fmi2::logging::{Category, Logger};
+use crate::fmi2::call::{out_ref, slice_in, slice_out};
 use crate::fmi2::model_exchange::ModelExchange;
-use crate::fmi2::types::fmi2Status::{fmi2Discard, fmi2Error, fmi2Fatal, fmi2OK};
-use std::ffi::CStr;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::ptr::null_mut;
+use crate::fmi2::types::fmi2Status::{fmi2Discard, fmi2OK};
 use std::sync::Arc;
 
 /// The body's status (`guarded` turns it into the `fmi3Status` of the same code).
@@ -43,68 +39,36 @@ pub unsafe extern "C" fn fmi3InstantiateModelExchange(
     logMessage: fmi3LogMessageCallback,
 ) -> fmi3Instance {
     let _ = visible;
-    // SAFETY: NULL or a C string (FMI calling conventions).
-    let name = (!instanceName.is_null()).then(|| unsafe { CStr::from_ptr(instanceName) });
-    let early = Logger::new_fmi3(
-        logMessage,
-        instanceEnvironment,
-        name.unwrap_or(c""),
-        loggingOn,
-    );
-    let fail = |message: &str| -> fmi3Instance {
-        early.log(
-            fmi2Error,
-            Category::StatusError,
-            &format!("fmi3InstantiateModelExchange: {message}"),
-        );
-        null_mut()
+    let caller = Caller {
+        function: "fmi3InstantiateModelExchange",
+        instance_name: instanceName,
+        token: instantiationToken,
+        resource_path: resourcePath,
+        logging_on: loggingOn,
+        environment: instanceEnvironment,
+        log_message: logMessage,
     };
-    let result = catch_unwind(AssertUnwindSafe(|| {
-        let Some(name) = name.filter(|n| !n.to_bytes().trim_ascii().is_empty()) else {
-            return fail("instanceName must be a non-empty string");
-        };
-        if instantiationToken.is_null() {
-            return fail("instantiationToken is NULL");
-        }
-        // SAFETY: non-NULL C string (FMI calling conventions).
-        let token = unsafe { CStr::from_ptr(instantiationToken) };
-        // SAFETY: NULL or a C string (FMI calling conventions).
-        let location = (!resourcePath.is_null()).then(|| unsafe { CStr::from_ptr(resourcePath) });
-        let model = match read_model(location, &token.to_string_lossy()) {
-            Ok(model) => model,
-            Err(e) => return fail(&e),
-        };
-        let n = model.continuous_states();
-        if n == 0 {
-            return fail(
-                "this FMU was built for Co-Simulation only (build it with `hydromech build --fmi 3 --interface me` or `--interface both`)",
-            );
-        }
-        let logger = Logger::new_fmi3(logMessage, instanceEnvironment, name, loggingOn);
-        match Fmi3Component::new(
-            Arc::new(model),
-            logger,
-            false,
-            None,
-            instanceEnvironment,
-            &[],
-        ) {
-            Ok(mut fmu) => {
-                fmu.comp.model_exchange = Some(ModelExchange::new(n));
-                Box::into_raw(Box::new(fmu)).cast()
+    // SAFETY: FMI calling conventions.
+    unsafe {
+        instantiate(caller, None, |model, logger| {
+            let n = model.continuous_states();
+            if n == 0 {
+                return Err(
+                    "this FMU was built for Co-Simulation only (build it with `hydromech build --fmi 3 --interface me` or `--interface both`)".into(),
+                );
             }
-            Err(e) => fail(&e),
-        }
-    }));
-    result.unwrap_or_else(|payload| {
-        let text = panic_text(payload.as_ref());
-        early.log(
-            fmi2Fatal,
-            Category::StatusFatal,
-            &format!("fmi3InstantiateModelExchange: internal error (panic: {text})"),
-        );
-        null_mut()
-    })
+            let mut fmu = Fmi3Component::new(
+                Arc::new(model),
+                logger,
+                false,
+                None,
+                instanceEnvironment,
+                &[],
+            )?;
+            fmu.comp.model_exchange = Some(ModelExchange::new(n));
+            Ok(fmu)
+        })
+    }
 }
 
 /// Enters Event Mode (Model Exchange; Co-Simulation instances have none).
