@@ -74,6 +74,9 @@ pub struct OdeWork {
     algebraic: Vec<usize>,
     /// The work integrals after w (actuator, base, ports).
     works: Vec<StateKind>,
+    /// The independent coordinates and z before the last `set_states` (for continuation).
+    from: Vec<f64>,
+    z_start: Vec<f64>,
 }
 
 impl OdeWork {
@@ -116,6 +119,8 @@ impl OdeWork {
         }
         works.extend((0..m.ports.len()).map(StateKind::PortWork));
         Ok(OdeWork {
+            from: vec![0.0; nf],
+            z_start: vec![0.0; nz],
             dynamic,
             algebraic,
             works,
@@ -250,6 +255,7 @@ impl OdeWork {
         let r = self.partition.rank();
         for k in 0..nf {
             let c = self.coordinate(k);
+            self.from[k] = st.z[c];
             st.z[c] = x[k];
             st.zd[c] = x[nf + k];
         }
@@ -265,8 +271,13 @@ impl OdeWork {
             }
         }
         if r > 0 {
-            self.partition
-                .positions(m, l, p, &mut ws.eval, &mut st.z, &st.w, &st.wd)?;
+            if let Err(e) =
+                self.partition
+                    .positions(m, l, p, &mut ws.eval, &mut st.z, &st.w, &st.wd)
+            {
+                self.continue_positions(m, l, p, st, ws, &x[..nf])
+                    .map_err(|_| e)?;
+            }
             let order = self.partition.order();
             let rd = self.partition.rd();
             for a in 0..r {
@@ -284,6 +295,40 @@ impl OdeWork {
         } else {
             Err("a continuous state is not finite".into())
         }
+    }
+
+    /// The position problem by continuation when Newton from the last configuration fails
+    /// (a master's large step or a predictor far ahead): the independent coordinates move
+    /// from where they were (`self.from`) to `target` in 4, then 16 pieces, each solved from
+    /// the one before. Where no configuration exists (the loop cannot close) it fails too.
+    fn continue_positions(
+        &mut self,
+        m: &CompiledModel,
+        l: &Layout,
+        p: &[f64],
+        st: &mut State,
+        ws: &mut Workspace,
+        target: &[f64],
+    ) -> Result<(), String> {
+        let nf = self.independent();
+        self.z_start.copy_from_slice(&st.z);
+        let mut last = Err(String::new());
+        for pieces in [4, 16] {
+            st.z.copy_from_slice(&self.z_start);
+            last = (1..=pieces).try_for_each(|s| {
+                let f = s as f64 / pieces as f64;
+                for k in 0..nf {
+                    let c = self.coordinate(k);
+                    st.z[c] = self.from[k] + f * (target[k] - self.from[k]);
+                }
+                self.partition
+                    .positions(m, l, p, &mut ws.eval, &mut st.z, &st.w, &st.wd)
+            });
+            if last.is_ok() {
+                return last;
+            }
+        }
+        last
     }
 
     /// ẋ at the state (after [`OdeWork::set_states`]); the state's z̈ and ẇ are set too,
