@@ -19,8 +19,9 @@
 //! coordinates and gives ż = R_z ż_i (R_z = [R_d; I], R_d = −(Φ_z^d)⁻¹ Φ_z^i). The
 //! derivatives:
 //! - ẇ from the first-order residuals, each linear in its own rate (`ṗ − rate`,
-//!   `τ u̇ + u − u_set`, ...): one evaluation for the base and one per state, each using the
-//!   rates already found (as the consistent initial rates do);
+//!   `τ u̇ + u − u_set`, ...): one first-order re-evaluation (hydraulics and actuator
+//!   forces at the kept kinematics, `Evaluation::run_first_order`) for the base and one per
+//!   state, each using the rates already found (as the consistent initial rates do);
 //! - z̈ from the reduced equations R_zᵀ (M z̈ − Q) = 0 with z̈ = R_z z̈_i + z̈⁰, where z̈⁰ has
 //!   z̈_i = 0 and the dependent accelerations that satisfy Φ_z z̈⁰ + Φ̇_z ż = 0:
 //!   (R_zᵀ M R_z) z̈_i = −R_zᵀ (M z̈⁰ − Q).
@@ -345,16 +346,22 @@ impl OdeWork {
         let nz = l.nz;
         let nf = self.independent();
         let r = self.partition.rank();
-        self.solve_algebraic(m, l, p, st, ws)?;
-        // ẇ: each first-order residual is linear in its own rate.
+        // One full evaluation at the configuration; what follows changes only w and ẇ, so
+        // the first-order re-evaluation (hydraulics and actuator forces, no kinematics or
+        // inverse dynamics) serves it.
         self.wd.fill(0.0);
         ws.eval
             .run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &self.wd);
+        ws.eval.capture_first_order_base(m, l, &mut ws.first_order);
+        self.solve_algebraic(m, l, p, st, ws)?;
+        // ẇ: each first-order residual is linear in its own rate.
+        ws.eval
+            .run_first_order(m, l, p, &st.zd, &st.w, &self.wd, &ws.first_order);
         self.r0.copy_from_slice(&ws.eval.r_first);
         for &j in &self.dynamic {
             self.wd[j] = 1.0;
             ws.eval
-                .run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &self.wd);
+                .run_first_order(m, l, p, &st.zd, &st.w, &self.wd, &ws.first_order);
             let c = ws.eval.r_first[j] - self.r0[j];
             self.wd[j] = -self.r0[j] / c;
         }
@@ -465,17 +472,17 @@ impl OdeWork {
         st: &mut State,
         ws: &mut Workspace,
     ) -> Result<(), String> {
-        self.wd.fill(0.0);
+        // (ẇ = 0 here; the caller has captured the first-order base at the configuration.)
         for &j in &self.algebraic {
             for _ in 0..20 {
                 ws.eval
-                    .run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &self.wd);
+                    .run_first_order(m, l, p, &st.zd, &st.w, &self.wd, &ws.first_order);
                 let r = ws.eval.r_first[j];
                 let w0 = st.w[j];
                 let delta = 1e-7 * w0.abs().max(1e-3);
                 st.w[j] = w0 + delta;
                 ws.eval
-                    .run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &self.wd);
+                    .run_first_order(m, l, p, &st.zd, &st.w, &self.wd, &ws.first_order);
                 let slope = (ws.eval.r_first[j] - r) / delta;
                 if slope == 0.0 || !slope.is_finite() {
                     st.w[j] = w0;
