@@ -24,6 +24,7 @@ pub mod description;
 pub mod diagnostic;
 pub mod documentation;
 pub mod equilibrium;
+pub mod flexible;
 pub mod fmu_xml;
 pub mod inspect;
 pub mod lower;
