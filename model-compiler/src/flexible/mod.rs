@@ -3,12 +3,15 @@
 //!
 //! - [`beam`]: the built-in beam mesher (3-D Euler–Bernoulli frame elements, consistent
 //!   mass) for booms of box, tube or rectangular section;
-//! - [`modal`]: natural frequencies and static deflections of an FE model.
+//! - [`modal`]: natural frequencies and static deflections of an FE model;
+//! - [`reduction`]: Craig–Bampton at the interface DOFs, orthonormalised through the
+//!   reduced eigenproblem, rigid-body content removed.
 //!
-//! Not yet: descriptions, Craig–Bampton reduction, the FFRF body in the runtime.
+//! Not yet: descriptions, the FFRF inertia invariants, the FFRF body in the runtime.
 
 pub mod beam;
 pub mod modal;
+pub mod reduction;
 
 #[cfg(test)]
 mod tests;

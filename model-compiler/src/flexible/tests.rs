@@ -126,3 +126,77 @@ fn bad_beams_are_refused_with_a_reason() {
     };
     assert!(b.mesh().unwrap_err().contains("thicker"));
 }
+
+/// Rigid-body motions of a beam along x (columns: translations x, y, z; rotations about x,
+/// y, z at the root), node DOFs (u, v, w, θx, θy, θz).
+fn rigid_modes(nodes: &[f64]) -> nalgebra::DMatrix<f64> {
+    let n = nodes.len();
+    let mut r = nalgebra::DMatrix::zeros(n * NODE_DOFS, 6);
+    for (k, &x) in nodes.iter().enumerate() {
+        let at = k * NODE_DOFS;
+        r[(at, 0)] = 1.0;
+        r[(at + 1, 1)] = 1.0;
+        r[(at + 2, 2)] = 1.0;
+        r[(at + 3, 3)] = 1.0;
+        r[(at + 2, 4)] = -x; // about y: w = −x, θy = 1
+        r[(at + 4, 4)] = 1.0;
+        r[(at + 1, 5)] = x; // about z: v = x, θz = 1
+        r[(at + 5, 5)] = 1.0;
+    }
+    r
+}
+
+/// Craig–Bampton with the root and tip nodes as the interface and 12 fixed-interface modes:
+/// the kept free-free modes reproduce the full model's lowest elastic frequencies, are
+/// mass-orthonormal, and carry no rigid-body motion.
+#[test]
+fn craig_bampton_keeps_the_lowest_free_free_modes_without_rigid_body_content() {
+    use super::reduction::craig_bampton;
+    let beam = boom(20);
+    let model = beam.mesh().unwrap();
+    let last = model.nodes.len() - 1;
+    let interface: Vec<usize> = (0..NODE_DOFS)
+        .chain(last * NODE_DOFS..(last + 1) * NODE_DOFS)
+        .collect();
+    let r = craig_bampton(&model.mass, &model.stiffness, &interface, 12, 4).unwrap();
+    let full = frequencies(&model.mass, &model.stiffness, &[]).unwrap();
+    for (k, f) in r.frequencies.iter().enumerate() {
+        let err = (f - full[6 + k]).abs() / full[6 + k];
+        println!(
+            "elastic mode {}: {f:.4} Hz (full model {:.4} Hz, {err:.1e})",
+            k + 1,
+            full[6 + k]
+        );
+        assert!(err < 2e-3, "mode {}: {f} vs {}", k + 1, full[6 + k]);
+    }
+    let gram = r.modes.transpose() * &model.mass * &r.modes;
+    let identity = nalgebra::DMatrix::<f64>::identity(4, 4);
+    assert!((gram - identity).amax() < 1e-9, "mass-orthonormal");
+    let rigid = rigid_modes(&model.nodes);
+    let coupling = rigid.transpose() * &model.mass * &r.modes;
+    let rigid_mass = (rigid.transpose() * &model.mass * &rigid).amax();
+    assert!(
+        coupling.amax() < 1e-9 * rigid_mass.sqrt(),
+        "{}",
+        coupling.amax()
+    );
+    assert!(r.constrained_frequencies.iter().all(|f| *f > 0.0));
+    // Bad input: more modes than the model has, an interface DOF outside it, a body whose
+    // interface does not hold it.
+    let n = model.mass.nrows();
+    assert!(
+        craig_bampton(&model.mass, &model.stiffness, &interface, 6, 500)
+            .unwrap_err()
+            .contains("elastic modes asked for")
+    );
+    assert!(
+        craig_bampton(&model.mass, &model.stiffness, &[n + 3], 2, 1)
+            .unwrap_err()
+            .contains("not in the model")
+    );
+    assert!(
+        craig_bampton(&model.mass, &model.stiffness, &[0, 1], 2, 1)
+            .unwrap_err()
+            .contains("do not hold the body")
+    );
+}
