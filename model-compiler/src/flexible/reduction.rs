@@ -62,6 +62,49 @@ fn hertz(omega2: f64) -> f64 {
     omega2.max(0.0).sqrt() / (2.0 * std::f64::consts::PI)
 }
 
+/// The share of the body's mass each of the lowest `normal_modes` fixed-interface modes
+/// carries in each translation direction x, y, z — its effective modal mass
+/// (φᵀ M r_d)² over the total mass, r_d the rigid translation in d, under a base motion of
+/// the interface (what `check` and the model's page report per mode). `node_dofs` DOFs
+/// per node, translations first.
+pub fn mass_shares(
+    mass: &DMatrix<f64>,
+    stiffness: &DMatrix<f64>,
+    interface: &[usize],
+    normal_modes: usize,
+    node_dofs: usize,
+) -> Result<Vec<[f64; 3]>, String> {
+    let n = mass.nrows();
+    let internal: Vec<usize> = (0..n).filter(|d| !interface.contains(d)).collect();
+    if normal_modes > internal.len() {
+        return Err(format!(
+            "{normal_modes} fixed-interface modes asked for, the model has {} internal DOFs",
+            internal.len()
+        ));
+    }
+    let (_, phi) = eigen(
+        &pick(stiffness, &internal, &internal),
+        &pick(mass, &internal, &internal),
+        "internal",
+    )?;
+    let mut shares = vec![[0.0; 3]; normal_modes];
+    for d in 0..3 {
+        let r = nalgebra::DVector::from_fn(n, |i, _| if i % node_dofs == d { 1.0 } else { 0.0 });
+        let total = (r.transpose() * mass * &r)[(0, 0)];
+        // φ lives on the internal DOFs; M r on all of them, read there.
+        let mr = mass * &r;
+        for (k, share) in shares.iter_mut().enumerate() {
+            let l: f64 = internal
+                .iter()
+                .enumerate()
+                .map(|(row, &dof)| phi[(row, k)] * mr[dof])
+                .sum();
+            share[d] = l * l / total;
+        }
+    }
+    Ok(shares)
+}
+
 /// Reduces (M, K) at the `interface` DOFs with `normal_modes` fixed-interface modes and keeps
 /// the `keep` lowest elastic free-free modes.
 pub fn craig_bampton(
