@@ -17,7 +17,8 @@
 //! dropped, the next ones are the elastic modes kept. Dense: beam meshes; the sparse path
 //! for large FE models comes with the Matrix Market import.
 
-use nalgebra::{DMatrix, SymmetricEigen};
+use super::modal::{eigenpairs as eigen, hertz, pick};
+use nalgebra::DMatrix;
 
 /// The reduced body: its elastic modes in the full FE DOFs (columns, mass-normalised) and
 /// their free-free frequencies [Hz]; the fixed-interface (constrained) frequencies of the
@@ -27,39 +28,6 @@ pub struct Reduced {
     pub modes: DMatrix<f64>,
     pub frequencies: Vec<f64>,
     pub constrained_frequencies: Vec<f64>,
-}
-
-fn pick(a: &DMatrix<f64>, rows: &[usize], cols: &[usize]) -> DMatrix<f64> {
-    DMatrix::from_fn(rows.len(), cols.len(), |i, j| a[(rows[i], cols[j])])
-}
-
-/// Eigenpairs of (K, M), ascending, vectors mass-normalised: M = L Lᵀ, the symmetric
-/// eigenproblem of L⁻¹ K L⁻ᵀ, φ = L⁻ᵀ y.
-fn eigen(
-    k: &DMatrix<f64>,
-    m: &DMatrix<f64>,
-    what: &str,
-) -> Result<(Vec<f64>, DMatrix<f64>), String> {
-    let l = m
-        .clone()
-        .cholesky()
-        .ok_or_else(|| format!("the {what} mass matrix is not positive definite"))?
-        .l();
-    let li = l
-        .try_inverse()
-        .ok_or_else(|| format!("the {what} mass matrix is singular"))?;
-    let a = &li * k * li.transpose();
-    let a = (&a + a.transpose()) * 0.5;
-    let e = SymmetricEigen::new(a);
-    let mut order: Vec<usize> = (0..e.eigenvalues.len()).collect();
-    order.sort_by(|&i, &j| e.eigenvalues[i].total_cmp(&e.eigenvalues[j]));
-    let values = order.iter().map(|&i| e.eigenvalues[i]).collect();
-    let vectors = li.transpose() * e.eigenvectors.select_columns(&order);
-    Ok((values, vectors))
-}
-
-fn hertz(omega2: f64) -> f64 {
-    omega2.max(0.0).sqrt() / (2.0 * std::f64::consts::PI)
 }
 
 /// The share of the body's mass each of the lowest `normal_modes` fixed-interface modes
