@@ -479,13 +479,15 @@ impl Component {
 
     /// The variable with this value reference and base type.
     pub fn variable(&self, ty: VarType, vr: u32) -> Result<&Variable, String> {
-        match self.vrs.table(ty).find(vr) {
-            Some(i) => Ok(&self.model.variables[i]),
-            None => Err(format!(
-                "no {} variable has value reference {vr}",
-                type_name(ty)
-            )),
-        }
+        Ok(&self.model.variables[self.variable_index(ty, vr)?])
+    }
+
+    /// The index in `model.variables` of the variable with this value reference and type.
+    pub fn variable_index(&self, ty: VarType, vr: u32) -> Result<usize, String> {
+        self.vrs
+            .table(ty)
+            .find(vr)
+            .ok_or_else(|| format!("no {} variable has value reference {vr}", type_name(ty)))
     }
 
     /// Checks that `value` may be written to variable (`ty`, `vr`) now and returns the

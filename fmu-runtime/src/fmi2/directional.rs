@@ -12,6 +12,7 @@
 
 use super::component::Component;
 use crate::model::{Binding, Causality, Probe, VarType, Variability};
+use std::sync::Arc;
 
 /// Largest move of a known, relative to its scale: central differences have truncation
 /// error ~ step² and carry the evaluation's noise (position Newton to 1e-13, algebraic
@@ -73,9 +74,12 @@ impl Component {
             largest = largest.max(dv.abs() / scale);
             resolved.push(known);
         }
+        // The unknowns' variables (the model is shared, so they stay borrowed while the
+        // instance moves).
+        let model = Arc::clone(&self.model);
         let mut targets = Vec::with_capacity(unknowns.len());
         for &vr in unknowns {
-            let var = self.variable(VarType::Real, vr)?;
+            let var = &model.variables[self.variable_index(VarType::Real, vr)?];
             let ok = matches!(var.binding, Binding::Probe(Probe::StateDerivative(_)))
                 || var.causality == Causality::Output;
             if !ok {
@@ -84,7 +88,7 @@ impl Component {
                     var.name
                 ));
             }
-            targets.push(var.clone());
+            targets.push(var);
         }
         if largest == 0.0 {
             sensitivity.fill(0.0);
@@ -123,7 +127,7 @@ impl Component {
             if result.is_err() {
                 break;
             }
-            for (v, var) in values[side].iter_mut().zip(&targets) {
+            for (v, &var) in values[side].iter_mut().zip(&targets) {
                 *v = self.instance.value(var);
             }
             self.instance.restore(&saved)?;

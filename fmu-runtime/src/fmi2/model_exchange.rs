@@ -58,9 +58,13 @@ impl ModelExchange {
 }
 
 impl Component {
-    /// Number of continuous states the FMU declares.
+    /// Number of continuous states the FMU declares (counted once, at instantiation, for a
+    /// Model Exchange instance).
     pub fn continuous_states(&self) -> usize {
-        self.model.continuous_states()
+        match &self.model_exchange {
+            Some(me) => me.dx.len(),
+            None => self.model.continuous_states(),
+        }
     }
 
     fn me(&mut self) -> Result<&mut ModelExchange, String> {

@@ -5,7 +5,10 @@
 //! (`bash tests/run.sh` does that before `cargo test`). A missing FMU is a FAILURE here, never a
 //! silent pass.
 
+mod support;
+
 use std::path::{Path, PathBuf};
+use support::{fmus_dir, import};
 
 use fmi::fmi2::import::Fmi2Import;
 use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
@@ -19,36 +22,10 @@ const BUILD_HINT: &str = "run `cargo run --release -p model-compiler -- build` f
 /// does not make `cargo test` slow.
 const MAX_STEPS: usize = 20_000;
 
-fn fmus_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("HYDROMECH_FMU_DIR") {
-        return PathBuf::from(dir);
-    }
-    // tests/rust-importer -> repository root
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    root.canonicalize().unwrap_or(root).join("fmus")
-}
-
 fn fmu_path(name: &str) -> PathBuf {
     let p = fmus_dir().join(format!("{name}.fmu"));
     assert!(p.is_file(), "{} does not exist: {BUILD_HINT}", p.display());
     p
-}
-
-fn all_fmus() -> Vec<PathBuf> {
-    let dir = fmus_dir();
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}; {BUILD_HINT}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "fmu"))
-        .collect();
-    v.sort();
-    assert!(!v.is_empty(), "no *.fmu in {}: {BUILD_HINT}", dir.display());
-    v
-}
-
-fn import(path: &Path) -> Fmi2Import {
-    fmi::import::from_path::<Fmi2Import>(path)
-        .unwrap_or_else(|e| panic!("fmi crate cannot import {}: {e}", path.display()))
 }
 
 fn real_vr(md: &Fmi2ModelDescription, name: &str) -> u32 {
@@ -245,7 +222,7 @@ fn naya_rod_imports_and_starts_at_half_a_metre() {
 
 #[test]
 fn every_fmu_runs_its_default_experiment() {
-    for path in all_fmus() {
+    for path in support::fmus_in(&fmus_dir(), BUILD_HINT) {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let run = simulate(&path);
         assert_finite(&name, &run);
@@ -261,7 +238,7 @@ fn every_fmu_runs_its_default_experiment() {
 /// unlike FMPy): get state, step, restore, step again: identical bits.
 #[test]
 fn every_fmu_rolls_back_bit_identically() {
-    for path in all_fmus() {
+    for path in support::fmus_in(&fmus_dir(), BUILD_HINT) {
         let imp = import(&path);
         let md = imp.model_description();
         let cs = md.co_simulation.as_ref().unwrap();

@@ -10,7 +10,10 @@
 //! imported by the `fmi` crate at all. The test hands the crate a copy whose model description
 //! spells those two attributes its way; the binary and everything else are the FMU's own.
 
+mod support;
+
 use std::path::{Path, PathBuf};
+use support::fmus_dir;
 
 use fmi::fmi2::import::Fmi2Import;
 use fmi::fmi2::instance::{CoSimulation as _, Common as _};
@@ -25,26 +28,6 @@ const BUILD_HINT: &str = "run `cargo run --release --bin hydromech -- build --fm
 /// Simulated time per model and the step of the input change.
 const SPAN: f64 = 10.0;
 const SWITCH: f64 = 0.05;
-
-fn fmus_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("HYDROMECH_FMU_DIR") {
-        return PathBuf::from(dir);
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    root.canonicalize().unwrap_or(root).join("fmus")
-}
-
-fn fmi3_fmus() -> Vec<PathBuf> {
-    let dir = fmus_dir().join("fmi3");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}; {BUILD_HINT}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "fmu"))
-        .collect();
-    v.sort();
-    assert!(!v.is_empty(), "no *.fmu in {}: {BUILD_HINT}", dir.display());
-    v
-}
 
 /// Float64 outputs (name, value reference).
 type Outputs = Vec<(String, u32)>;
@@ -202,7 +185,7 @@ fn run_fmi2(path: &Path, names: &[String], inputs: &[(u32, f64)], h: f64) -> Vec
 #[test]
 fn every_fmi3_fmu_runs_and_equals_its_fmi2_twin_bit_for_bit() {
     let mut checked = Vec::new();
-    for path in fmi3_fmus() {
+    for path in support::fmus_in(&fmus_dir().join("fmi3"), BUILD_HINT) {
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
         let (names, rows3, h) = run_fmi3(&path);
         let imp: Fmi3Import = fmi::import::from_path(importable_copy(&path)).unwrap();

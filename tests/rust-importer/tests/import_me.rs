@@ -9,7 +9,9 @@
 //!
 //! A missing FMU is a FAILURE here, never a silent pass.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use support::{fmus_dir, import};
 
 use fmi::EventFlags;
 use fmi::fmi2::import::Fmi2Import;
@@ -18,30 +20,6 @@ use fmi::traits::FmiImport;
 
 const BUILD_HINT: &str = "run `cargo run --release --bin hydromech -- build --interface me -o fmus/me` \
                           (`bash tests/run.sh` does, before `cargo test`)";
-
-fn fmus_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("HYDROMECH_FMU_DIR") {
-        return PathBuf::from(dir);
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    root.canonicalize().unwrap_or(root).join("fmus")
-}
-
-fn me_fmus() -> Vec<PathBuf> {
-    let dir = fmus_dir().join("me");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}; {BUILD_HINT}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "fmu"))
-        .collect();
-    v.sort();
-    assert!(!v.is_empty(), "no *.fmu in {}: {BUILD_HINT}", dir.display());
-    v
-}
-
-fn import(path: &Path) -> Fmi2Import {
-    fmi::import::from_path::<Fmi2Import>(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 fn vr(imp: &Fmi2Import, name: &str) -> u32 {
     imp.model_description()
@@ -82,7 +60,7 @@ fn start(imp: &'static Fmi2Import) -> Me {
 
 #[test]
 fn every_model_exchange_fmu_reaches_continuous_time_mode() {
-    for path in me_fmus() {
+    for path in support::fmus_in(&fmus_dir().join("me"), BUILD_HINT) {
         let imp: &'static Fmi2Import = Box::leak(Box::new(import(&path)));
         let n = states(imp);
         assert!(n > 0, "{}", path.display());
