@@ -218,6 +218,7 @@ fn rssr(formulation: Formulation) -> fmu_runtime::CompiledModel {
         forces: vec![],
         base: None,
         rotations: vec![],
+        flexible: vec![],
     };
     let mut m = model(b, 1e-3, mech, circuit, vec![], step, None);
     m.gravity = [0.0, 0.0, -9.81];

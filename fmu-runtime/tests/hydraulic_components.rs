@@ -59,6 +59,7 @@ fn pump_charges_volume_then_relief_regulates() {
         forces: vec![],
         base: None,
         rotations: vec![],
+        flexible: vec![],
     };
     let mut m = model(b, 1e-3, mech, circuit, vec![], step, None);
     m.init.static_equilibrium = false;

@@ -30,6 +30,7 @@ fn mechanism_only(
         forces: vec![],
         base: None,
         rotations: vec![],
+        flexible: vec![],
     };
     model(b, step, mech, circuit, vec![], step_id, None)
 }

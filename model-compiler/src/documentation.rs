@@ -102,7 +102,7 @@ impl Doc<'_> {
 
 /// Renders the page. Cell contents are escaped where they come from the description.
 pub fn render(model: &CompiledModel, slots: &[SlotInfo]) -> String {
-    render_with(model, slots, &[], None, crate::Flavour::default())
+    render_with(model, slots, &[], None, &[], crate::Flavour::default())
 }
 
 /// The page of a lowered description: with the degrees of freedom and the bodies'
@@ -113,7 +113,14 @@ pub fn render_lowered(l: &Lowered) -> String {
 
 /// [`render_lowered`] for the FMU of an FMI version and interface (the page names them).
 pub fn render_lowered_for(l: &Lowered, flavour: crate::Flavour) -> String {
-    render_with(&l.model, &l.slots, &l.visuals, Some(&l.analysis), flavour)
+    render_with(
+        &l.model,
+        &l.slots,
+        &l.visuals,
+        Some(&l.analysis),
+        &l.flexible,
+        flavour,
+    )
 }
 
 fn render_with(
@@ -121,6 +128,7 @@ fn render_with(
     slots: &[SlotInfo],
     visuals: &[Visual],
     analysis: Option<&Analysis>,
+    flexible: &[crate::lower::flexible::FlexibleLowered],
     flavour: crate::Flavour,
 ) -> String {
     let version = flavour.version;
@@ -223,6 +231,10 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
                         vec3(axis)
                     ),
                     JointKind::Fixed => format!("fixed <code>{}</code>", escape(&b.joint_name)),
+                    JointKind::Node { .. } => format!(
+                        "interface node <code>{}</code> (moves with the modes)",
+                        escape(&b.joint_name)
+                    ),
                 };
                 vec![
                     escape(&b.name),
@@ -256,6 +268,9 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
             ],
             rows,
         );
+    }
+    for f in flexible {
+        flexible_section(&mut d, f);
     }
     if !m.mechanism.cut_joints.is_empty() {
         d.h2("Cut joints");
@@ -738,6 +753,68 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
     d.table(&["slot", "default (SI)", "unit", "description"], rows);
     d.out.push_str("</body>\n</html>\n");
     d.out
+}
+
+/// A flexible body: its reduction, interface nodes and, per mode, the frequency clamped at
+/// its joint and free–free, the share of mass it carries and its damping.
+fn flexible_section(d: &mut Doc, f: &crate::lower::flexible::FlexibleLowered) {
+    let r = &f.reduction;
+    let fb = &r.flexible;
+    d.h2(&format!("Flexible body {}", f.name));
+    let nodes: Vec<String> = f
+        .nodes
+        .iter()
+        .map(|(n, x, _)| format!("<code>{}</code> at x = {} m", escape(n), g(*x)))
+        .collect();
+    let _ = writeln!(
+        d.out,
+        "<p>Floating frame of reference: {} kg, a beam along x from {} m to {} m, {} modes (Craig–Bampton, clamped at the body's joint, orthonormalised). Interface nodes: {}.{}</p>",
+        g(fb.invariants.mass),
+        g(f.extent.0),
+        g(f.extent.1),
+        fb.modes(),
+        if nodes.is_empty() {
+            "none".into()
+        } else {
+            nodes.join(", ")
+        },
+        if f.defaults.is_empty() {
+            String::new()
+        } else {
+            format!(" Defaults used: {}.", escape(&f.defaults.join(", ")))
+        }
+    );
+    let rows = (0..fb.modes())
+        .map(|k| {
+            let share = r.mass_shares[k];
+            vec![
+                format!("{}", k + 1),
+                format!("{:.3}", r.frequencies[k]),
+                r.free_frequencies
+                    .get(k)
+                    .map_or("–".into(), |v| format!("{v:.3}")),
+                format!("{:.1}", 100.0 * share[0]),
+                format!("{:.1}", 100.0 * share[1]),
+                format!("{:.1}", 100.0 * share[2]),
+                format!(
+                    "{:.4}",
+                    fb.damping[k] / (2.0 * fb.stiffness[k].sqrt()).max(1e-300)
+                ),
+            ]
+        })
+        .collect();
+    d.table(
+        &[
+            "mode",
+            "clamped at the joint [Hz]",
+            "free–free [Hz]",
+            "mass share x [%]",
+            "y [%]",
+            "z [%]",
+            "damping ratio",
+        ],
+        rows,
+    );
 }
 
 #[cfg(test)]

@@ -36,6 +36,8 @@ enum K {
     QOrQs,
     /// A quantity or `{ a, b }` (`bulk_modulus` of the oil).
     QOrDef(&'static str),
+    /// A quantity, an array of quantities or a definition (`damping` of a flexible body).
+    QOrQsOrDef(&'static str),
     /// An array of 3-vectors.
     V3s,
     /// A table of FMI names → quantities (`[report] parameters`).
@@ -92,6 +94,37 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("parts", K::Defs("part"), false, "Primitive shapes whose mass properties are summed."),
         ("massless", K::Bool, false, "A massless link (no mass properties)."),
         ("visual", K::Defs("visual"), false, "Visual geometry for the documentation (ignored by the solver)."),
+        ("flexible", K::Def("flexible"), false, "The body deforms (floating frame of reference): its FE model, modes, damping and interface nodes; its mass comes from the FE model."),
+    ]),
+    ("flexible", "A flexible body: Craig–Bampton modes clamped at its joint (the reference node), interface nodes where things attach.", &[
+        ("beam", K::Def("beam"), true, "The built-in beam mesher: a straight beam along the body's x axis."),
+        ("modes", K::Int, false, "Modes kept (default 4)."),
+        ("damping", K::QOrQsOrDef("rayleigh"), false, "Modal damping: one ratio (default 0.02), a ratio per mode, or Rayleigh { alpha, beta }."),
+        ("nodes", K::Defs("flexible_node"), true, "Interface nodes: every point and child joint on the body attaches to the node at its station (x)."),
+    ]),
+    ("beam", "A straight beam along the body's x axis from start to start + length (Euler–Bernoulli frame elements, consistent mass).", &[
+        ("length", K::Q, true, "Length [m]."),
+        ("start", K::Q, false, "x of the first end [m] (default 0); the body origin must lie on the beam."),
+        ("elements", K::Int, false, "Number of elements (default 20)."),
+        ("section", K::Def("section"), true, "Cross-section."),
+        ("young", K::Q, true, "Young's modulus [Pa]."),
+        ("poisson", K::Q, true, "Poisson's ratio."),
+        ("density", K::Q, true, "Density [kg/m³]."),
+    ]),
+    ("section", "A beam cross-section: width along y, height along z.", &[
+        ("shape", K::Enum(&["rectangle", "box", "tube"]), true, "Section shape."),
+        ("width", K::Q, false, "Width along y [m] (rectangle, box)."),
+        ("height", K::Q, false, "Height along z [m] (rectangle, box)."),
+        ("diameter", K::Q, false, "Outer diameter [m] (tube)."),
+        ("wall", K::Q, false, "Wall thickness [m] (box, tube)."),
+    ]),
+    ("flexible_node", "An interface node of a flexible body.", &[
+        ("name", K::Name, true, "Name within the body (its frame is the body `<body>.<name>`)."),
+        ("at", K::Q, true, "Station along the body's x axis [m]."),
+    ]),
+    ("rayleigh", "Rayleigh damping α M + β K on the elastic coordinates.", &[
+        ("alpha", K::Q, true, "α [1/s]."),
+        ("beta", K::Q, true, "β [s]."),
     ]),
     ("joint", "A tree joint; its frame is origin + rotation in the parent's axes.", &[
         ("type", K::Enum(&["revolute", "prismatic", "fixed", "spherical", "universal", "free"]), true, "Joint type (free: x, y, z translations then z-y-x rotations, 6 coordinates)."),
@@ -499,6 +532,11 @@ fn kind(k: K, doc: &str) -> Value {
         K::Names => json!({ "type": "array", "items": { "type": "string" } }),
         K::QOrQs => json!({ "anyOf": [quantity, { "type": "array", "items": quantity }] }),
         K::QOrDef(d) => json!({ "anyOf": [quantity, { "$ref": format!("#/$defs/{d}") }] }),
+        K::QOrQsOrDef(d) => json!({ "anyOf": [
+            quantity,
+            { "type": "array", "items": quantity },
+            { "$ref": format!("#/$defs/{d}") },
+        ] }),
         K::V3s => json!({ "type": "array", "items": { "$ref": "#/$defs/vec3" } }),
         K::QMap => json!({ "type": "object", "additionalProperties": quantity }),
         K::TableOrDefMap(d) => json!({ "type": "object", "additionalProperties": { "anyOf": [
@@ -683,6 +721,7 @@ mod tests {
         let sources = [
             include_str!("description/mod.rs"),
             include_str!("description/mechanism.rs"),
+            include_str!("description/flexible.rs"),
             include_str!("description/hydraulics.rs"),
             include_str!("description/quantity.rs"),
             include_str!("description/report.rs"),

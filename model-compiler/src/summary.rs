@@ -11,14 +11,21 @@ pub fn headline(l: &Lowered) -> String {
     let a = &l.analysis;
     let count = |c: Causality| m.variables.iter().filter(|v| v.causality == c).count();
     let tree = m.mechanism.bodies.len();
-    let bodies = if tree == l.declared_bodies {
+    let nodes: usize = l.flexible.iter().map(|f| f.nodes.len()).sum();
+    let links = tree - l.declared_bodies - nodes;
+    let mut generated = Vec::new();
+    if links > 0 {
+        generated.push(format!(
+            "+{links} massless links of spherical/universal joints"
+        ));
+    }
+    if nodes > 0 {
+        generated.push(format!("+{nodes} interface nodes of flexible bodies"));
+    }
+    let bodies = if generated.is_empty() {
         format!("{tree} bodies")
     } else {
-        format!(
-            "{} bodies (+{} massless links of spherical/universal joints)",
-            l.declared_bodies,
-            tree - l.declared_bodies
-        )
+        format!("{} bodies ({})", l.declared_bodies, generated.join(", "))
     };
     format!(
         "{bodies}, {} coordinates, {} constraints, {} pressures, {} DOF, {} variables ({} inputs, {} parameters, {} outputs), {} parameter slots",
@@ -74,6 +81,7 @@ pub fn report(l: &Lowered) -> String {
                         format!("prismatic {} along {axis:?}", b.joint_name)
                     }
                     JointKind::Fixed => format!("fixed {}", b.joint_name),
+                    JointKind::Node { .. } => format!("interface node {}", b.joint_name),
                 };
                 let _ = writeln!(out, "    {}└─ {}  ({joint})", "   ".repeat(depth), b.name);
                 walk(out, m, Some(i), depth + 1);
@@ -108,6 +116,9 @@ pub fn report(l: &Lowered) -> String {
                 c.equations()
             );
         }
+    }
+    for f in &l.flexible {
+        flexible_lines(&mut out, f);
     }
     let c = &m.circuit;
     if !c.nodes.is_empty() {
@@ -320,5 +331,50 @@ fn initial_pressures(l: &Lowered, out: &mut String) {
                 r.force, r.load, r.inflow
             );
         }
+    }
+}
+
+/// A flexible body's reduction: its nodes, and per mode the frequency clamped at the joint
+/// and free–free, the share of mass it carries and its damping.
+fn flexible_lines(out: &mut String, f: &crate::lower::flexible::FlexibleLowered) {
+    let r = &f.reduction;
+    let fb = &r.flexible;
+    let nodes: Vec<String> = f
+        .nodes
+        .iter()
+        .map(|(n, x, _)| format!("{n} at {x} m"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  flexible body {}: {:.1} kg, beam from {} m to {} m, {} modes clamped at its joint; interface nodes: {}",
+        f.name,
+        fb.invariants.mass,
+        f.extent.0,
+        f.extent.1,
+        fb.modes(),
+        if nodes.is_empty() {
+            "none".into()
+        } else {
+            nodes.join(", ")
+        }
+    );
+    if !f.defaults.is_empty() {
+        let _ = writeln!(out, "    defaults used: {}", f.defaults.join(", "));
+    }
+    for (k, freq) in r.frequencies.iter().enumerate() {
+        let share = r.mass_shares[k];
+        let zeta = fb.damping[k] / (2.0 * fb.stiffness[k].sqrt()).max(1e-300);
+        let free = r
+            .free_frequencies
+            .get(k)
+            .map_or(String::new(), |f| format!(" (free–free {f:.2} Hz)"));
+        let _ = writeln!(
+            out,
+            "    mode {}: {freq:.2} Hz{free}, mass share x {:.1} %, y {:.1} %, z {:.1} %, damping ratio {zeta:.3}",
+            k + 1,
+            100.0 * share[0],
+            100.0 * share[1],
+            100.0 * share[2],
+        );
     }
 }

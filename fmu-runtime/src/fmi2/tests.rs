@@ -167,6 +167,7 @@ pub(crate) fn test_model(guid: &str) -> CompiledModel {
             })],
             base: None,
             rotations: vec![],
+            flexible: vec![],
         },
         circuit: Circuit {
             oil: Oil {

@@ -163,11 +163,11 @@ fn dot_constraint(
     let t_dd = ab.cross(t) + wb.cross(&t_dot);
     phi[r] = u.dot(t);
     bias[r] = u_dd.dot(t) + 2.0 * u_dot.dot(&t_dot) + u.dot(&t_dd);
-    kin.path(mech, cut.a.body, |c, k| {
-        jac[r * nz + c] += ang(&k.b).cross(u).dot(t)
+    kin.path(mech, cut.a.body, |c, b, _| {
+        jac[r * nz + c] += ang(b).cross(u).dot(t)
     });
-    kin.path(mech, cut.b.body, |c, k| {
-        jac[r * nz + c] += u.dot(&ang(&k.b).cross(t))
+    kin.path(mech, cut.b.body, |c, b, _| {
+        jac[r * nz + c] += u.dot(&ang(b).cross(t))
     });
 }
 
@@ -194,11 +194,11 @@ fn line_constraint(
     let t_dd = ang(&kb.bias).cross(t) + wb.cross(&t_dot);
     phi[r] = d.dot(t);
     bias[r] = (acc_a - acc_b).dot(t) + 2.0 * d_dot.dot(&t_dot) + d.dot(&t_dd);
-    kin.path(mech, cut.a.body, |c, k| {
-        jac[r * nz + c] += (lin(&k.b) + ang(&k.b).cross(&pa)).dot(t)
+    kin.path(mech, cut.a.body, |c, b, _| {
+        jac[r * nz + c] += (lin(b) + ang(b).cross(&pa)).dot(t)
     });
-    kin.path(mech, cut.b.body, |c, k| {
-        jac[r * nz + c] += -(lin(&k.b) + ang(&k.b).cross(&pb)).dot(t) + d.dot(&ang(&k.b).cross(t))
+    kin.path(mech, cut.b.body, |c, b, _| {
+        jac[r * nz + c] += -(lin(b) + ang(b).cross(&pb)).dot(t) + d.dot(&ang(b).cross(t))
     });
 }
 
@@ -221,8 +221,8 @@ fn point_jacobian(
     row: usize,
     jac: &mut [f64],
 ) {
-    kin.path(mech, p.body, |c, k| {
-        let col = lin(&k.b) + ang(&k.b).cross(x);
+    kin.path(mech, p.body, |c, b, _| {
+        let col = lin(b) + ang(b).cross(x);
         for r in 0..3 {
             jac[(row + r) * nz + c] += sign * col[r];
         }

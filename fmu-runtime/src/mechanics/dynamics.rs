@@ -3,9 +3,10 @@
 //! and projected on the joint columns), and the mass matrix by composite inertias.
 
 use super::base::BaseMotion;
+use super::ffrf::{self, FrameMotion, ModalState};
 use super::kinematics::{BodyKinematics, Kinematics};
-use super::spatial::{Vec3, Vec6, ang, join, lin};
-use crate::model::Mechanism;
+use super::spatial::{Mat3, Vec3, Vec6, ang, join, lin};
+use crate::model::{FlexibleBody, Mechanism};
 
 /// Residual wrench of one body about the base origin: inertia and gravity minus nothing
 /// applied (applied wrenches are subtracted by the caller's accumulation). Inertia acts
@@ -23,6 +24,36 @@ fn body_residual(k: &BodyKinematics, base: &BaseMotion) -> Vec6 {
     join(n, moment)
 }
 
+/// The floating frame's absolute motion in body axes, gravity taken off its acceleration.
+fn frame_motion(k: &BodyKinematics, base: &BaseMotion) -> FrameMotion {
+    let (twist, accel) = base.absolute(k);
+    let (w, alpha) = (ang(&twist), ang(&accel));
+    let v_o = lin(&twist) + w.cross(&k.origin);
+    let a_o = lin(&accel) + alpha.cross(&k.origin) + w.cross(&v_o);
+    let r = &k.rotation;
+    let (v, w_b) = (r.tr_mul(&v_o), r.tr_mul(&w));
+    FrameMotion {
+        velocity: v,
+        angular_velocity: w_b,
+        acceleration: r.tr_mul(&(a_o - base.gravity)) - w_b.cross(&v),
+        angular_acceleration: r.tr_mul(&alpha),
+    }
+}
+
+/// Residual wrench of a flexible body about the base origin (as [`body_residual`]), and its
+/// modal residuals — inertial, elastic, damping — into `q`.
+fn flexible_residual(
+    body: &FlexibleBody,
+    s: &ModalState,
+    k: &BodyKinematics,
+    base: &BaseMotion,
+    q: &mut [f64],
+) -> Vec6 {
+    let (f, n) = ffrf::inertial_forces(body, s, &frame_motion(k, base), q);
+    let f = k.rotation * f;
+    join(f, k.origin.cross(&f) + k.rotation * n)
+}
+
 /// Writes `r = M z̈ − Q` for the accelerations stored in `kin` (`Kinematics::update` with
 /// z̈), where `applied[j]` is the external wrench on body j about the base origin
 /// (`[ΣF; Σ p×F]`). `scratch` holds one wrench per body. Returns the sum of the bodies'
@@ -37,13 +68,27 @@ pub fn inverse_dynamics(
 ) -> Vec6 {
     let mut total = Vec6::zeros();
     for (j, k) in kin.bodies.iter().enumerate() {
-        let inertial = body_residual(k, base);
+        let inertial = match kin.flexible_of(j) {
+            Some(f) => {
+                let start = mech.modal_start(f);
+                let body = &mech.flexible[f];
+                let q = &mut r[start..start + body.modes()];
+                flexible_residual(body, &kin.modal[f], k, base, q)
+            }
+            None => body_residual(k, base),
+        };
         total += inertial;
         scratch[j] = inertial - applied[j];
     }
     for j in (0..mech.bodies.len()).rev() {
         if let Some(c) = kin.bodies[j].coordinate {
             r[c] = kin.bodies[j].b.dot(&scratch[j]);
+        }
+        // What hangs at an interface node loads the flexible body's modes.
+        if let Some((start, columns)) = kin.node_columns(j) {
+            for (kk, (col, _)) in columns.iter().enumerate() {
+                r[start + kk] += col.dot(&scratch[j]);
+            }
         }
         if let Some(p) = mech.bodies[j].parent {
             let child = scratch[j];
@@ -63,7 +108,10 @@ pub fn mass_matrix(
 ) {
     let nz = m.len().isqrt();
     for (j, k) in kin.bodies.iter().enumerate() {
-        composite[j] = CompositeInertia::of(k);
+        composite[j] = match kin.flexible_of(j) {
+            Some(f) => CompositeInertia::flexible(k, &mech.flexible[f], &kin.modal[f]),
+            None => CompositeInertia::of(k),
+        };
     }
     for j in (0..mech.bodies.len()).rev() {
         if let Some(p) = mech.bodies[j].parent {
@@ -75,12 +123,61 @@ pub fn mass_matrix(
     for (j, k) in kin.bodies.iter().enumerate() {
         let Some(cj) = k.coordinate else { continue };
         let f = composite[j].wrench(&k.b);
-        kin.path(mech, Some(j), |ci, ki| {
-            let v = ki.b.dot(&f);
+        kin.path(mech, Some(j), |ci, b, _| {
+            let v = b.dot(&f);
             m[ci * nz + cj] = v;
             m[cj * nz + ci] = v;
         });
     }
+    for (f, body) in mech.flexible.iter().enumerate() {
+        flexible_columns(mech, kin, composite, f, body, m, nz);
+    }
+}
+
+/// The mass-matrix columns of flexible body `f`'s modal coordinates: a unit η̈_k accelerates
+/// the body's own mass (the couplings C_t, C_r(η), M_ηη) and, rigidly with the node, every
+/// subtree hanging at an interface node.
+fn flexible_columns(
+    mech: &Mechanism,
+    kin: &Kinematics,
+    composite: &[CompositeInertia],
+    f: usize,
+    body: &FlexibleBody,
+    m: &mut [f64],
+    nz: usize,
+) {
+    let (n, start) = (body.modes(), mech.modal_start(f));
+    let k = &kin.bodies[body.body];
+    let s = &kin.modal[f];
+    let inv = &body.invariants;
+    let nodes = || {
+        (0..mech.bodies.len())
+            .filter(move |&i| mech.bodies[i].parent == Some(body.body))
+            .filter_map(|i| kin.node_columns(i).map(|(_, c)| (i, c)))
+    };
+    for kk in 0..n {
+        let force = k.rotation * ffrf_vec(inv.first_moment_modal[kk]);
+        let mut wrench = join(force, k.origin.cross(&force) + k.rotation * s.coupling[kk]);
+        for l in 0..n {
+            m[(start + l) * nz + start + kk] = inv.modal_mass[l * n + kk];
+        }
+        for (i, columns) in nodes() {
+            let w = composite[i].wrench(&columns[kk].0);
+            wrench += w;
+            for (l, (col, _)) in columns.iter().enumerate() {
+                m[(start + l) * nz + start + kk] += col.dot(&w);
+            }
+        }
+        kin.path(mech, Some(body.body), |ci, b, _| {
+            let v = b.dot(&wrench);
+            m[ci * nz + start + kk] = v;
+            m[(start + kk) * nz + ci] = v;
+        });
+    }
+}
+
+fn ffrf_vec(a: [f64; 3]) -> Vec3 {
+    Vec3::new(a[0], a[1], a[2])
 }
 
 /// Spatial inertia of a body, or of a subtree, for Z twists about the world origin (seed
@@ -107,6 +204,22 @@ impl CompositeInertia {
         }
     }
 
+    /// A flexible body's frame inertia at its current modal coordinates: mass m, first
+    /// moment `m o + R S(η)`, and `R J(η) Rᵀ` moved from the body origin o to the world
+    /// origin (J is about o, not about the centre of mass).
+    pub fn flexible(k: &BodyKinematics, body: &FlexibleBody, s: &ModalState) -> CompositeInertia {
+        let (m, o) = (body.invariants.mass, k.origin);
+        let h = k.rotation * s.first_moment;
+        let shift = Mat3::from_diagonal_element(o.norm_squared()) - o * o.transpose();
+        let cross =
+            Mat3::from_diagonal_element(2.0 * o.dot(&h)) - o * h.transpose() - h * o.transpose();
+        CompositeInertia {
+            mass: m,
+            moment: o * m + h,
+            inertia: k.rotation * s.inertia * k.rotation.transpose() + shift * m + cross,
+        }
+    }
+
     pub fn add(&mut self, other: &CompositeInertia) {
         self.mass += other.mass;
         self.moment += other.moment;
@@ -124,10 +237,16 @@ impl CompositeInertia {
 }
 
 /// Kinetic energy of the tree in the world frame [J].
-pub fn kinetic_energy(kin: &Kinematics, base: &BaseMotion) -> f64 {
+pub fn kinetic_energy(mech: &Mechanism, kin: &Kinematics, base: &BaseMotion) -> f64 {
     kin.bodies
         .iter()
-        .map(|k| {
+        .enumerate()
+        .map(|(j, k)| {
+            if let Some(f) = kin.flexible_of(j) {
+                let m = frame_motion(k, base);
+                let inv = &mech.flexible[f].invariants;
+                return ffrf::kinetic_energy(inv, &kin.modal[f], &m.velocity, &m.angular_velocity);
+            }
             let (twist, _) = base.absolute(k);
             let w = ang(&twist);
             let v = lin(&twist) + w.cross(&k.com);
@@ -137,14 +256,23 @@ pub fn kinetic_energy(kin: &Kinematics, base: &BaseMotion) -> f64 {
         .sum()
 }
 
-/// Gravitational potential energy relative to the world origin [J].
-pub fn potential_energy(kin: &Kinematics, base: &BaseMotion) -> f64 {
+/// Gravitational potential energy relative to the world origin, plus the flexible bodies'
+/// strain energy [J].
+pub fn potential_energy(mech: &Mechanism, kin: &Kinematics, base: &BaseMotion) -> f64 {
     // World gravity · world position of the base origin, in either axes.
     let g_origin = base.gravity.dot(&(base.rotation.transpose() * base.origin));
-    kin.bodies
+    let gravity: f64 = kin
+        .bodies
         .iter()
         .map(|k| -k.mass * (g_origin + base.gravity.dot(&k.com)))
-        .sum()
+        .sum();
+    let strain: f64 = mech
+        .flexible
+        .iter()
+        .zip(&kin.modal)
+        .map(|(f, s)| ffrf::elastic_energy(f, s))
+        .sum();
+    gravity + strain
 }
 
 /// Adds a force `f` acting at world point `p` on `body` (ground absorbs it) to the

@@ -1,6 +1,7 @@
 //! Forward recursion from the root to the leaves: poses, Z twists and accelerations; the
 //! Jacobian of a distance between two body points.
 
+use super::ffrf::{self, ModalState};
 use super::spatial::{
     Mat3, Vec3, Vec6, ang, axis_angle, inertia_matrix, join, lin, quat_matrix, vec3,
 };
@@ -84,7 +85,18 @@ pub struct Kinematics {
     /// Joint-frame rotations in the parent frame, converted once from the model's
     /// quaternions (they are constant).
     frame_rotations: Vec<Mat3>,
+    /// Per flexible body (as [`Mechanism::flexible`]): modal coordinates and inertia.
+    pub modal: Vec<ModalState>,
+    /// Per body: its index among the flexible bodies, if it is one.
+    flexible_of: Vec<Option<usize>>,
+    /// Per body: for an interface node, the z index of its flexible body's first modal
+    /// coordinate and the node's Z-twist column per mode with its rate.
+    node_columns: Vec<Option<NodeColumns>>,
 }
+
+/// The z index of a flexible body's first modal coordinate, and per mode the Z-twist
+/// column of one of its interface nodes with the column's rate.
+type NodeColumns = (usize, Vec<(Vec6, Vec6)>);
 
 /// Frame of a joint and its parent data, as needed by the recursion.
 struct JointFrame {
@@ -109,10 +121,49 @@ impl Kinematics {
             .iter()
             .map(|b| quat_matrix(b.joint_frame.rotation))
             .collect();
+        let mut flexible_of = vec![None; mech.bodies.len()];
+        for (f, fb) in mech.flexible.iter().enumerate() {
+            if let Some(slot) = flexible_of.get_mut(fb.body) {
+                *slot = Some(f);
+            }
+        }
+        let node_columns = mech
+            .bodies
+            .iter()
+            .map(|b| match b.joint {
+                JointKind::Node { flexible, .. } => mech.flexible.get(flexible).map(|fb| {
+                    (
+                        mech.modal_start(flexible),
+                        vec![(Vec6::zeros(), Vec6::zeros()); fb.modes()],
+                    )
+                }),
+                _ => None,
+            })
+            .collect();
         Kinematics {
             bodies,
             frame_rotations,
+            modal: mech
+                .flexible
+                .iter()
+                .map(|f| ModalState::new(f.modes()))
+                .collect(),
+            flexible_of,
+            node_columns,
         }
+    }
+
+    /// For an interface node: the z index of its flexible body's first modal coordinate
+    /// and the node's Z-twist column per mode with its rate.
+    pub fn node_columns(&self, body: usize) -> Option<(usize, &[(Vec6, Vec6)])> {
+        self.node_columns[body]
+            .as_ref()
+            .map(|(start, columns)| (*start, &columns[..]))
+    }
+
+    /// The flexible body index of `body`, if it is one.
+    pub fn flexible_of(&self, body: usize) -> Option<usize> {
+        self.flexible_of[body]
     }
 
     /// Turns the joint frame of `body` further by `chart` (after its constant rotation):
@@ -201,6 +252,16 @@ impl Kinematics {
                     (frame.rotation, frame.origin + u * q, b, b_dot)
                 }
                 JointKind::Fixed => (frame.rotation, frame.origin, Vec6::zeros(), Vec6::zeros()),
+                JointKind::Node { flexible, node } => {
+                    let n = &mech.flexible[flexible].nodes[node];
+                    let (u, th) = ffrf::node_deformation(n, &self.modal[flexible].eta);
+                    (
+                        parent.rotation * ffrf::exp_rotation(&th) * self.frame_rotations[i],
+                        frame.origin + parent.rotation * u,
+                        Vec6::zeros(),
+                        Vec6::zeros(),
+                    )
+                }
             };
             let k = &mut rest[0];
             k.rotation = rotation;
@@ -217,6 +278,51 @@ impl Kinematics {
                 k.twist = parent.twist + b * qd;
                 k.bias = parent.bias + b_dot * qd;
                 k.accel = parent.accel + b * qdd + b_dot * qd;
+            }
+            if let Some(f) = self.flexible_of[i] {
+                let fb = &mech.flexible[f];
+                let start = mech.modal_start(f);
+                let range = start..start + fb.modes();
+                let state = &mut self.modal[f];
+                state.update(
+                    &fb.invariants,
+                    &z[range.clone()],
+                    &zd[range.clone()],
+                    &zdd[range],
+                );
+                k.mass = fb.invariants.mass;
+                k.com = origin + rotation * (state.first_moment / fb.invariants.mass);
+            }
+            if let (JointKind::Node { flexible, node }, Some((_, columns))) =
+                (body.joint, self.node_columns[i].as_mut())
+            {
+                let n = &mech.flexible[flexible].nodes[node];
+                let state = &self.modal[flexible];
+                let (_, th) = ffrf::node_deformation(n, &state.eta);
+                let th_dot = ffrf::node_deformation(n, &state.eta_d).1;
+                let (jl, jl_dot) = (
+                    ffrf::left_jacobian(&th),
+                    ffrf::left_jacobian_rate(&th, &th_dot),
+                );
+                let (r, w) = (parent.rotation, ang(&parent.twist));
+                let x = origin;
+                let x_dot = parent.velocity_at(&x) + r * ffrf::node_deformation(n, &state.eta_d).0;
+                for (kk, col) in columns.iter_mut().enumerate() {
+                    *col = ffrf::node_column(
+                        &r,
+                        &w,
+                        &jl,
+                        &jl_dot,
+                        &vec3(n.translation[kk]),
+                        &vec3(n.rotation[kk]),
+                        &x,
+                        &x_dot,
+                    );
+                    let (ed, edd) = (state.eta_d[kk], state.eta_dd[kk]);
+                    k.twist += col.0 * ed;
+                    k.bias += col.1 * ed;
+                    k.accel += col.0 * edd + col.1 * ed;
+                }
             }
         }
     }
@@ -245,27 +351,34 @@ impl Kinematics {
         let dv = vb - va;
         let e_dot = (dv - e * e.dot(&dv)) / length;
         for (x, xv, body, sign) in [(xb, vb, b.body, 1.0), (xa, va, a.body, -1.0)] {
-            self.path(mech, body, |k, bk| {
-                let v = lin(&bk.b) + ang(&bk.b).cross(&x);
-                let v_dot = lin(&bk.b_dot) + ang(&bk.b_dot).cross(&x) + ang(&bk.b).cross(&xv);
+            self.path(mech, body, |k, col, col_dot| {
+                let v = lin(col) + ang(col).cross(&x);
+                let v_dot = lin(col_dot) + ang(col_dot).cross(&x) + ang(col).cross(&xv);
                 row[k] += sign * e.dot(&v);
                 rate[k] += sign * (e_dot.dot(&v) + e.dot(&v_dot));
             });
         }
     }
 
-    /// Bodies on the path from `body` to the root that carry a coordinate.
+    /// The coordinates that move `body`, from it to the root, each with its Z-twist column
+    /// and the column's rate: `visit(coordinate, column, rate)`. An interface node of a
+    /// flexible body is moved by that body's modal coordinates (the body's own frame is not).
     pub fn path(
         &self,
         mech: &Mechanism,
         body: Option<usize>,
-        mut visit: impl FnMut(usize, &BodyKinematics),
+        mut visit: impl FnMut(usize, &Vec6, &Vec6),
     ) {
         let mut cur = body;
         while let Some(i) = cur {
             let k = &self.bodies[i];
             if let Some(c) = k.coordinate {
-                visit(c, k);
+                visit(c, &k.b, &k.b_dot);
+            }
+            if let Some((start, columns)) = &self.node_columns[i] {
+                for (kk, (col, col_dot)) in columns.iter().enumerate() {
+                    visit(start + kk, col, col_dot);
+                }
             }
             cur = mech.bodies[i].parent;
         }

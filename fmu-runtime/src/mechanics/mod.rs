@@ -9,6 +9,7 @@ pub mod base;
 pub mod constraints;
 pub mod dynamics;
 pub mod end_stop;
+pub mod ffrf;
 pub mod kinematics;
 pub mod rope;
 pub mod spatial;

@@ -140,6 +140,16 @@ pub enum Probe {
     /// partition, chosen at initialization and re-chosen at a step event.
     ContinuousState(usize),
     StateDerivative(usize),
+    /// Modal coordinate `k` of flexible body `f` [m·√kg] (mass-normalised modes) and its
+    /// rate.
+    ModalCoordinate(usize, usize),
+    ModalVelocity(usize, usize),
+    /// Strain energy of flexible body `f` [J].
+    StrainEnergy(usize),
+    /// Deflection of marker `i` relative to its flexible body's frame, in that body's axes
+    /// [m]: its interface node's translation plus the node's turn acting on the marker's
+    /// offset (0 for a marker on a rigid body).
+    MarkerDeflection(usize, Axis),
 }
 
 impl Variable {
@@ -182,6 +192,9 @@ impl Probe {
                 i < m.mechanism.markers.len()
             }
             Probe::BodyAngle(i, _) | Probe::BodyAngularVelocity(i, _) => i < nb,
+            Probe::ModalCoordinate(f, k) | Probe::ModalVelocity(f, k) => {
+                m.mechanism.flexible.get(f).is_some_and(|fb| k < fb.modes())
+            }
             Probe::AccumulatorVolume(i) => i < m.circuit.accumulators.len(),
             Probe::RopeLength(i) | Probe::RopeOut(i) | Probe::RopeTension(i) => {
                 i < m.mechanism.ropes().count()

@@ -1,6 +1,6 @@
 //! Rigid bodies in a tree of relative joints, plus cut joints that close loops.
 
-use super::ParamId;
+use super::{FlexibleBody, ParamId};
 use serde::{Deserialize, Serialize};
 
 /// A rigid transform: `x_parent = rotation · x_child + origin`.
@@ -29,12 +29,17 @@ pub enum JointKind {
     Prismatic { axis: [f64; 3] },
     /// Rigid attachment, no coordinate.
     Fixed,
+    /// Interface node `node` of flexible body `flexible` (an index into
+    /// [`Mechanism::flexible`]); the parent is that body. A massless frame that follows the
+    /// node's deformation, translation and rotation, and carries what is attached there.
+    /// No coordinate of its own: its motion is the parent's modal coordinates'.
+    Node { flexible: usize, node: usize },
 }
 
 impl JointKind {
     pub fn dof(&self) -> usize {
         match self {
-            JointKind::Fixed => 0,
+            JointKind::Fixed | JointKind::Node { .. } => 0,
             _ => 1,
         }
     }
@@ -222,12 +227,42 @@ pub struct Mechanism {
     /// The z-y-x compositions among the bodies.
     #[serde(default)]
     pub rotations: Vec<ZyxRotation>,
+    /// Flexible bodies, their modal coordinates after every joint coordinate in z.
+    #[serde(default)]
+    pub flexible: Vec<FlexibleBody>,
 }
 
 impl Mechanism {
-    /// Number of joint coordinates z.
+    /// Number of coordinates z: the joints', then the flexible bodies' modal coordinates.
     pub fn coordinates(&self) -> usize {
+        self.joint_coordinates() + self.flexible.iter().map(FlexibleBody::modes).sum::<usize>()
+    }
+
+    /// Number of joint coordinates (the first ones in z).
+    pub fn joint_coordinates(&self) -> usize {
         self.bodies.iter().map(|b| b.joint.dof()).sum()
+    }
+
+    /// The initial coordinates at parameters `p`: every joint's `q0`, the modal coordinates
+    /// zero (the undeformed bodies).
+    pub fn initial_coordinates(&self, p: &[f64]) -> Vec<f64> {
+        let mut z: Vec<f64> = self
+            .bodies
+            .iter()
+            .filter(|b| b.joint.dof() == 1)
+            .map(|b| p[b.q0.index()])
+            .collect();
+        z.resize(self.coordinates(), 0.0);
+        z
+    }
+
+    /// Index in z of the first modal coordinate of flexible body `f`.
+    pub fn modal_start(&self, f: usize) -> usize {
+        self.joint_coordinates()
+            + self.flexible[..f]
+                .iter()
+                .map(FlexibleBody::modes)
+                .sum::<usize>()
     }
 
     /// Index of each body's joint coordinate in z (`None` for a fixed joint).

@@ -13,11 +13,13 @@
 
 mod circuit;
 pub mod file;
+mod flexible;
 mod interface;
 mod mechanism;
 mod ports;
 
 pub use circuit::*;
+pub use flexible::*;
 pub use interface::*;
 pub use mechanism::*;
 pub use ports::*;
@@ -25,7 +27,7 @@ pub use ports::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the serialized [`CompiledModel`] layout; bump on any change of these types.
-pub const MODEL_FORMAT_VERSION: u32 = 15;
+pub const MODEL_FORMAT_VERSION: u32 = 16;
 
 /// Index into the instance parameter vector (see module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -226,6 +228,42 @@ impl CompiledModel {
             .filter(move |r| !r.bodies.iter().any(|b| acted_on.contains(b)))
     }
 
+    /// Flexible bodies: sound data, one per body, and interface nodes that hang from theirs.
+    fn validate_flexible(&self) -> Result<(), ModelError> {
+        let mech = &self.mechanism;
+        let err = |m: String| Err(ModelError(m));
+        for (f, fb) in mech.flexible.iter().enumerate() {
+            if let Err(e) = fb.check() {
+                return err(format!("flexible body {f}: {e}"));
+            }
+            match mech.bodies.get(fb.body) {
+                None => return err(format!("flexible body {f} refers to a missing body")),
+                Some(b) if matches!(b.joint, JointKind::Node { .. }) => {
+                    return err(format!("flexible body {} hangs at a node", b.name));
+                }
+                _ => {}
+            }
+            if mech.flexible[..f].iter().any(|g| g.body == fb.body) {
+                return err(format!("body {} is flexible twice", fb.body));
+            }
+        }
+        for b in &mech.bodies {
+            if let JointKind::Node { flexible, node } = b.joint {
+                let ok = mech
+                    .flexible
+                    .get(flexible)
+                    .is_some_and(|fb| node < fb.nodes.len() && b.parent == Some(fb.body));
+                if !ok {
+                    return err(format!(
+                        "{} is not an interface node of its parent flexible body",
+                        b.name
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub fn validate(&self) -> Result<(), ModelError> {
         let np = self.params.len();
         let nb = self.mechanism.bodies.len();
@@ -270,6 +308,7 @@ impl CompiledModel {
                 }
             }
         }
+        self.validate_flexible()?;
         for r in &self.mechanism.rotations {
             if !self.mechanism.is_zyx_chain(r.bodies) {
                 return err(format!(
@@ -426,6 +465,56 @@ impl CompiledModel {
         }
         for c in &self.circuit.cylinders {
             out.extend([c.cap_point, c.rod_point]);
+        }
+    }
+
+    /// Every point that sits on a body, with what holds it (for the compiler's passes that
+    /// move points, such as onto a flexible body's interface nodes).
+    pub fn points_mut(&mut self, mut f: impl FnMut(String, &mut PointRef)) {
+        for m in &mut self.mechanism.markers {
+            f(format!("marker '{}'", m.name), &mut m.point);
+        }
+        for c in &mut self.mechanism.cut_joints {
+            f(format!("point a of cut joint '{}'", c.name), &mut c.a);
+            f(format!("point b of cut joint '{}'", c.name), &mut c.b);
+        }
+        for e in &mut self.mechanism.forces {
+            match e {
+                ForceElement::SpringDamper(s) => {
+                    f(format!("point a of spring-damper '{}'", s.name), &mut s.a);
+                    f(format!("point b of spring-damper '{}'", s.name), &mut s.b);
+                }
+                ForceElement::PointForce(p) => f(format!("point force '{}'", p.name), &mut p.point),
+                ForceElement::JointLimit(_) => {}
+                ForceElement::Rope(r) => {
+                    for p in &mut r.path {
+                        f(format!("a point of rope '{}'", r.name), p);
+                    }
+                }
+            }
+        }
+        for c in &mut self.circuit.cylinders {
+            f(
+                format!("the cap eye of cylinder '{}'", c.name),
+                &mut c.cap_point,
+            );
+            f(
+                format!("the rod eye of cylinder '{}'", c.name),
+                &mut c.rod_point,
+            );
+        }
+        for p in &mut self.ports {
+            if let PortKind::Mount { body, origin, .. } = &mut p.kind {
+                let mut point = PointRef {
+                    body: Some(*body),
+                    point: *origin,
+                };
+                f(format!("mount port '{}'", p.name), &mut point);
+                if let Some(b) = point.body {
+                    *body = b;
+                }
+                *origin = point.point;
+            }
         }
     }
 

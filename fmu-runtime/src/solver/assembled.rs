@@ -6,7 +6,7 @@
 //! `F_z = h²/4 (M z̈ − Q + Φ_zᵀ(αΦ + λ))`, `F_w = h²/4 r_w` are taken as
 //!
 //! ```text
-//! ∂F_z/∂z ≈ M + h²/4 αΦ_zᵀΦ_z + h²/4 Σ_lines J (a Jᵀ + b (2/h Jᵀ + J̇ᵀ))
+//! ∂F_z/∂z ≈ M + h²/4 αΦ_zᵀΦ_z + h²/4 Σ_lines J (a Jᵀ + b (2/h Jᵀ + J̇ᵀ)) + h²/4 (K + 2/h D)_modal
 //! ∂F_w/∂z ≈ h²/4 Σ_ports (∂r_w/∂ℓ Jᵀ + ∂r_w/∂ℓ̇ (2/h Jᵀ + J̇ᵀ))
 //! ```
 //!
@@ -267,6 +267,15 @@ pub(crate) fn joint_columns(
     for k in 0..nz {
         for i in 0..nz {
             columns[k * n + i] = work.mass[i * nz + k];
+        }
+    }
+
+    // Modal stiffness and damping of the flexible bodies: h²/4 (K + 2/h D) on the diagonal.
+    for (f, body) in mech.flexible.iter().enumerate() {
+        let start = mech.modal_start(f);
+        for (k, (stiffness, damping)) in body.stiffness.iter().zip(&body.damping).enumerate() {
+            let c = start + k;
+            columns[c * n + c] += s * (stiffness + 2.0 / h * damping);
         }
     }
 

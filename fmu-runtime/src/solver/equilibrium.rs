@@ -184,6 +184,40 @@ impl Problem<'_> {
         }
     }
 
+    /// The flexible bodies' static deflection under the current loads: their modal rows
+    /// zeroed by iterating `η ← η − r_η / K` (the modal stiffness dominates the rows' slope;
+    /// the loads' dependence on η is a small geometric effect), leaving `ws.eval` evaluated
+    /// there. A nested solve rather than more unknowns of the least-squares problem: η must
+    /// balance the modal rows only, never absorb a joint's unbalance (a machine started
+    /// swinging would otherwise find a deformation that "holds" it).
+    fn deflect(&self, st: &mut State, p: &[f64], ws: &mut Workspace) {
+        let (m, nz, nc) = (self.m, self.l.nz, self.l.nc);
+        for _ in 0..50 {
+            ws.eval
+                .run(m, self.l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+            let mut largest: f64 = 0.0;
+            for (f, body) in m.mechanism.flexible.iter().enumerate() {
+                let start = m.mechanism.modal_start(f);
+                for (k, stiffness) in body.stiffness.iter().enumerate() {
+                    let i = start + k;
+                    let e = &ws.eval;
+                    let r = e.r_mech[i]
+                        + (0..nc)
+                            .map(|c| e.phi_z[c * nz + i] * st.lambda[c])
+                            .sum::<f64>();
+                    let step = r / stiffness.max(1e-300);
+                    st.z[i] -= step;
+                    largest = largest.max(step.abs() / (1e-6 + st.z[i].abs()));
+                }
+            }
+            if largest < 1e-14 {
+                break;
+            }
+        }
+        ws.eval
+            .run(m, self.l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    }
+
     pub(super) fn residual(
         &self,
         u: &[f64],
@@ -194,8 +228,12 @@ impl Problem<'_> {
     ) {
         let (nz, nw, nc) = (self.l.nz, self.solved_states(), self.l.nc);
         self.unpack(u, st, p);
-        ws.eval
-            .run(self.m, self.l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        if self.m.mechanism.flexible.is_empty() {
+            ws.eval
+                .run(self.m, self.l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        } else {
+            self.deflect(st, p, ws);
+        }
         let e = &ws.eval;
         for i in 0..nz {
             r[i] = e.r_mech[i]
@@ -508,7 +546,7 @@ fn settle(
     mm: &[f64],
 ) -> Result<(), String> {
     rates_at(m, l, p, st, ws, mm)?;
-    restart_bookkeeping(st, ws);
+    restart_bookkeeping(m, st, ws);
     Ok(())
 }
 
@@ -529,9 +567,9 @@ fn rates_at(
 
 /// The energy reference of the balance: the evaluated state, no work done yet; the
 /// predictor's rate history starts at the state's rates.
-fn restart_bookkeeping(st: &mut State, ws: &Workspace) {
+fn restart_bookkeeping(m: &CompiledModel, st: &mut State, ws: &Workspace) {
     super::predictor::restart_history(st);
-    let (ke, pe) = ws.eval.energies();
+    let (ke, pe) = ws.eval.energies(&m.mechanism);
     st.energy0 = ke + pe;
     st.work = 0.0;
     st.parameter_work = 0.0;
@@ -552,7 +590,7 @@ pub fn restart_from_state(
     ws: &mut Workspace,
 ) -> Result<(), String> {
     retuned_rates(m, l, p, st, ws)?;
-    restart_bookkeeping(st, ws);
+    restart_bookkeeping(m, st, ws);
     Ok(())
 }
 

@@ -14,6 +14,7 @@ use crate::mechanics::base::BaseMotion;
 use crate::mechanics::constraints::{self, ConstraintEval, PrismaticReference};
 use crate::mechanics::dynamics::{self, add_point_force};
 use crate::mechanics::end_stop;
+use crate::mechanics::ffrf;
 use crate::mechanics::rope::{self, RopeState};
 use crate::mechanics::spatial::{Vec3, Vec6, join, vec3};
 use crate::model::{CompiledModel, Element, ForceElement, Node, PointRef, PortKind};
@@ -182,7 +183,13 @@ impl Evaluation {
         }
         let mut external = Vec6::zeros();
         self.applied.fill(Vec6::zeros());
-        self.power = 0.0;
+        // Modal damping works against the flexible bodies' deformation rates.
+        self.power = -mech
+            .flexible
+            .iter()
+            .zip(&self.kin.modal)
+            .map(|(f, s)| ffrf::damping_power(f, s))
+            .sum::<f64>();
         self.spring_energy = 0.0;
 
         // Node pressures: control volumes from the state, the rest from parameters.
@@ -564,9 +571,9 @@ impl Evaluation {
     }
 
     /// Kinetic and potential (gravity + springs) energy at the last evaluation [J].
-    pub fn energies(&self) -> (f64, f64) {
-        let ke = dynamics::kinetic_energy(&self.kin, &self.base);
-        let pe = dynamics::potential_energy(&self.kin, &self.base) + self.spring_energy;
+    pub fn energies(&self, mech: &crate::model::Mechanism) -> (f64, f64) {
+        let ke = dynamics::kinetic_energy(mech, &self.kin, &self.base);
+        let pe = dynamics::potential_energy(mech, &self.kin, &self.base) + self.spring_energy;
         (ke, pe)
     }
 }

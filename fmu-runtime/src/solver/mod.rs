@@ -225,6 +225,8 @@ pub fn place_at_initial_configuration(m: &CompiledModel, l: &Layout, p: &[f64], 
             c += 1;
         }
     }
+    // Flexible bodies start undeformed.
+    st.z[c..l.nz].fill(0.0);
     st.zd.fill(0.0);
     st.zdd.fill(0.0);
     st.wd.fill(0.0);
@@ -254,7 +256,7 @@ pub fn mechanical_energy(
     ws: &mut Workspace,
 ) -> f64 {
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-    let (ke, pe) = ws.eval.energies();
+    let (ke, pe) = ws.eval.energies(&m.mechanism);
     ke + pe
 }
 
@@ -270,13 +272,7 @@ pub fn cut_references(m: &CompiledModel, l: &Layout, p: &[f64], ws: &mut Workspa
     {
         return;
     }
-    let z0: Vec<f64> = m
-        .mechanism
-        .bodies
-        .iter()
-        .filter(|b| b.joint.dof() == 1)
-        .map(|b| p[b.q0.index()])
-        .collect();
+    let z0 = m.mechanism.initial_coordinates(p);
     let zero = vec![0.0; l.nz];
     ws.eval
         .kin

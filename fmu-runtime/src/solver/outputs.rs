@@ -7,7 +7,7 @@ use crate::hydraulics::cylinder::CylinderState;
 use crate::instance::State;
 use crate::math;
 use crate::mechanics::spatial::{Vec3, ang, lin, vec3};
-use crate::model::{CompiledModel, Element, MOUNT_MOTION, PortKind, Probe};
+use crate::model::{CompiledModel, Element, JointKind, MOUNT_MOTION, PortKind, Probe};
 use nalgebra::{Rotation3, UnitQuaternion};
 
 #[derive(Clone, Debug)]
@@ -131,7 +131,7 @@ impl Outputs {
                 angular_velocity: [b.twist[3], b.twist[4], b.twist[5]],
             };
         }
-        (self.kinetic, self.potential) = e.energies();
+        (self.kinetic, self.potential) = e.energies(&m.mechanism);
         self.ports.copy_from_slice(&e.port_out);
         for (out, port) in self.mounts.iter_mut().zip(&m.ports) {
             if let PortKind::Mount { body, origin, .. } = port.kind {
@@ -248,5 +248,36 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
         Probe::StepCount => st.steps as f64,
         // The ODE's partition lives in the instance, which answers these itself.
         Probe::ContinuousState(_) | Probe::StateDerivative(_) => f64::NAN,
+        Probe::ModalCoordinate(f, k) => st.z[m.mechanism.modal_start(f) + k],
+        Probe::ModalVelocity(f, k) => st.zd[m.mechanism.modal_start(f) + k],
+        Probe::StrainEnergy(f) => {
+            let start = m.mechanism.modal_start(f);
+            let body = &m.mechanism.flexible[f];
+            let eta = &st.z[start..start + body.modes()];
+            0.5 * body
+                .stiffness
+                .iter()
+                .zip(eta)
+                .map(|(k, e)| k * e * e)
+                .sum::<f64>()
+        }
+        Probe::MarkerDeflection(i, axis) => marker_deflection(m, st, i)[axis.index()],
     }
+}
+
+/// Where marker `i` has moved relative to its flexible body's frame (body axes): the
+/// translation of its interface node and the node's turn acting on the marker's offset.
+fn marker_deflection(m: &CompiledModel, st: &State, i: usize) -> [f64; 3] {
+    use crate::mechanics::ffrf;
+    let point = &m.mechanism.markers[i].point;
+    let Some(JointKind::Node { flexible, node }) = point.body.map(|b| m.mechanism.bodies[b].joint)
+    else {
+        return [0.0; 3];
+    };
+    let body = &m.mechanism.flexible[flexible];
+    let start = m.mechanism.modal_start(flexible);
+    let (u, th) = ffrf::node_deformation(&body.nodes[node], &st.z[start..start + body.modes()]);
+    let offset = vec3(point.point);
+    let d = u + (ffrf::exp_rotation(&th) - crate::mechanics::spatial::Mat3::identity()) * offset;
+    [d.x, d.y, d.z]
 }

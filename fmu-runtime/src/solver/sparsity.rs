@@ -13,7 +13,7 @@
 //! covers it. `tests/sparsity.rs` checks the pattern against full forward differences.
 
 use super::Layout;
-use crate::model::{CompiledModel, Element, ForceElement, PointRef};
+use crate::model::{CompiledModel, Element, ForceElement, JointKind, PointRef};
 
 /// Row sets of the tangent's columns (the pattern is symmetric: also column sets of rows).
 #[derive(Clone, Debug)]
@@ -70,6 +70,13 @@ impl TangentPattern {
             if let Some(c) = coordinate {
                 path.insert(c);
             }
+            // An interface node moves with its flexible body's modes.
+            if let JointKind::Node { flexible, .. } = b.joint {
+                let start = mech.modal_start(flexible);
+                for k in start..start + mech.flexible[flexible].modes() {
+                    path.insert(k);
+                }
+            }
             paths.push(path);
         }
         let path_of = |r: &PointRef| r.body.map_or_else(|| BitSet::new(n), |b| paths[b].clone());
@@ -92,6 +99,15 @@ impl TangentPattern {
 
         let mut supports: Vec<BitSet> = Vec::new();
         supports.extend(paths.iter().cloned());
+        // A flexible body's mass couples its modes with each other and with its path.
+        for (f, fb) in mech.flexible.iter().enumerate() {
+            let mut s = paths[fb.body].clone();
+            let start = mech.modal_start(f);
+            for k in start..start + fb.modes() {
+                s.insert(k);
+            }
+            supports.push(s);
+        }
         for cut in &mech.cut_joints {
             let mut s = path_of(&cut.a);
             s.union_with(&path_of(&cut.b));

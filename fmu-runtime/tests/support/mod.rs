@@ -261,6 +261,7 @@ pub fn naya_rod(kappa: f64, step: f64) -> CompiledModel {
         forces: vec![],
         base: None,
         rotations: vec![],
+        flexible: vec![],
     };
     model(b, step, mech, circuit, vec![], step_id, None)
 }
@@ -438,6 +439,7 @@ pub fn jaiswal_fourbar(step: f64) -> CompiledModel {
         forces: vec![],
         base: None,
         rotations: vec![],
+        flexible: vec![],
     };
     let penalty = b.p("solver.penalty", 1e11);
     model(b, step, mech, circuit, vec![], step_id, Some(penalty))
@@ -524,6 +526,7 @@ pub fn planar_fourbar(
         forces: vec![],
         base: None,
         rotations: vec![],
+        flexible: vec![],
     };
     (model(b, 1e-3, mech, circuit, vec![], step, None), z)
 }

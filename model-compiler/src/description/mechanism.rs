@@ -27,6 +27,8 @@ pub struct BodyDesc {
     pub massless: Option<Spanned<bool>>,
     /// Geometry for documentation only (ignored by the solver).
     pub visual: Option<Located<Vec<Located<VisualDesc>>>>,
+    /// The body deforms: its FE model (a beam), modes, damping and interface nodes.
+    pub flexible: Option<super::FlexibleDesc>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]

@@ -6,11 +6,13 @@
 //! strings with a unit. The structs mirror the file; defaults and checks live in
 //! [`crate::lower`].
 
+mod flexible;
 mod hydraulics;
 mod mechanism;
 mod quantity;
 mod report;
 
+pub use flexible::*;
 pub use hydraulics::*;
 pub use mechanism::*;
 pub use quantity::*;

@@ -139,14 +139,22 @@ type Element = SMatrix<f64, 12, 12>;
 impl Beam {
     /// Assembles the beam; `Err` for a beam that cannot be meshed.
     pub fn mesh(&self) -> Result<BeamModel, String> {
+        self.check()?;
+        if self.elements == 0 {
+            return Err("the beam needs at least one element".into());
+        }
+        let n = self.elements;
+        let le = self.length / n as f64;
+        self.assemble(&(0..=n).map(|k| k as f64 * le).collect::<Vec<_>>())
+    }
+
+    /// Material, length and section usable.
+    fn check(&self) -> Result<(), String> {
         if !(self.length.is_finite() && self.length > 0.0) {
             return Err(format!(
                 "the beam's length must be positive, is {} m",
                 self.length
             ));
-        }
-        if self.elements == 0 {
-            return Err("the beam needs at least one element".into());
         }
         for (name, v) in [("Young's modulus", self.young), ("density", self.density)] {
             if !(v.is_finite() && v > 0.0) {
@@ -159,13 +167,35 @@ impl Beam {
                 self.poisson
             ));
         }
+        self.section.properties().map(|_| ())
+    }
+
+    /// Assembles the beam with nodes at `stations` (x from 0 to the length, increasing):
+    /// the compiler puts nodes where things attach. `self.elements` is not used.
+    pub fn mesh_at(&self, stations: &[f64]) -> Result<BeamModel, String> {
+        let ends_ok = stations
+            .first()
+            .is_some_and(|x| x.abs() <= 1e-9 * self.length)
+            && stations
+                .last()
+                .is_some_and(|x| (x - self.length).abs() <= 1e-9 * self.length);
+        if stations.len() < 2 || !ends_ok || stations.windows(2).any(|w| w[1] <= w[0]) {
+            return Err(format!(
+                "mesh stations must rise from 0 to the length {} m",
+                self.length
+            ));
+        }
+        self.check()?;
+        self.assemble(stations)
+    }
+
+    fn assemble(&self, nodes: &[f64]) -> Result<BeamModel, String> {
         let s = self.section.properties()?;
-        let n = self.elements;
-        let le = self.length / n as f64;
-        let (ke, me) = (self.element_stiffness(&s, le), self.element_mass(&s, le));
-        let dofs = (n + 1) * NODE_DOFS;
+        let dofs = nodes.len() * NODE_DOFS;
         let (mut mass, mut stiffness) = (DMatrix::zeros(dofs, dofs), DMatrix::zeros(dofs, dofs));
-        for e in 0..n {
+        for (e, w) in nodes.windows(2).enumerate() {
+            let le = w[1] - w[0];
+            let (ke, me) = (self.element_stiffness(&s, le), self.element_mass(&s, le));
             let at = e * NODE_DOFS;
             for i in 0..12 {
                 for j in 0..12 {
@@ -175,7 +205,7 @@ impl Beam {
             }
         }
         Ok(BeamModel {
-            nodes: (0..=n).map(|k| k as f64 * le).collect(),
+            nodes: nodes.to_vec(),
             mass,
             stiffness,
             section: s,

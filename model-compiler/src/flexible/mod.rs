@@ -12,6 +12,8 @@
 //! Not yet: descriptions, the FFRF inertia invariants, the FFRF body in the runtime.
 
 pub mod beam;
+pub mod ffrf;
+pub mod invariants;
 pub mod matrix_market;
 pub mod modal;
 pub mod reduction;

@@ -222,3 +222,149 @@ fn cantilever_modes_carry_their_closed_form_mass_shares() {
     let axial = shares.iter().map(|s| s[0]).fold(0.0, f64::max);
     assert!((axial - 8.0 / (PI * PI)).abs() < 0.01 * 0.8106, "{axial}");
 }
+
+mod ffrf {
+    //! The reduction for the floating frame: clamped at the reference node (the root),
+    //! against the cantilever's closed forms, and the invariants against the FE model's own
+    //! kinetic energy `½ wᵀ M w`.
+
+    use super::super::ffrf::{Damping, FeModel, reduce};
+    use super::*;
+    use fmu_runtime::mechanics::ffrf::{ModalState, kinetic_energy};
+    use fmu_runtime::mechanics::spatial::Vec3;
+    use nalgebra::{DMatrix, Vector3};
+
+    fn fe(elements: usize) -> (Beam, FeModel) {
+        let beam = boom(elements);
+        let model = beam.mesh().unwrap();
+        let fe = FeModel {
+            mass: model.mass,
+            stiffness: model.stiffness,
+            positions: model.nodes.iter().map(|x| [*x, 0.0, 0.0]).collect(),
+            node_dofs: NODE_DOFS,
+        };
+        (beam, fe)
+    }
+
+    fn tip(fe: &FeModel) -> Vec<(String, usize)> {
+        vec![("tip".into(), fe.positions.len() - 1)]
+    }
+
+    #[test]
+    fn clamped_modes_are_the_cantilevers() {
+        let (beam, fe) = fe(20);
+        let r = reduce(&fe, 0, &tip(&fe), 4, &Damping::Ratio(0.02)).unwrap();
+        let s = beam.section.properties().unwrap();
+        // The two lowest bending modes in each plane (β L = 1.87510, 4.69409).
+        let mut targets = vec![
+            bending(&beam, 1.87510, s.iy),
+            bending(&beam, 1.87510, s.iz),
+            bending(&beam, 4.69409, s.iy),
+            bending(&beam, 4.69409, s.iz),
+        ];
+        targets.sort_by(f64::total_cmp);
+        for (f, target) in r.frequencies.iter().zip(&targets) {
+            let err = (f - target).abs() / target;
+            println!("{f:.4} Hz vs Euler–Bernoulli {target:.4} Hz ({err:.1e})");
+            assert!(err < 0.01, "{f} vs {target}");
+        }
+        // ω² on the diagonal, 2 ζ ω the damping, mass-normalised modes.
+        for (k, f) in r.frequencies.iter().enumerate() {
+            let w = 2.0 * PI * f;
+            let fb = &r.flexible;
+            assert!((fb.stiffness[k] / (w * w) - 1.0).abs() < 1e-6);
+            assert!((fb.damping[k] / (0.04 * w) - 1.0).abs() < 1e-6);
+            for l in 0..4 {
+                let expected = if k == l { 1.0 } else { 0.0 };
+                assert!((fb.invariants.modal_mass[k * 4 + l] - expected).abs() < 1e-9);
+            }
+        }
+        // The first bending mode of a uniform cantilever carries 61.3 % of the mass.
+        let share = r.mass_shares[0].iter().fold(0.0f64, |a, b| a.max(*b));
+        assert!(
+            (share - 0.6131).abs() < 0.005,
+            "first mode's mass share {share}"
+        );
+        // Free–free: β L = 4.73004 in the weak plane first.
+        let free = bending(&beam, 4.73004, s.iy.min(s.iz));
+        assert!((r.free_frequencies[0] / free - 1.0).abs() < 0.01);
+        assert!(r.flexible.check().is_ok());
+    }
+
+    #[test]
+    fn tip_deflection_through_four_modes_is_p_l3_over_3_e_i() {
+        let (beam, fe) = fe(20);
+        let r = reduce(&fe, 0, &tip(&fe), 4, &Damping::Ratio(0.0)).unwrap();
+        let s = beam.section.properties().unwrap();
+        let (p, l) = (1e4, beam.length);
+        let node = &r.flexible.nodes[0];
+        // K η = Ψ_Rᵀ P with P along −z at the tip: bending in x–z, about y.
+        let deflection: f64 = (0..4)
+            .map(|k| {
+                node.translation[k][2] * (node.translation[k][2] * -p) / r.flexible.stiffness[k]
+            })
+            .sum();
+        let exact = -p * l.powi(3) / (3.0 * beam.young * s.iy);
+        let err = (deflection / exact - 1.0).abs();
+        println!("tip deflection {deflection:.6e} m vs PL³/3EI {exact:.6e} m ({err:.1e})");
+        assert!(err < 0.01);
+    }
+
+    #[test]
+    fn invariants_hold_the_rigid_beam_and_its_kinetic_energy() {
+        let (beam, fe) = fe(20);
+        let r = reduce(&fe, 0, &tip(&fe), 4, &Damping::Ratio(0.02)).unwrap();
+        let inv = &r.flexible.invariants;
+        let s = beam.section.properties().unwrap();
+        let (m, l) = (beam.density * s.area * beam.length, beam.length);
+        assert!((inv.mass / m - 1.0).abs() < 1e-12);
+        assert!((inv.first_moment[0] / (m * l / 2.0) - 1.0).abs() < 1e-12);
+        // About y and z through the end: m L²/3 (Euler–Bernoulli: no rotary inertia of
+        // the section); about the axis: ρ J_p L.
+        assert!((inv.inertia[1] / (m * l * l / 3.0) - 1.0).abs() < 1e-9);
+        assert!((inv.inertia[2] / (m * l * l / 3.0) - 1.0).abs() < 1e-9);
+        let polar = beam.density * (s.iy + s.iz) * l;
+        assert!((inv.inertia[0] / polar - 1.0).abs() < 1e-9);
+
+        // T = ½ wᵀ M w, w = Φ_t v + Θ(η) ω + Φ η̇: exact where the v–ω block is not
+        // replaced by −[S(η)]× (η = 0, or v = 0).
+        let phi = &r.shapes;
+        for (eta, v) in [
+            ([0.0; 4], Vector3::new(0.3, -1.2, 0.7)),
+            ([0.4, -0.3, 0.2, 0.1], Vector3::zeros()),
+        ] {
+            let w = Vector3::new(0.5, 1.1, -0.8);
+            let eta_d = [1.5, -2.0, 0.7, 3.0];
+            let mut state = ModalState::new(4);
+            state.update(inv, &eta, &eta_d, &[0.0; 4]);
+            let t = kinetic_energy(inv, &state, &Vec3::from(v), &Vec3::from(w));
+            let reference = fe_kinetic_energy(&fe, phi, &eta, &eta_d, &v, &w);
+            println!("T = {t} J, FE {reference} J");
+            assert!((t / reference - 1.0).abs() < 1e-10, "{t} vs FE {reference}");
+        }
+    }
+
+    fn fe_kinetic_energy(
+        fe: &FeModel,
+        phi: &DMatrix<f64>,
+        eta: &[f64; 4],
+        eta_d: &[f64; 4],
+        v: &Vector3<f64>,
+        w: &Vector3<f64>,
+    ) -> f64 {
+        let nd = fe.node_dofs;
+        let u = phi * nalgebra::DVector::from_column_slice(eta);
+        let mut vel = phi * nalgebra::DVector::from_column_slice(eta_d);
+        for (i, x) in fe.positions.iter().enumerate() {
+            let t = i * nd;
+            let pos = Vector3::new(x[0] + u[t], x[1] + u[t + 1], x[2] + u[t + 2]);
+            let rot = Vector3::new(u[t + 3], u[t + 4], u[t + 5]);
+            let (vt, vr) = (v + w.cross(&pos), w + w.cross(&rot));
+            for d in 0..3 {
+                vel[t + d] += vt[d];
+                vel[t + 3 + d] += vr[d];
+            }
+        }
+        0.5 * (vel.transpose() * &fe.mass * &vel)[(0, 0)]
+    }
+}

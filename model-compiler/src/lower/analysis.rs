@@ -49,12 +49,7 @@ pub(super) fn analyse(cx: &mut Ctx, d: &Description, model: &CompiledModel) -> A
         dof: nz,
         ..Analysis::default()
     };
-    let mut z: Vec<f64> = mech
-        .bodies
-        .iter()
-        .filter(|b| b.joint.dof() == 1)
-        .map(|b| p[b.q0.index()])
-        .collect();
+    let mut z = mech.initial_coordinates(&p);
     let zeros = vec![0.0; nz];
     let mut kin = Kinematics::new(mech);
     let mass = |b: &fmu_runtime::model::Body| p[b.mass.index()];

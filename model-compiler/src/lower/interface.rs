@@ -678,6 +678,17 @@ fn resolve_quantity(
         );
         return None;
     };
+    // A flexible body's own quantities (its name may also be its joint's).
+    if let Some(&body) = cx.bodies.get(head)
+        && let Some(f) = model
+            .mechanism
+            .flexible
+            .iter()
+            .position(|fb| fb.body == body)
+        && let Some(r) = flexible_quantity(cx, q, head, tail, f, model)
+    {
+        return r;
+    }
     let bad = |cx: &mut Ctx, kind: &str, valid: &[&str]| {
         cx.error(
             q.span(),
@@ -733,7 +744,7 @@ fn resolve_quantity(
         let (pos, vel, acc) = match b.joint {
             JointKind::Revolute { .. } => ("rad", "rad/s", "rad/s2"),
             JointKind::Prismatic { .. } => ("m", "m/s", "m/s2"),
-            JointKind::Fixed => {
+            JointKind::Fixed | JointKind::Node { .. } => {
                 cx.error(
                     q.span(),
                     format!("joint '{head}' is fixed and has no coordinate"),
@@ -941,6 +952,14 @@ fn resolve_quantity(
     if let Some(&i) = cx.markers.get(head) {
         let (kind, axis) = split_axis(tail);
         return match (kind, axis) {
+            ("deflection", Some(a)) => Some(real(
+                Probe::MarkerDeflection(i, a),
+                "m",
+                format!(
+                    "Deflection of marker {head} relative to its flexible body's frame, body {} axis",
+                    &tail[tail.len() - 1..]
+                ),
+            )),
             ("position", Some(a)) => Some(real(
                 Probe::MarkerPosition(i, a),
                 "m",
@@ -1079,6 +1098,54 @@ pub(super) fn solve_for_targets(
 }
 
 /// `position.x` → (`position`, Some(X)); no or another suffix → None.
+/// `mode<k>`, `mode<k>.rate` and `strain_energy` of flexible body `f`; `None` for other
+/// tails (the rigid-body quantities), `Some(None)` after an error.
+fn flexible_quantity(
+    cx: &mut Ctx,
+    q: &Name,
+    head: &str,
+    tail: &str,
+    f: usize,
+    model: &CompiledModel,
+) -> Option<Option<Resolved>> {
+    let modes = model.mechanism.flexible[f].modes();
+    if tail == "strain_energy" {
+        return Some(Some(real(
+            Probe::StrainEnergy(f),
+            "J",
+            format!("Strain energy of flexible body {head}"),
+        )));
+    }
+    let (mode, rate) = match tail.strip_suffix(".rate") {
+        Some(m) => (m, true),
+        None => (tail, false),
+    };
+    let k: usize = mode.strip_prefix("mode")?.parse().ok()?;
+    if k == 0 || k > modes {
+        cx.error(
+            q.span(),
+            format!("flexible body '{head}' has modes 1 to {modes}, not {k}"),
+            format!("write {head}.mode1 … {head}.mode{modes}"),
+        );
+        return Some(None);
+    }
+    let (probe, what) = if rate {
+        (Probe::ModalVelocity(f, k - 1), "Rate of modal coordinate")
+    } else {
+        (Probe::ModalCoordinate(f, k - 1), "Modal coordinate")
+    };
+    // m·√kg (mass-normalised modes) has no FMI unit: declared dimensionless.
+    Some(Some(Resolved {
+        probe,
+        var_type: VarType::Real,
+        unit: None,
+        description: format!(
+            "{what} {k} of flexible body {head} (mass-normalised mode: m·√kg{})",
+            if rate { "/s" } else { "" }
+        ),
+    }))
+}
+
 fn split_axis(tail: &str) -> (&str, Option<Axis>) {
     let (kind, axis) = tail.split_once('.').unwrap_or((tail, ""));
     let axis = match axis {

@@ -31,7 +31,8 @@ pub(super) fn lower_mechanism(cx: &mut Ctx, d: &Description) -> Mechanism {
         cx.bodies
             .entry(d.bodies[i].name.get_ref().clone())
             .or_insert(next);
-        next += 1;
+        // A flexible body's interface nodes come right after it.
+        next += 1 + super::flexible::node_count(&d.bodies[i]);
     }
     let mut bodies: Vec<Body> = Vec::with_capacity(next);
     let mut limits = Vec::new();
@@ -191,6 +192,7 @@ pub(super) fn lower_mechanism(cx: &mut Ctx, d: &Description) -> Mechanism {
         forces,
         base: None,
         rotations: std::mem::take(&mut cx.rotations),
+        flexible: cx.flexible.iter().map(|f| f.runtime_body()).collect(),
     }
 }
 
@@ -671,7 +673,15 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) -> Option<JointLi
         }
     }
 
-    let props = mass_props(cx, b);
+    let flexible = b
+        .flexible
+        .as_ref()
+        .and_then(|f| super::flexible::reduce_body(cx, b, f));
+    let props = match &flexible {
+        Some(r) => r.props,
+        None if b.flexible.is_some() => MassProps::point(1.0, [0.0; 3]),
+        None => mass_props(cx, b),
+    };
     let index = out.len() + parts.len() - 1;
     if cx.bodies.get(&name) == Some(&index) && parts.len() == 1 {
         cx.joints.entry(joint_name.clone()).or_insert(index);
@@ -737,6 +747,24 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) -> Option<JointLi
                 com: props.com,
                 inertia: props.inertia,
             });
+            if let (Some(r), Some(f)) = (&flexible, &b.flexible) {
+                cx.hidden.insert(
+                    mass,
+                    format!("the mass of flexible body '{name}' comes from its beam"),
+                );
+                let span = f.nodes.span_or(b.name.span());
+                let index = (body_index, cx.flexible.len());
+                let nodes = super::flexible::push_nodes(cx, &name, &span, index, &r.stations, out);
+                cx.flexible.push(super::flexible::FlexibleLowered {
+                    name: name.clone(),
+                    span,
+                    body: body_index,
+                    nodes,
+                    reduction: r.reduction.clone(),
+                    extent: r.extent,
+                    defaults: r.defaults.clone(),
+                });
+            }
         } else {
             let body_name = format!("{joint_name}.{part}");
             let mass = cx.slot(

@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod base;
 mod circuit;
+pub mod flexible;
 mod interface;
 pub mod mass;
 mod mechanism;
@@ -104,6 +105,8 @@ pub struct Lowered {
     pub visuals: Vec<Visual>,
     /// `[report]`, or its defaults (`hydromech report`).
     pub report: ReportSpec,
+    /// The flexible bodies' reductions, in the order of `Mechanism::flexible`.
+    pub flexible: Vec<flexible::FlexibleLowered>,
 }
 
 /// Compile-time facts about a body of the lowered mechanism (parallel to its bodies).
@@ -171,6 +174,8 @@ pub(crate) struct Ctx {
     pub signal_units: HashMap<ParamId, String>,
     /// Default oil density, for area → flow-coefficient conversions.
     pub density: f64,
+    /// The flexible bodies lowered so far.
+    pub flexible: Vec<flexible::FlexibleLowered>,
 }
 
 impl Ctx {
@@ -200,6 +205,7 @@ impl Ctx {
             spool_units: Vec::new(),
             signal_units: HashMap::new(),
             density: 850.0,
+            flexible: Vec::new(),
         }
     }
 
@@ -589,6 +595,9 @@ pub fn lower(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
         ports,
         variables: Vec::new(),
     };
+    // Points on flexible bodies move onto their interface nodes before anything reads them.
+    let flexible_bodies = std::mem::take(&mut cx.flexible);
+    flexible::attach(&mut cx, &flexible_bodies, &mut model);
     model.variables = interface::lower_interface(&mut cx, d, &model);
     let solve_for = interface::solve_for_targets(&mut cx, d, &model);
     model.params = std::mem::take(&mut cx.params);
@@ -622,6 +631,7 @@ pub fn lower(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
         warnings: cx.warnings,
         visuals,
         report,
+        flexible: flexible_bodies,
     })
 }
 

@@ -201,7 +201,7 @@ fn port_kind(
             let revolute = match mech.bodies[body].joint {
                 JointKind::Revolute { .. } => true,
                 JointKind::Prismatic { .. } => false,
-                JointKind::Fixed => {
+                JointKind::Fixed | JointKind::Node { .. } => {
                     return wrong(
                         cx,
                         "a revolute or prismatic joint",

@@ -1,0 +1,460 @@
+//! Flexible bodies (issue 22): the beam meshed and reduced at compile time, its interface
+//! nodes added to the tree as massless bodies right after it, and every point and child
+//! joint on the body moved onto the node at its station (rigidly offset from it).
+
+use super::mass::MassProps;
+use super::{Ctx, Expect};
+use crate::description::{BodyDesc, DampingDesc, FlexibleDesc, SectionShape};
+use crate::flexible::beam::{Beam, Section};
+use crate::flexible::ffrf::{self, DEFAULT_DAMPING_RATIO, Damping, FeModel, Reduction};
+use crate::units::Dim;
+use fmu_runtime::model::{Body, CompiledModel, FlexibleBody, Frame, JointKind};
+use std::ops::Range;
+
+/// Modes kept when the description does not say (our choice: two per bending plane).
+pub const DEFAULT_MODES: usize = 4;
+/// Beam elements when the description does not say (our choice: the cantilever's two
+/// lowest bending frequencies within 1e-4 of Euler–Bernoulli).
+pub const DEFAULT_ELEMENTS: usize = 20;
+
+const LENGTH: Expect = Expect::Dim(Dim::LENGTH);
+
+/// A lowered flexible body, in the order of `Mechanism::flexible`.
+#[derive(Clone, Debug)]
+pub struct FlexibleLowered {
+    pub name: String,
+    /// Where errors about its attachments point (the `nodes` list).
+    pub span: Range<usize>,
+    pub body: usize,
+    /// Each interface node: its name, station along x [m] and body index.
+    pub nodes: Vec<(String, f64, usize)>,
+    pub reduction: Reduction,
+    /// The beam's ends along x [m], for drawings.
+    pub extent: (f64, f64),
+    /// The defaults the description relied on (`check` names them).
+    pub defaults: Vec<String>,
+}
+
+/// What [`reduce_body`] gives: the reduction, the stations of the declared nodes, the
+/// beam's ends, the rigid mass properties (reports; the runtime uses the invariants) and
+/// the defaults used.
+pub(super) struct ReducedBody {
+    pub reduction: Reduction,
+    pub stations: Vec<(String, f64)>,
+    pub extent: (f64, f64),
+    pub props: MassProps,
+    pub defaults: Vec<String>,
+}
+
+impl FlexibleLowered {
+    /// The runtime's body.
+    pub fn runtime_body(&self) -> FlexibleBody {
+        let mut fb = self.reduction.flexible.clone();
+        fb.body = self.body;
+        fb
+    }
+}
+
+/// Bodies a description adds right after its body: one per interface node.
+pub(super) fn node_count(b: &BodyDesc) -> usize {
+    b.flexible.as_ref().map_or(0, |f| f.nodes.get_ref().len())
+}
+
+/// Meshes and reduces a flexible body; `None` after reporting an error.
+pub(super) fn reduce_body(cx: &mut Ctx, b: &BodyDesc, f: &FlexibleDesc) -> Option<ReducedBody> {
+    let name = b.name.get_ref();
+    let mut defaults = Vec::new();
+    if b.mass.is_some() || b.parts.is_some() || b.inertia.is_some() || b.com.is_some() {
+        cx.error(
+            b.name.span(),
+            format!("flexible body '{name}' gives mass properties"),
+            "remove mass/com/inertia/parts: a flexible body's mass comes from its beam",
+        );
+    }
+    let Some(beam_desc) = &f.beam else {
+        cx.error(
+            f.nodes.span_or(b.name.span()),
+            format!("flexible body '{name}' has no FE model"),
+            "add `beam = { length = …, section = { shape = \"box\", width = …, height = …, wall = … }, young = …, poisson = …, density = … }`",
+        );
+        return None;
+    };
+    let bd = beam_desc.get_ref();
+    let span = beam_desc.span_or(b.name.span());
+    let length = cx.value(&bd.length, LENGTH);
+    cx.require_positive(&bd.length, length, "length");
+    let start = cx.value_or(bd.start.as_ref(), LENGTH, 0.0);
+    let elements = match &bd.elements {
+        Some(e) if !(1..=2000).contains(e.get_ref()) => {
+            cx.error(
+                e.span(),
+                format!("{} beam elements", e.get_ref()),
+                "give 1 to 2000 elements (20 resolve the lowest bending modes to 1e-4)",
+            );
+            return None;
+        }
+        Some(e) => *e.get_ref() as usize,
+        None => {
+            defaults.push(format!("{DEFAULT_ELEMENTS} beam elements"));
+            DEFAULT_ELEMENTS
+        }
+    };
+    let section = section(cx, bd)?;
+    let young = cx.value(&bd.young, Expect::Dim(Dim::PRESSURE));
+    cx.require_positive(&bd.young, young, "young");
+    let poisson = cx.value(&bd.poisson, Expect::Dim(Dim::NONE));
+    let density = cx.value(&bd.density, Expect::Dim(Dim::DENSITY));
+    cx.require_positive(&bd.density, density, "density");
+    let end = start + length;
+    if start > 1e-9 * length || end < -1e-9 * length {
+        cx.error(
+            span.clone(),
+            format!("the beam runs from x = {start} m to {end} m and misses the body origin, where the body's joint holds it"),
+            "set `start` so that the beam passes through x = 0 (the joint)",
+        );
+        return None;
+    }
+    let mut stations: Vec<(String, f64)> = Vec::new();
+    for n in f.nodes.get_ref() {
+        let nd = n.get_ref();
+        // Node names live in their body (bodies `<body>.<node>` in the tree).
+        if stations.iter().any(|(other, _)| other == nd.name.get_ref()) {
+            cx.error(
+                nd.name.span(),
+                format!("body '{name}' declares node '{}' twice", nd.name.get_ref()),
+                "give each interface node its own name",
+            );
+            return None;
+        }
+        let at = cx.value(&nd.at, LENGTH);
+        if at < start - 1e-9 * length || at > end + 1e-9 * length {
+            cx.error(
+                nd.at.span(),
+                format!(
+                    "node '{}' at x = {at} m is off the beam ({start} m … {end} m)",
+                    nd.name.get_ref()
+                ),
+                "put the node on the beam, or lengthen the beam",
+            );
+            return None;
+        }
+        if let Some((other, _)) = stations
+            .iter()
+            .find(|(_, s)| (s - at).abs() <= 1e-9 * length)
+        {
+            cx.error(
+                nd.at.span(),
+                format!(
+                    "nodes '{other}' and '{}' share the station x = {at} m",
+                    nd.name.get_ref()
+                ),
+                "give each station one node; everything there attaches to it",
+            );
+            return None;
+        }
+        stations.push((nd.name.get_ref().clone(), at));
+    }
+    let modes = match &f.modes {
+        Some(m) if *m.get_ref() < 1 => {
+            cx.error(
+                m.span(),
+                "a flexible body needs at least one mode",
+                "give modes = 1 or more",
+            );
+            return None;
+        }
+        Some(m) => *m.get_ref() as usize,
+        None => {
+            defaults.push(format!("{DEFAULT_MODES} modes"));
+            DEFAULT_MODES
+        }
+    };
+    let damping = match f.damping.as_ref().map(|d| (d.get_ref(), d.span())) {
+        None => {
+            defaults.push(format!("damping ratio {DEFAULT_DAMPING_RATIO}"));
+            Damping::Ratio(DEFAULT_DAMPING_RATIO)
+        }
+        Some((DampingDesc::Ratio(z), _)) if *z >= 0.0 => Damping::Ratio(*z),
+        Some((DampingDesc::Ratios(z), _)) if z.iter().all(|z| *z >= 0.0) => {
+            Damping::Ratios(z.clone())
+        }
+        Some((DampingDesc::Rayleigh(r), _)) if r.alpha >= 0.0 && r.beta >= 0.0 => {
+            Damping::Rayleigh {
+                alpha: r.alpha,
+                beta: r.beta,
+            }
+        }
+        Some((_, s)) => {
+            cx.error(
+                s,
+                "modal damping must not be negative",
+                "give ratios ≥ 0 (0.02 is typical of welded steel booms)",
+            );
+            return None;
+        }
+    };
+
+    // Mesh nodes: a uniform grid, the body origin and every station, grid points closer
+    // than a third of an element to a station dropped (no sliver elements).
+    let le = length / elements as f64;
+    let mut fixed: Vec<f64> = stations
+        .iter()
+        .map(|s| s.1)
+        .chain([0.0, start, end])
+        .collect();
+    fixed.sort_by(f64::total_cmp);
+    fixed.dedup_by(|a, b| (*a - *b).abs() <= 1e-9 * length);
+    let mut xs: Vec<f64> = (1..elements)
+        .map(|k| start + k as f64 * le)
+        .filter(|x| fixed.iter().all(|s| (x - s).abs() > le / 3.0))
+        .chain(fixed.iter().copied())
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    let beam = Beam {
+        length,
+        elements,
+        section,
+        young,
+        poisson,
+        density,
+    };
+    let mesh = match beam.mesh_at(&xs.iter().map(|x| x - start).collect::<Vec<_>>()) {
+        Ok(m) => m,
+        Err(e) => {
+            cx.error(
+                span,
+                format!("flexible body '{name}': {e}"),
+                "fix the beam's data",
+            );
+            return None;
+        }
+    };
+    let index_of = |x: f64| {
+        xs.iter()
+            .position(|y| (y - x).abs() <= 1e-9 * length)
+            .expect("every station is a mesh node")
+    };
+    let fe = FeModel {
+        mass: mesh.mass,
+        stiffness: mesh.stiffness,
+        positions: xs.iter().map(|x| [*x, 0.0, 0.0]).collect(),
+        node_dofs: crate::flexible::beam::NODE_DOFS,
+    };
+    let interface: Vec<(String, usize)> = stations
+        .iter()
+        .map(|(n, x)| (n.clone(), index_of(*x)))
+        .collect();
+    let reduction = match ffrf::reduce(&fe, index_of(0.0), &interface, modes, &damping) {
+        Ok(r) => r,
+        Err(e) => {
+            cx.error(
+                f.modes.as_ref().map_or(span, |m| m.span()),
+                format!("flexible body '{name}': {e}"),
+                "keep fewer modes, or mesh the beam finer",
+            );
+            return None;
+        }
+    };
+    let inv = &reduction.flexible.invariants;
+    let m = inv.mass;
+    let c = inv.first_moment.map(|s| s / m);
+    let j = inv.inertia;
+    let c2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
+    // About the centre of mass: J0 − m (|c|² 1 − c cᵀ).
+    let props = MassProps {
+        mass: m,
+        com: c,
+        inertia: [
+            j[0] - m * (c2 - c[0] * c[0]),
+            j[1] - m * (c2 - c[1] * c[1]),
+            j[2] - m * (c2 - c[2] * c[2]),
+            j[3] + m * c[0] * c[1],
+            j[4] + m * c[0] * c[2],
+            j[5] + m * c[1] * c[2],
+        ],
+    };
+    Some(ReducedBody {
+        reduction,
+        stations,
+        extent: (start, end),
+        props,
+        defaults,
+    })
+}
+
+fn section(cx: &mut Ctx, bd: &crate::description::BeamDesc) -> Option<Section> {
+    let s = bd.section.get_ref();
+    let span = bd.section.span_or(bd.length.span());
+    let need = |cx: &mut Ctx, q: &Option<crate::description::Quantity>, what: &str| match q {
+        Some(q) => {
+            let v = cx.value(q, LENGTH);
+            cx.require_positive(q, v, what);
+            Some(v)
+        }
+        None => {
+            cx.error(
+                span.clone(),
+                format!(
+                    "the {} section needs `{what}`",
+                    shape_name(*s.shape.get_ref())
+                ),
+                format!("add `{what} = \"… mm\"`"),
+            );
+            None
+        }
+    };
+    let section = match *s.shape.get_ref() {
+        SectionShape::Rectangle => Section::Rectangle {
+            width: need(cx, &s.width, "width")?,
+            height: need(cx, &s.height, "height")?,
+        },
+        SectionShape::Box => Section::Box {
+            width: need(cx, &s.width, "width")?,
+            height: need(cx, &s.height, "height")?,
+            wall: need(cx, &s.wall, "wall")?,
+        },
+        SectionShape::Tube => Section::Tube {
+            outer_diameter: need(cx, &s.diameter, "diameter")?,
+            wall: need(cx, &s.wall, "wall")?,
+        },
+    };
+    if let Err(e) = section.properties() {
+        cx.error(
+            span,
+            e,
+            "fix the section's dimensions (the wall must be thinner than half the section)",
+        );
+        return None;
+    }
+    Some(section)
+}
+
+fn shape_name(s: SectionShape) -> &'static str {
+    match s {
+        SectionShape::Rectangle => "rectangle",
+        SectionShape::Box => "box",
+        SectionShape::Tube => "tube",
+    }
+}
+
+/// Pushes the interface nodes' bodies right after flexible body `body` (index `f` among
+/// the flexible bodies).
+pub(super) fn push_nodes(
+    cx: &mut Ctx,
+    name: &str,
+    span: &Range<usize>,
+    (body, f): (usize, usize),
+    stations: &[(String, f64)],
+    out: &mut Vec<Body>,
+) -> Vec<(String, f64, usize)> {
+    let mut nodes = Vec::new();
+    for (k, (node, x)) in stations.iter().enumerate() {
+        let full = format!("{name}.{node}");
+        let hidden = format!("'{full}' is an interface node of flexible body '{name}'");
+        let mass = cx.slot(
+            format!("{full}.mass"),
+            0.0,
+            Expect::Dim(Dim::MASS),
+            format!("Mass of interface node {full} (generated)"),
+        );
+        let q0 = cx.slot(
+            format!("{full}.q0"),
+            0.0,
+            LENGTH,
+            format!("Unused coordinate of interface node {full} (generated)"),
+        );
+        cx.hidden.insert(mass, hidden.clone());
+        cx.hidden.insert(q0, hidden);
+        cx.body_info.push(super::BodyInfo {
+            span: span.clone(),
+            generated: true,
+            massless: true,
+        });
+        nodes.push((node.clone(), *x, out.len()));
+        out.push(Body {
+            name: full.clone(),
+            parent: Some(body),
+            joint: JointKind::Node {
+                flexible: f,
+                node: k,
+            },
+            joint_name: full,
+            joint_frame: Frame {
+                origin: [*x, 0.0, 0.0],
+                rotation: Frame::IDENTITY.rotation,
+            },
+            q0,
+            mass,
+            com: [0.0; 3],
+            inertia: [0.0; 6],
+        });
+    }
+    nodes
+}
+
+/// Moves every point and child joint on a flexible body onto the interface node at its
+/// station (x along the beam); a point at the body origin stays on the body (the reference
+/// node, where the modes vanish).
+pub(super) fn attach(cx: &mut Ctx, flexible: &[FlexibleLowered], model: &mut CompiledModel) {
+    for f in flexible {
+        let length = (f.extent.1 - f.extent.0).max(1e-9);
+        let tol = 1e-9 * length;
+        let find = |x: f64| -> Result<Option<(usize, f64)>, ()> {
+            if let Some((_, s, b)) = f.nodes.iter().find(|(_, s, _)| (x - s).abs() <= tol) {
+                return Ok(Some((*b, *s)));
+            }
+            if x.abs() <= tol {
+                return Ok(None);
+            }
+            Err(())
+        };
+        let mut misplaced = Vec::new();
+        let node_bodies: Vec<usize> = f.nodes.iter().map(|n| n.2).collect();
+        for (i, b) in model.mechanism.bodies.iter_mut().enumerate() {
+            if b.parent != Some(f.body) || node_bodies.contains(&i) {
+                continue;
+            }
+            match find(b.joint_frame.origin[0]) {
+                Ok(Some((node, s))) => {
+                    b.parent = Some(node);
+                    b.joint_frame.origin[0] -= s;
+                }
+                Ok(None) => {}
+                Err(()) => misplaced.push((
+                    format!("the joint of body '{}'", b.name),
+                    b.joint_frame.origin,
+                )),
+            }
+        }
+        model.points_mut(|what, p| {
+            if p.body != Some(f.body) {
+                return;
+            }
+            match find(p.point[0]) {
+                Ok(Some((node, s))) => {
+                    p.body = Some(node);
+                    p.point[0] -= s;
+                }
+                Ok(None) => {}
+                Err(()) => misplaced.push((what, p.point)),
+            }
+        });
+        for (what, at) in misplaced {
+            let stations: Vec<String> = f
+                .nodes
+                .iter()
+                .map(|(n, s, _)| format!("{n} at {s} m"))
+                .collect();
+            cx.error(
+                f.span.clone(),
+                format!(
+                    "{what} sits on flexible body '{}' at x = {} m, where it has no interface node (nodes: {})",
+                    f.name,
+                    at[0],
+                    if stations.is_empty() { "none".into() } else { stations.join(", ") }
+                ),
+                format!("declare a node there: nodes = [..., {{ name = \"…\", at = \"{} m\" }}]", at[0]),
+            );
+        }
+    }
+}

@@ -1,0 +1,297 @@
+//! Flexible bodies from descriptions (issue 22): a steel box cantilever made flexible with
+//! the beam mesher, clamped by a fixed joint, sagging under its own weight and ringing at its
+//! first bending frequency; and the located errors of bad `flexible` tables.
+
+mod common;
+
+use std::f64::consts::PI;
+
+// A 6 m steel box 200 × 300 × 8 mm (the compiler's own tests use the same boom).
+const L: f64 = 6.0;
+const E: f64 = 210e9;
+const RHO: f64 = 7850.0;
+const G: f64 = 9.81;
+
+fn section() -> (f64, f64) {
+    let (b, h, t) = (0.2f64, 0.3f64, 0.008f64);
+    let area = b * h - (b - 2.0 * t) * (h - 2.0 * t);
+    // Bending in x–z (gravity along −z) is about y: the 300 mm height.
+    let iy = (b * h.powi(3) - (b - 2.0 * t) * (h - 2.0 * t).powi(3)) / 12.0;
+    (area, iy)
+}
+
+fn cantilever(extra: &str, static_equilibrium: bool) -> String {
+    format!(
+        r#"[model]
+name = "flexible-cantilever"
+gravity = [0, 0, -9.81]
+[solver]
+step = "1 ms"
+[init]
+static_equilibrium = {static_equilibrium}
+[[bodies]]
+name = "boom"
+parent = "ground"
+joint = {{ type = "fixed" }}
+[bodies.flexible]
+beam = {{ length = "6 m", section = {{ shape = "box", width = "200 mm", height = "300 mm", wall = "8 mm" }}, young = "210 GPa", poisson = 0.3, density = "7850 kg/m3" }}
+nodes = [{{ name = "tip", at = "6 m" }}]
+{extra}
+[[markers]]
+name = "tip"
+body = "boom"
+point = [6, 0, 0]
+[[interface.outputs]]
+name = "tip.z"
+quantity = "tip.position.z"
+[[interface.outputs]]
+name = "tip.deflection"
+quantity = "tip.deflection.z"
+[[interface.outputs]]
+name = "boom.strain"
+quantity = "boom.strain_energy"
+[[interface.outputs]]
+name = "boom.q1"
+quantity = "boom.mode1"
+"#
+    )
+}
+
+#[test]
+fn a_cantilever_sags_q_l4_over_8_e_i_under_its_weight() {
+    let (area, iy) = section();
+    let q = RHO * area * G;
+    let exact = -q * L.powi(4) / (8.0 * E * iy);
+    let names = ["tip.z", "tip.deflection", "boom.strain", "boom.q1"];
+    let (inst, v) = common::started("cantilever.toml", cantilever("", true), &names);
+    let sag = inst.value(&v[0]);
+    let err = (sag / exact - 1.0).abs();
+    println!("tip sag {sag:.6e} m vs q L⁴/8EI {exact:.6e} m ({err:.1e})");
+    assert!(err < 0.01, "{sag} vs {exact}");
+    // The frame does not move: the deflection is the sag.
+    assert!((inst.value(&v[1]) - sag).abs() < 1e-12);
+    // Strain energy of a cantilever under its weight: q² L⁵ / 40 E I.
+    let strain = q * q * L.powi(5) / (40.0 * E * iy);
+    let got = inst.value(&v[2]);
+    println!("strain energy {got:.6} J vs q² L⁵/40EI {strain:.6} J");
+    assert!((got / strain - 1.0).abs() < 0.01, "{got} vs {strain}");
+    // Bending in x–z (about y) is the second mode, the first about z stays unloaded.
+    assert!(inst.value(&v[3]).abs() < 1e-9 * sag.abs());
+}
+
+#[test]
+fn a_released_cantilever_rings_at_its_first_bending_frequency() {
+    let (area, iy) = section();
+    let f1 = (1.87510 / L).powi(2) * (E * iy / (RHO * area)).sqrt() / (2.0 * PI);
+    let exact_sag = -RHO * area * G * L.powi(4) / (8.0 * E * iy);
+    // Undamped, released straight: it swings about its sagged shape.
+    let (mut inst, v) = common::started(
+        "cantilever.toml",
+        cantilever("damping = 0.0", false),
+        &["tip.z"],
+    );
+    let h = 1e-3;
+    let mut prev = inst.value(&v[0]) - exact_sag;
+    let mut crossings = Vec::new();
+    for k in 1..=2000 {
+        inst.advance(k as f64 * h).unwrap();
+        let x = inst.value(&v[0]) - exact_sag;
+        if prev < 0.0 && x >= 0.0 {
+            crossings.push((k as f64 - x / (x - prev)) * h);
+        }
+        prev = x;
+    }
+    let period = (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64;
+    let err = (1.0 / period / f1 - 1.0).abs();
+    println!(
+        "{} periods, {:.4} Hz vs Euler–Bernoulli {f1:.4} Hz ({err:.1e})",
+        crossings.len() - 1,
+        1.0 / period
+    );
+    assert!(err < 0.01, "{} Hz vs {f1} Hz", 1.0 / period);
+    // The trapezoidal rule keeps the undamped oscillation's energy.
+    // Its kinetic energy peaks at the swing's strain energy, about ½ W δ_mean.
+    let balance = inst
+        .probe(fmu_runtime::model::Probe::EnergyBalanceError)
+        .abs();
+    let swing = 0.5 * RHO * area * L * G * exact_sag.abs() * 0.4;
+    println!("energy balance error {balance:.3e} J of a swing of ≈ {swing:.1} J");
+    assert!(balance < 1e-4 * swing, "energy balance error {balance} J");
+}
+
+fn error_of(text: String) -> String {
+    let source = model_compiler::diagnostic::Source::new("bad.toml", text);
+    match model_compiler::compile(&source) {
+        Ok(_) => panic!("compiled"),
+        Err(d) => d
+            .iter()
+            .map(|d| source.render(d))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+#[test]
+fn bad_flexible_tables_are_refused_with_their_place_and_a_fix() {
+    let base = cantilever("", true);
+    let cases = [
+        // A point where the body has no node.
+        (
+            base.replace("point = [6, 0, 0]", "point = [4, 0, 0]"),
+            &["x = 4 m", "no interface node", "declare a node there"][..],
+        ),
+        (
+            base.replace(r#"at = "6 m""#, r#"at = "7 m""#),
+            &["off the beam", "bad.toml:"][..],
+        ),
+        (cantilever("modes = 0", true), &["at least one mode"][..]),
+        (
+            cantilever("damping = -0.1", true),
+            &["must not be negative"][..],
+        ),
+        (
+            base.replace(r#"wall = "8 mm""#, r#"wall = "150 mm""#),
+            &["section"][..],
+        ),
+        (
+            base.replace("[bodies.flexible]", "mass = 10\n[bodies.flexible]"),
+            &["gives mass properties", "comes from its beam"][..],
+        ),
+        (cantilever("modes = 1000", true), &["modes asked for"][..]),
+    ];
+    for (text, needles) in cases {
+        let e = error_of(text);
+        for n in needles {
+            assert!(e.contains(n), "{n:?} not in\n{e}");
+        }
+    }
+}
+
+/// A boom on a cylinder: a light steel box, pinned at the root, held at 1 m by a cylinder
+/// with a closed cap chamber (the rod side on a 10 bar line), 2 t at its 4 m tip, a force
+/// input `push` on the tip. Rigid (`parts`) or flexible; starts in static equilibrium.
+fn lift(flexible: bool) -> String {
+    let boom = if flexible {
+        r#"[bodies.flexible]
+beam = { length = "4 m", section = { shape = "box", width = "200 mm", height = "300 mm", wall = "8 mm" }, young = "210 GPa", poisson = 0.3, density = "785 kg/m3" }
+damping = 0.0
+nodes = [{ name = "eye", at = "1 m" }, { name = "tip", at = "4 m" }]"#
+            .to_string()
+    } else {
+        let (area, _) = section();
+        let m = 785.0 * area * 4.0;
+        format!("parts = [{{ shape = \"rod\", mass = {m}, from = [0, 0, 0], to = [4, 0, 0] }}]")
+    };
+    format!(
+        r#"[model]
+name = "flexible-lift"
+gravity = [0, 0, -9.81]
+[solver]
+step = "1 ms"
+[hydraulics.oil]
+density = "850 kg/m3"
+bulk_modulus = "1500 MPa"
+[[hydraulics.volumes]]
+name = "cap_side"
+volume = "0.5 L"
+initial_guess = "130 bar"
+[[hydraulics.pressure_sources]]
+name = "rod_side"
+pressure = "10 bar"
+[[bodies]]
+name = "boom"
+parent = "ground"
+joint = {{ type = "revolute", name = "pivot", axis = [0, -1, 0] }}
+{boom}
+[[bodies]]
+name = "load"
+parent = "boom"
+joint = {{ type = "fixed", origin = [4, 0, 0] }}
+mass = 2000
+com = [0, 0, 0]
+inertia = [1, 1, 1, 0, 0, 0]
+[[hydraulics.cylinders]]
+name = "lift"
+cap = {{ body = "ground", point = [1, 0, -1] }}
+rod = {{ body = "boom", point = [1, 0, 0] }}
+cap_area = "50 cm2"
+rod_area = "25 cm2"
+stroke = "0.6 m"
+retracted_length = "0.7 m"
+cap_volume = "cap_side"
+rod_volume = "rod_side"
+[[point_forces]]
+name = "push"
+body = "load"
+point = [0, 0, 0]
+[[markers]]
+name = "tip"
+body = "load"
+point = [0, 0, 0]
+[[interface.inputs]]
+name = "push"
+target = "push.force.z"
+[[interface.outputs]]
+name = "tip.z"
+quantity = "tip.position.z"
+"#
+    )
+}
+
+/// The dominant frequency [Hz] of `x` about its mean, from its upward zero crossings.
+fn ringing(x: &[f64], h: f64) -> (f64, usize) {
+    let mean = x.iter().sum::<f64>() / x.len() as f64;
+    let mut crossings = Vec::new();
+    for k in 1..x.len() {
+        let (a, b) = (x[k - 1] - mean, x[k] - mean);
+        if a < 0.0 && b >= 0.0 {
+            crossings.push((k as f64 - b / (b - a)) * h);
+        }
+    }
+    let n = crossings.len() - 1;
+    (n as f64 / (crossings[n] - crossings[0]), n)
+}
+
+/// The tip's vertical motion for `seconds` after a smooth upward push (a 5 kN half-sine
+/// of 50 ms: far slower than the eye's local modes, which it leaves at rest).
+fn tip_motion(text: String, seconds: f64) -> Vec<f64> {
+    let (mut inst, v) = common::started("lift.toml", text, &["push", "tip.z"]);
+    let push = common::slot_of(&v[0]);
+    let mut out = Vec::new();
+    for k in 1..=((seconds + 0.05) * 1e3) as usize {
+        let t = k as f64 * 1e-3;
+        let f = if t < 0.05 {
+            5e3 * (PI * t / 0.05).sin()
+        } else {
+            0.0
+        };
+        inst.set_param(push, f);
+        inst.advance(t).unwrap();
+        if t > 0.05 {
+            out.push(inst.value(&v[1]));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_boom_on_its_oil_column_rings_at_the_series_stiffness() {
+    // The rigid twin rings on the oil column alone: K_θ = J ω_r², J its inertia about the pivot.
+    let (area, iy) = section();
+    let (l, a) = (4.0f64, 1.0f64);
+    let beam_mass = 785.0 * area * l;
+    let j = 2000.0 * l * l + 1.0 + beam_mass * l * l / 3.0;
+    let (f_r, n_r) = ringing(&tip_motion(lift(false), 3.0), 1e-3);
+    let k_theta = j * (2.0 * PI * f_r).powi(2);
+    // In series with the boom's bending at the tip, pinned at the root and held at the eye
+    // (overhang c): δ = F c² L / 3EI; the tip mass (with the beam's inertia referred to it).
+    let c = l - a;
+    let compliance = l * l / k_theta + c * c * l / (3.0 * E * iy);
+    let f_estimate = (1.0 / compliance / (j / (l * l))).sqrt() / (2.0 * PI);
+    let (f, n) = ringing(&tip_motion(lift(true), 3.0), 1e-3);
+    let err = (f / f_estimate - 1.0).abs();
+    println!(
+        "rigid boom on its oil column {f_r:.4} Hz ({n_r} periods, K_θ = {k_theta:.4e} N·m/rad); flexible {f:.4} Hz ({n} periods) vs the series estimate {f_estimate:.4} Hz ({err:.1e})"
+    );
+    assert!(err < 0.03, "{f} Hz vs {f_estimate} Hz");
+}
