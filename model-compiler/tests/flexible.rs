@@ -167,75 +167,9 @@ fn bad_flexible_tables_are_refused_with_their_place_and_a_fix() {
     }
 }
 
-/// A boom on a cylinder: a light steel box, pinned at the root, held at 1 m by a cylinder
-/// with a closed cap chamber (the rod side on a 10 bar line), 2 t at its 4 m tip, a force
-/// input `push` on the tip. Rigid (`parts`) or flexible; starts in static equilibrium.
+/// A boom on a cylinder (`common::flexible_lift`).
 fn lift(flexible: bool) -> String {
-    let boom = if flexible {
-        r#"[bodies.flexible]
-beam = { length = "4 m", section = { shape = "box", width = "200 mm", height = "300 mm", wall = "8 mm" }, young = "210 GPa", poisson = 0.3, density = "785 kg/m3" }
-damping = 0.0
-nodes = [{ name = "eye", at = "1 m" }, { name = "tip", at = "4 m" }]"#
-            .to_string()
-    } else {
-        let (area, _) = section();
-        let m = 785.0 * area * 4.0;
-        format!("parts = [{{ shape = \"rod\", mass = {m}, from = [0, 0, 0], to = [4, 0, 0] }}]")
-    };
-    format!(
-        r#"[model]
-name = "flexible-lift"
-gravity = [0, 0, -9.81]
-[solver]
-step = "1 ms"
-[hydraulics.oil]
-density = "850 kg/m3"
-bulk_modulus = "1500 MPa"
-[[hydraulics.volumes]]
-name = "cap_side"
-volume = "0.5 L"
-initial_guess = "130 bar"
-[[hydraulics.pressure_sources]]
-name = "rod_side"
-pressure = "10 bar"
-[[bodies]]
-name = "boom"
-parent = "ground"
-joint = {{ type = "revolute", name = "pivot", axis = [0, -1, 0] }}
-{boom}
-[[bodies]]
-name = "load"
-parent = "boom"
-joint = {{ type = "fixed", origin = [4, 0, 0] }}
-mass = 2000
-com = [0, 0, 0]
-inertia = [1, 1, 1, 0, 0, 0]
-[[hydraulics.cylinders]]
-name = "lift"
-cap = {{ body = "ground", point = [1, 0, -1] }}
-rod = {{ body = "boom", point = [1, 0, 0] }}
-cap_area = "50 cm2"
-rod_area = "25 cm2"
-stroke = "0.6 m"
-retracted_length = "0.7 m"
-cap_volume = "cap_side"
-rod_volume = "rod_side"
-[[point_forces]]
-name = "push"
-body = "load"
-point = [0, 0, 0]
-[[markers]]
-name = "tip"
-body = "load"
-point = [0, 0, 0]
-[[interface.inputs]]
-name = "push"
-target = "push.force.z"
-[[interface.outputs]]
-name = "tip.z"
-quantity = "tip.position.z"
-"#
-    )
+    common::flexible_lift(flexible)
 }
 
 /// The dominant frequency [Hz] of `x` about its mean, from its upward zero crossings.
@@ -294,4 +228,102 @@ fn a_boom_on_its_oil_column_rings_at_the_series_stiffness() {
         "rigid boom on its oil column {f_r:.4} Hz ({n_r} periods, K_θ = {k_theta:.4e} N·m/rad); flexible {f:.4} Hz ({n} periods) vs the series estimate {f_estimate:.4} Hz ({err:.1e})"
     );
     assert!(err < 0.03, "{f} Hz vs {f_estimate} Hz");
+}
+
+/// A planar four-bar whose coupler is a flexible steel strip: crank 0.3 m, coupler 1 m,
+/// rocker 0.8 m, ground pivots 1.0 m apart; the loop closes at the coupler's far node.
+fn four_bar(formulation: &str) -> String {
+    format!(
+        r#"[model]
+name = "flexible-four-bar"
+gravity = [0, -9.81, 0]
+[solver]
+step = "1 ms"
+formulation = "{formulation}"
+[init]
+static_equilibrium = false
+[[bodies]]
+name = "crank"
+parent = "ground"
+joint = {{ type = "revolute", axis = [0, 0, 1], initial = "60 deg" }}
+parts = [{{ shape = "rod", mass = 3, from = [0, 0, 0], to = [0.3, 0, 0] }}]
+[[bodies]]
+name = "coupler"
+parent = "crank"
+joint = {{ type = "revolute", origin = [0.3, 0, 0], axis = [0, 0, 1], initial = "-47.156 deg" }}
+[bodies.flexible]
+beam = {{ length = "1 m", section = {{ shape = "rectangle", width = "40 mm", height = "10 mm" }}, young = "210 GPa", poisson = 0.3, density = "7850 kg/m3" }}
+damping = 0.0
+nodes = [{{ name = "end", at = "1 m" }}]
+[[bodies]]
+name = "rocker"
+parent = "ground"
+joint = {{ type = "revolute", origin = [1.0, 0, 0], axis = [0, 0, 1], initial = "90 deg" }}
+parts = [{{ shape = "rod", mass = 5, from = [0, 0, 0], to = [0.8, 0, 0] }}]
+[[cut_joints]]
+name = "closure"
+type = "revolute"
+body_a = "coupler"
+point_a = [1, 0, 0]
+axis_a = [0, 0, 1]
+body_b = "rocker"
+point_b = [0.8, 0, 0]
+axis_b = [0, 0, 1]
+[[interface.outputs]]
+name = "crank.q"
+quantity = "crank.q"
+"#
+    )
+}
+
+#[test]
+fn a_loop_through_a_flexible_coupler_stays_closed_in_both_formulations() {
+    let mut finals = Vec::new();
+    for formulation in ["augmented-lagrangian", "double-step"] {
+        let (mut inst, v) = common::started("four-bar.toml", four_bar(formulation), &["crank.q"]);
+        let (mut phi, mut balance, mut eta): (f64, f64, f64) = (0.0, 0.0, 0.0);
+        for k in 1..=2000 {
+            inst.advance(k as f64 * 1e-3).unwrap();
+            use fmu_runtime::model::Probe;
+            phi = phi.max(inst.probe(Probe::ConstraintNorm));
+            balance = balance.max(inst.probe(Probe::EnergyBalanceError).abs());
+            for mode in 0..4 {
+                eta = eta.max(inst.probe(Probe::ModalCoordinate(0, mode)).abs());
+            }
+        }
+        let ke = inst.probe(fmu_runtime::model::Probe::KineticEnergy);
+        println!(
+            "{formulation}: crank {:.6} rad at 2 s, |Φ| ≤ {phi:.1e}, energy balance error ≤ {balance:.2e} J (kinetic {ke:.3} J), max |η| {eta:.2e}",
+            inst.value(&v[0])
+        );
+        assert!(phi < 1e-8, "{formulation}: |Φ| = {phi}");
+        assert!(eta > 1e-6, "{formulation}: the coupler did not bend");
+        finals.push(inst.value(&v[0]));
+    }
+    assert!((finals[0] - finals[1]).abs() < 1e-3, "{finals:?}");
+}
+
+#[test]
+fn rayleigh_damping_gives_alpha_plus_beta_omega_squared() {
+    let model = common::compile_text(
+        "cantilever.toml",
+        cantilever("damping = { alpha = 0.5, beta = 1e-4 }", true),
+    );
+    let fb = &model.mechanism.flexible[0];
+    for (d, k) in fb.damping.iter().zip(&fb.stiffness) {
+        assert!(
+            (d - (0.5 + 1e-4 * k)).abs() < 1e-12 * d,
+            "{d} vs {}",
+            0.5 + 1e-4 * k
+        );
+    }
+    let ratios = common::compile_text(
+        "cantilever.toml",
+        cantilever("damping = [0.01, 0.02, 0.03, 0.04]", true),
+    );
+    let fb = &ratios.mechanism.flexible[0];
+    for (k, (d, w2)) in fb.damping.iter().zip(&fb.stiffness).enumerate() {
+        let zeta = 0.01 * (k + 1) as f64;
+        assert!((d / (2.0 * zeta * w2.sqrt()) - 1.0).abs() < 1e-12);
+    }
 }

@@ -23,7 +23,7 @@ const MODELS: [&str; 3] = [
 ];
 
 /// The newer tables, which no shipped model uses yet: the check-valve and accumulator
-/// circuits and the end-stop slide of the component tests.
+/// circuits, the end-stop slide, ... and a flexible body, of the component tests.
 fn circuits() -> Vec<(&'static str, String)> {
     vec![
         ("check valve circuit", common::check_valve_circuit()),
@@ -32,6 +32,7 @@ fn circuits() -> Vec<(&'static str, String)> {
         ("counterbalance lift", common::counterbalance_lift(1000.0)),
         ("load-sensing machine", common::load_sensing_machine()),
         ("winch and rope", common::winch(6.5, "assembled")),
+        ("flexible boom on a cylinder", common::flexible_lift(true)),
     ]
 }
 
@@ -257,7 +258,7 @@ proptest! {
 
     #[test]
     fn mutated_models_never_panic(
-        which in 0..MODELS.len() + 3,
+        which in 0..MODELS.len() + 7,
         mutations in proptest::collection::vec(mutation(), 1..6),
     ) {
         let mut text = MODELS.get(which).map_or_else(

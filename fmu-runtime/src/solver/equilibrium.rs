@@ -55,6 +55,17 @@ fn min_norm_change(
     Ok(())
 }
 
+/// The coordinates that close the loops: the joints', less the driven ones (their drives
+/// put them). A flexible body's modal coordinates are its deformation under load
+/// (`Problem::deflect`), never a way to close a loop — a coupler bent to fit would start
+/// the machine prestressed.
+fn closure_coordinates(m: &CompiledModel, ws: &Workspace) -> Vec<bool> {
+    let joints = m.mechanism.joint_coordinates();
+    (ws.plan.driven.iter().enumerate())
+        .map(|(k, driven)| !driven && k < joints)
+        .collect()
+}
+
 /// Solves Φ(z) = 0 by minimum-norm Gauss–Newton corrections of the joint coordinates.
 fn assemble(
     m: &CompiledModel,
@@ -67,7 +78,7 @@ fn assemble(
     if nc == 0 {
         return Ok(());
     }
-    let free: Vec<bool> = ws.plan.driven.iter().map(|d| !d).collect();
+    let free = closure_coordinates(m, ws);
     let mut dz = vec![0.0; nz];
     for _ in 0..50 {
         ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
@@ -104,7 +115,7 @@ fn close_rates(
     if nc == 0 || ws.drives.is_empty() {
         return Ok(());
     }
-    let free: Vec<bool> = ws.plan.driven.iter().map(|d| !d).collect();
+    let free = closure_coordinates(m, ws);
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     let e = &ws.eval;
     let v: Vec<f64> = (0..nc)
@@ -185,32 +196,71 @@ impl Problem<'_> {
     }
 
     /// The flexible bodies' static deflection under the current loads: their modal rows
-    /// zeroed by iterating `η ← η − r_η / K` (the modal stiffness dominates the rows' slope;
-    /// the loads' dependence on η is a small geometric effect), leaving `ws.eval` evaluated
-    /// there. A nested solve rather than more unknowns of the least-squares problem: η must
+    /// zeroed by Newton on η (a few modes: a dense Jacobian by differences), leaving
+    /// `ws.eval` evaluated there. The loops the deflection opens are closed by [`initialize`] around it. A nested solve rather than more unknowns of the least-squares problem: η must
     /// balance the modal rows only, never absorb a joint's unbalance (a machine started
     /// swinging would otherwise find a deformation that "holds" it).
     fn deflect(&self, st: &mut State, p: &[f64], ws: &mut Workspace) {
-        let (m, nz, nc) = (self.m, self.l.nz, self.l.nc);
-        for _ in 0..50 {
+        let (m, nz) = (self.m, self.l.nz);
+        let modal = m.mechanism.joint_coordinates()..nz;
+        let n = modal.len();
+        // The modal rows, `M z̈ − Q + Φ_zᵀ λ` at rest.
+        let rows = |st: &State, ws: &mut Workspace, out: &mut [f64]| {
             ws.eval
                 .run(m, self.l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-            let mut largest: f64 = 0.0;
-            for (f, body) in m.mechanism.flexible.iter().enumerate() {
-                let start = m.mechanism.modal_start(f);
-                for (k, stiffness) in body.stiffness.iter().enumerate() {
-                    let i = start + k;
-                    let e = &ws.eval;
-                    let r = e.r_mech[i]
-                        + (0..nc)
-                            .map(|c| e.phi_z[c * nz + i] * st.lambda[c])
-                            .sum::<f64>();
-                    let step = r / stiffness.max(1e-300);
-                    st.z[i] -= step;
-                    largest = largest.max(step.abs() / (1e-6 + st.z[i].abs()));
+            let e = &ws.eval;
+            for (k, i) in modal.clone().enumerate() {
+                out[k] = e.r_mech[i]
+                    + (0..self.l.nc)
+                        .map(|c| e.phi_z[c * nz + i] * st.lambda[c])
+                        .sum::<f64>();
+            }
+        };
+        let stiffness: Vec<f64> = m
+            .mechanism
+            .flexible
+            .iter()
+            .flat_map(|f| f.stiffness.iter().copied())
+            .collect();
+        let (mut r, mut r_trial, mut jac) = (vec![0.0; n], vec![0.0; n], vec![0.0; n * n]);
+        let (mut piv, mut scale) = (vec![0; n], vec![0.0; 2 * n]);
+        let start = st.z[modal.clone()].to_vec();
+        // Newton on the modal rows: K dominates their slope, but the loads' geometric
+        // stiffness (a loop's multipliers acting through the node's turn) need not be small.
+        for _ in 0..30 {
+            rows(st, ws, &mut r);
+            for k in 0..n {
+                let i = modal.start + k;
+                let eta = st.z[i];
+                let eps = 1e-7 * (eta.abs() + 1e-3 * (1.0 + eta.abs()));
+                st.z[i] = eta + eps;
+                rows(st, ws, &mut r_trial);
+                st.z[i] = eta;
+                for row in 0..n {
+                    jac[row * n + k] = (r_trial[row] - r[row]) / eps;
                 }
             }
-            if largest < 1e-14 {
+            let mut step = r.clone();
+            if lu_factor(&mut jac, n, &mut piv, &mut scale).is_ok() {
+                lu_solve(&jac, n, &piv, &scale, &mut step);
+            } else {
+                for (s, k) in step.iter_mut().zip(&stiffness) {
+                    *s /= k.max(1e-300);
+                }
+            }
+            let mut largest: f64 = 0.0;
+            for (k, s) in step.iter().enumerate() {
+                let i = modal.start + k;
+                st.z[i] -= s;
+                largest = largest.max(s.abs() / (1e-6 + st.z[i].abs()));
+            }
+            if !largest.is_finite() {
+                // A trial of the outer solve far from any equilibrium: give it the
+                // undeflected shape rather than a diverged one.
+                st.z[modal.clone()].copy_from_slice(&start);
+                break;
+            }
+            if largest < 1e-13 {
                 break;
             }
         }

@@ -1,5 +1,6 @@
-//! Flexible bodies (issue 22), compiler side. So far the pieces the reduction will build on,
-//! each checked against closed forms:
+//! Flexible bodies (issue 22), compiler side: from an FE model (the beam mesher's, or
+//! matrices from files) to the runtime's floating-frame body. Each piece is checked against
+//! closed forms:
 //!
 //! - [`beam`]: the built-in beam mesher (3-D Euler–Bernoulli frame elements, consistent
 //!   mass) for booms of box, tube or rectangular section;
@@ -7,9 +8,13 @@
 //!   located errors, and the mass matrix's checks;
 //! - [`modal`]: natural frequencies and static deflections of an FE model;
 //! - [`reduction`]: Craig–Bampton at the interface DOFs, orthonormalised through the
-//!   reduced eigenproblem, rigid-body content removed.
+//!   reduced eigenproblem, rigid-body content removed;
+//! - [`ffrf`]: the reduction clamped at the reference node (the body's joint), modal
+//!   stiffness and damping, the interface nodes' shapes, what `check` reports;
+//! - [`invariants`]: the inertia invariants the runtime works with.
 //!
-//! Not yet: descriptions, the FFRF inertia invariants, the FFRF body in the runtime.
+//! Descriptions reach these through `lower::flexible`. Not yet: FE matrices from files in
+//! descriptions, the sparse path for large FE models.
 
 pub mod beam;
 pub mod ffrf;

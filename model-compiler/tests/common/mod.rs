@@ -620,3 +620,74 @@ quantity = "solver.iterations"
 "#
     )
 }
+
+/// A boom on a cylinder (issue 22): a light steel box, pinned at the root, held at 1 m by a cylinder
+/// with a closed cap chamber (the rod side on a 10 bar line), 2 t at its 4 m tip, a force
+/// input `push` on the tip. Rigid (`parts`) or flexible; starts in static equilibrium.
+pub fn flexible_lift(flexible: bool) -> String {
+    let boom = if flexible {
+        r#"[bodies.flexible]
+beam = { length = "4 m", section = { shape = "box", width = "200 mm", height = "300 mm", wall = "8 mm" }, young = "210 GPa", poisson = 0.3, density = "785 kg/m3" }
+damping = 0.0
+nodes = [{ name = "eye", at = "1 m" }, { name = "tip", at = "4 m" }]"#
+            .to_string()
+    } else {
+        // The beam's 785 kg/m³ × (200 × 300 − 184 × 284 mm²) × 4 m.
+        let m = 785.0 * (0.2 * 0.3 - 0.184 * 0.284) * 4.0;
+        format!("parts = [{{ shape = \"rod\", mass = {m}, from = [0, 0, 0], to = [4, 0, 0] }}]")
+    };
+    format!(
+        r#"[model]
+name = "flexible-lift"
+gravity = [0, 0, -9.81]
+[solver]
+step = "1 ms"
+[hydraulics.oil]
+density = "850 kg/m3"
+bulk_modulus = "1500 MPa"
+[[hydraulics.volumes]]
+name = "cap_side"
+volume = "0.5 L"
+initial_guess = "130 bar"
+[[hydraulics.pressure_sources]]
+name = "rod_side"
+pressure = "10 bar"
+[[bodies]]
+name = "boom"
+parent = "ground"
+joint = {{ type = "revolute", name = "pivot", axis = [0, -1, 0] }}
+{boom}
+[[bodies]]
+name = "load"
+parent = "boom"
+joint = {{ type = "fixed", origin = [4, 0, 0] }}
+mass = 2000
+com = [0, 0, 0]
+inertia = [1, 1, 1, 0, 0, 0]
+[[hydraulics.cylinders]]
+name = "lift"
+cap = {{ body = "ground", point = [1, 0, -1] }}
+rod = {{ body = "boom", point = [1, 0, 0] }}
+cap_area = "50 cm2"
+rod_area = "25 cm2"
+stroke = "0.6 m"
+retracted_length = "0.7 m"
+cap_volume = "cap_side"
+rod_volume = "rod_side"
+[[point_forces]]
+name = "push"
+body = "load"
+point = [0, 0, 0]
+[[markers]]
+name = "tip"
+body = "load"
+point = [0, 0, 0]
+[[interface.inputs]]
+name = "push"
+target = "push.force.z"
+[[interface.outputs]]
+name = "tip.z"
+quantity = "tip.position.z"
+"#
+    )
+}
