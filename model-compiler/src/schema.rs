@@ -100,6 +100,7 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("beam", K::Def("beam"), true, "The built-in beam mesher: a straight beam along the body's x axis."),
         ("modes", K::Int, false, "Modes kept (default 4)."),
         ("damping", K::QOrQsOrDef("rayleigh"), false, "Modal damping: one ratio (default 0.02), a ratio per mode, or Rayleigh { alpha, beta }."),
+        ("plane", K::Enum(&["xy", "xz"]), false, "Keep only the modes bending in this plane (a planar machine's beam); default: all."),
         ("nodes", K::Defs("flexible_node"), true, "Interface nodes: every point and child joint on the body attaches to the node at its station (x)."),
     ]),
     ("beam", "A straight beam along the body's x axis from start to start + length (Euler–Bernoulli frame elements, consistent mass).", &[

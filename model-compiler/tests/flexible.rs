@@ -436,3 +436,33 @@ fn the_spin_up_beam_shows_the_missing_geometric_stiffening() {
     assert!(fast_fail.is_some() || peak(&fast) > 10.0 * peak(&slow));
     assert!(rate > 3.0, "ran away at {rate} rad/s");
 }
+
+/// A planar machine's beam keeps its in-plane modes: the cantilever bending under gravity
+/// along −z, `plane = "xz"`, has its two lowest x–z bending modes as modes 1 and 2, and sags
+/// as before.
+#[test]
+fn a_plane_keeps_the_in_plane_modes() {
+    let (area, iy) = section();
+    let model = common::compile_text(
+        "cantilever.toml",
+        cantilever("plane = \"xz\"\nmodes = 2", true),
+    );
+    let fb = &model.mechanism.flexible[0];
+    for (k, beta_l) in [1.87510f64, 4.69409].iter().enumerate() {
+        let f = (beta_l / L).powi(2) * (E * iy / (RHO * area)).sqrt() / (2.0 * PI);
+        let got = fb.stiffness[k].sqrt() / (2.0 * PI);
+        println!("in-plane mode {}: {got:.4} Hz vs {f:.4} Hz", k + 1);
+        assert!((got / f - 1.0).abs() < 1e-3, "{got} vs {f}");
+    }
+    let exact = -RHO * area * G * L.powi(4) / (8.0 * E * iy);
+    let mut inst = fmu_runtime::Instance::new(std::sync::Arc::new(model));
+    inst.initialize(0.0).unwrap();
+    let sag = inst.probe(fmu_runtime::model::Probe::MarkerPosition(
+        0,
+        fmu_runtime::model::Axis::Z,
+    ));
+    println!("sag with 2 in-plane modes {sag:.6e} m vs {exact:.6e} m");
+    assert!((sag / exact - 1.0).abs() < 0.01);
+    let e = error_of(cantilever("plane = \"yz\"", true));
+    assert!(e.contains("not a plane of the beam"), "{e}");
+}

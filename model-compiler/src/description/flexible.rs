@@ -18,6 +18,9 @@ pub struct FlexibleDesc {
     /// Modal damping: one ratio for all modes (default 0.02, our choice), a list of
     /// ratios, or Rayleigh `{ alpha = …, beta = … }`.
     pub damping: Option<Spanned<DampingDesc>>,
+    /// `"xy"` or `"xz"`: keep only the modes that bend in that plane (a planar machine's
+    /// beam); default: all.
+    pub plane: Option<Spanned<String>>,
     /// Where things attach: each node a station along the beam. The body's origin (its tree
     /// joint) is the reference node; every other point on the body attaches rigidly to the
     /// interface node at its station.

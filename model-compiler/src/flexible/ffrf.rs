@@ -23,6 +23,9 @@ pub struct FeModel {
     pub positions: Vec<[f64; 3]>,
     /// 3 (translations) or 6 (translations, then rotations) per node.
     pub node_dofs: usize,
+    /// DOFs held at every node (`node_dofs` numbering): a planar machine's beam keeps only
+    /// its in-plane modes.
+    pub held: Vec<usize>,
 }
 
 /// Modal damping.
@@ -91,7 +94,9 @@ pub fn reduce(
         return Err(format!("{} damping ratios for {modes} modes", r.len()));
     }
     // Clamp the reference node; number the rest.
-    let free: Vec<usize> = (0..ndof).filter(|d| d / nd != reference).collect();
+    let free: Vec<usize> = (0..ndof)
+        .filter(|d| d / nd != reference && !fe.held.contains(&(d % nd)))
+        .collect();
     let (m_f, k_f) = (
         pick(&fe.mass, &free, &free),
         pick(&fe.stiffness, &free, &free),
@@ -102,11 +107,11 @@ pub fn reduce(
                 .into(),
         );
     }
+    // The interface nodes' free DOFs (a plane holds some) in the clamped numbering.
     let boundary: Vec<usize> = interface
         .iter()
         .filter(|(_, n)| *n != reference)
-        .flat_map(|(_, n)| (n * nd..(n + 1) * nd).map(|d| free.iter().position(|f| *f == d)))
-        .map(|d| d.expect("a non-reference node's DOFs are free"))
+        .flat_map(|(_, n)| (n * nd..(n + 1) * nd).filter_map(|d| free.iter().position(|f| *f == d)))
         .collect();
     let mut boundary = boundary;
     boundary.sort_unstable();
@@ -162,10 +167,12 @@ pub fn reduce(
         .iter()
         .map(|c| c.map(|x| x * x / inv.mass))
         .collect();
-    // A free body: six rigid motions, then the elastic modes.
-    let free_frequencies = modal::frequencies(&fe.mass, &fe.stiffness, &[])?
+    // A free body: six rigid motions (three in a plane), then the elastic modes.
+    let held: Vec<usize> = (0..ndof).filter(|d| fe.held.contains(&(d % nd))).collect();
+    let rigid = if fe.held.is_empty() { 6 } else { 3 };
+    let free_frequencies = modal::frequencies(&fe.mass, &fe.stiffness, &held)?
         .into_iter()
-        .skip(6)
+        .skip(rigid)
         .take(modes)
         .collect();
     Ok(Reduction {

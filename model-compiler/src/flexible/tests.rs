@@ -242,6 +242,7 @@ mod ffrf {
             stiffness: model.stiffness,
             positions: model.nodes.iter().map(|x| [*x, 0.0, 0.0]).collect(),
             node_dofs: NODE_DOFS,
+            held: vec![],
         };
         (beam, fe)
     }

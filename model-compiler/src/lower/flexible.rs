@@ -234,11 +234,26 @@ pub(super) fn reduce_body(cx: &mut Ctx, b: &BodyDesc, f: &FlexibleDesc) -> Optio
             .position(|y| (y - x).abs() <= 1e-9 * length)
             .expect("every station is a mesh node")
     };
+    // A plane keeps its in-plane DOFs: x–y holds w, θx, θy; x–z holds v, θx, θz.
+    let held = match f.plane.as_ref().map(|p| (p.get_ref().as_str(), p.span())) {
+        None => vec![],
+        Some(("xy", _)) => vec![2, 3, 4],
+        Some(("xz", _)) => vec![1, 3, 5],
+        Some((other, span)) => {
+            cx.error(
+                span,
+                format!("plane \"{other}\" is not a plane of the beam"),
+                "write plane = \"xy\" or \"xz\" (the beam runs along x)",
+            );
+            return None;
+        }
+    };
     let fe = FeModel {
         mass: mesh.mass,
         stiffness: mesh.stiffness,
         positions: xs.iter().map(|x| [*x, 0.0, 0.0]).collect(),
         node_dofs: crate::flexible::beam::NODE_DOFS,
+        held,
     };
     let interface: Vec<(String, usize)> = stations
         .iter()
