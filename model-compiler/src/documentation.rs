@@ -764,12 +764,23 @@ fn flexible_section(d: &mut Doc, f: &crate::lower::flexible::FlexibleLowered) {
     let nodes: Vec<String> = f
         .nodes
         .iter()
-        .map(|(n, x, _)| format!("<code>{}</code> at x = {} m", escape(n), g(*x)))
+        .map(|(n, p, _)| {
+            if f.by_station {
+                format!("<code>{}</code> at x = {} m", escape(n), g(p[0]))
+            } else {
+                format!("<code>{}</code> at {}", escape(n), vec3(*p))
+            }
+        })
         .collect();
     let _ = writeln!(
         d.out,
-        "<p>Floating frame of reference: {} kg, a beam along x from {} m to {} m, {} modes (Craig–Bampton, clamped at the body's joint, orthonormalised). Interface nodes: {}.{}</p>",
+        "<p>Floating frame of reference: {} kg, {} along x from {} m to {} m, {} modes (Craig–Bampton, clamped at the body's joint, orthonormalised). Interface nodes: {}.{}</p>",
         g(fb.invariants.mass),
+        if f.by_station {
+            "a beam"
+        } else {
+            "an FE model"
+        },
         g(f.extent.0),
         g(f.extent.1),
         fb.modes(),

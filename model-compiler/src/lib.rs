@@ -55,7 +55,7 @@ pub fn check(source: &Source) -> Result<(Description, Lowered), Vec<Diagnostic>>
     if d.carries.is_some() {
         return compose::whole(source, &d);
     }
-    let lowered = lower::lower(&d)?;
+    let lowered = lower::lower_at(&d, source.path.parent())?;
     Ok((d, lowered))
 }
 

@@ -97,7 +97,8 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("flexible", K::Def("flexible"), false, "The body deforms (floating frame of reference): its FE model, modes, damping and interface nodes; its mass comes from the FE model."),
     ]),
     ("flexible", "A flexible body: Craig–Bampton modes clamped at its joint (the reference node), interface nodes where things attach.", &[
-        ("beam", K::Def("beam"), true, "The built-in beam mesher: a straight beam along the body's x axis."),
+        ("beam", K::Def("beam"), false, "The built-in beam mesher: a straight beam along the body's x axis."),
+        ("fe", K::Def("fe"), false, "Or an FE model from files (relative to the description)."),
         ("modes", K::Int, false, "Modes kept (default 4)."),
         ("damping", K::QOrQsOrDef("rayleigh"), false, "Modal damping: one ratio (default 0.02), a ratio per mode, or Rayleigh { alpha, beta }."),
         ("plane", K::Enum(&["xy", "xz"]), false, "Keep only the modes bending in this plane (a planar machine's beam); default: all."),
@@ -119,9 +120,16 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("diameter", K::Q, false, "Outer diameter [m] (tube)."),
         ("wall", K::Q, false, "Wall thickness [m] (box, tube)."),
     ]),
+    ("fe", "An FE model from files: Matrix Market mass and stiffness, node coordinates as CSV with units in the header.", &[
+        ("mass", K::Text, true, "Mass matrix, Matrix Market coordinate real general|symmetric."),
+        ("stiffness", K::Text, true, "Stiffness matrix, Matrix Market."),
+        ("coordinates", K::Text, true, "Node coordinates in body axes: CSV x, y, z with the unit of each column in the header (`x [mm]`)."),
+        ("dofs_per_node", K::Int, false, "3 (translations) or 6 (translations, rotations; default)."),
+    ]),
     ("flexible_node", "An interface node of a flexible body.", &[
         ("name", K::Name, true, "Name within the body (its frame is the body `<body>.<name>`)."),
-        ("at", K::Q, true, "Station along the body's x axis [m]."),
+        ("at", K::Q, false, "Station along the beam's x axis [m] (beam)."),
+        ("node", K::Int, false, "Node number: 1-based row of the coordinates file (fe)."),
     ]),
     ("rayleigh", "Rayleigh damping α M + β K on the elastic coordinates.", &[
         ("alpha", K::Q, true, "α [1/s]."),

@@ -342,13 +342,20 @@ fn flexible_lines(out: &mut String, f: &crate::lower::flexible::FlexibleLowered)
     let nodes: Vec<String> = f
         .nodes
         .iter()
-        .map(|(n, x, _)| format!("{n} at {x} m"))
+        .map(|(n, p, _)| {
+            if f.by_station {
+                format!("{n} at {} m", p[0])
+            } else {
+                format!("{n} at [{}, {}, {}] m", p[0], p[1], p[2])
+            }
+        })
         .collect();
     let _ = writeln!(
         out,
-        "  flexible body {}: {:.1} kg, beam from {} m to {} m, {} modes clamped at its joint; interface nodes: {}",
+        "  flexible body {}: {:.1} kg, {} from x = {} m to {} m, {} modes clamped at its joint; interface nodes: {}",
         f.name,
         fb.invariants.mass,
+        if f.by_station { "beam" } else { "FE model" },
         f.extent.0,
         f.extent.1,
         fb.modes(),

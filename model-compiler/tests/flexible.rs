@@ -155,7 +155,7 @@ fn bad_flexible_tables_are_refused_with_their_place_and_a_fix() {
         ),
         (
             base.replace("[bodies.flexible]", "mass = 10\n[bodies.flexible]"),
-            &["gives mass properties", "comes from its beam"][..],
+            &["gives mass properties", "comes from its FE model"][..],
         ),
         (cantilever("modes = 1000", true), &["modes asked for"][..]),
     ];
@@ -465,4 +465,164 @@ fn a_plane_keeps_the_in_plane_modes() {
     assert!((sag / exact - 1.0).abs() < 0.01);
     let e = error_of(cantilever("plane = \"yz\"", true));
     assert!(e.contains("not a plane of the beam"), "{e}");
+}
+
+/// The cantilever's beam written as FE files (Matrix Market, symmetric lower triangle;
+/// coordinates in mm) into `dir`, and a description that reads them.
+fn fe_files(dir: &std::path::Path) -> String {
+    use model_compiler::flexible::beam::{Beam, Section};
+    let beam = Beam {
+        length: L,
+        elements: 20,
+        section: Section::Box {
+            width: 0.2,
+            height: 0.3,
+            wall: 0.008,
+        },
+        young: E,
+        poisson: 0.3,
+        density: RHO,
+    };
+    let model = beam.mesh().unwrap();
+    let write = |name: &str, m: &nalgebra::DMatrix<f64>| {
+        let mut entries = Vec::new();
+        for j in 0..m.ncols() {
+            for i in j..m.nrows() {
+                if m[(i, j)] != 0.0 {
+                    entries.push(format!("{} {} {:e}", i + 1, j + 1, m[(i, j)]));
+                }
+            }
+        }
+        let text = format!(
+            "%%MatrixMarket matrix coordinate real symmetric\n% written by the test\n{} {} {}\n{}\n",
+            m.nrows(),
+            m.ncols(),
+            entries.len(),
+            entries.join("\n")
+        );
+        std::fs::write(dir.join(name), text).unwrap();
+    };
+    write("boom_M.mtx", &model.mass);
+    write("boom_K.mtx", &model.stiffness);
+    let nodes: Vec<String> = model
+        .nodes
+        .iter()
+        .map(|x| format!("{}, 0, 0", x * 1e3))
+        .collect();
+    std::fs::write(
+        dir.join("boom_nodes.csv"),
+        format!("x [mm], y [mm], z [mm]\n{}\n", nodes.join("\n")),
+    )
+    .unwrap();
+    cantilever("", true).replace(
+        r#"beam = { length = "6 m", section = { shape = "box", width = "200 mm", height = "300 mm", wall = "8 mm" }, young = "210 GPa", poisson = 0.3, density = "7850 kg/m3" }
+nodes = [{ name = "tip", at = "6 m" }]"#,
+        r#"fe = { mass = "boom_M.mtx", stiffness = "boom_K.mtx", coordinates = "boom_nodes.csv" }
+nodes = [{ name = "tip", node = 21 }]"#,
+    )
+}
+
+fn compile_in(dir: &std::path::Path, text: &str) -> Result<model_compiler::lower::Lowered, String> {
+    let path = dir.join("boom.toml");
+    let source = model_compiler::diagnostic::Source::new(&path, text.to_string());
+    model_compiler::compile(&source).map_err(|d| {
+        d.iter()
+            .map(|d| source.render(d))
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
+}
+
+/// FE matrices from files give the beam mesher's body exactly: the same modes and sag.
+#[test]
+fn fe_files_give_the_same_body_as_the_beam_mesher() {
+    let dir = common::temp_dir("flexible-fe-files");
+    let text = fe_files(&dir);
+    assert!(text.contains("fe = {"), "the replacement did not apply");
+    let from_files = compile_in(&dir, &text).unwrap();
+    let meshed = common::compile_text("cantilever.toml", cantilever("", true));
+    let (a, b) = (
+        &from_files.model.mechanism.flexible[0],
+        &meshed.mechanism.flexible[0],
+    );
+    for (ka, kb) in a.stiffness.iter().zip(&b.stiffness) {
+        assert!((ka / kb - 1.0).abs() < 1e-9, "{ka} vs {kb}");
+    }
+    assert!((a.invariants.mass / b.invariants.mass - 1.0).abs() < 1e-12);
+    let sag = |m: fmu_runtime::model::CompiledModel| {
+        let mut inst = fmu_runtime::Instance::new(std::sync::Arc::new(m));
+        inst.initialize(0.0).unwrap();
+        inst.probe(fmu_runtime::model::Probe::MarkerPosition(
+            0,
+            fmu_runtime::model::Axis::Z,
+        ))
+    };
+    let (s_files, s_mesh) = (sag(from_files.model), sag(meshed));
+    println!("sag from FE files {s_files:.9e} m, from the beam mesher {s_mesh:.9e} m");
+    assert!((s_files / s_mesh - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn bad_fe_files_are_refused_with_file_line_and_fix() {
+    let dir = common::temp_dir("flexible-fe-bad");
+    let text = fe_files(&dir);
+    let nodes = std::fs::read_to_string(dir.join("boom_nodes.csv")).unwrap();
+    type Damage = Box<dyn Fn()>;
+    let cases: Vec<(Damage, String, &[&str])> = vec![
+        (
+            Box::new(|| {}),
+            text.replace("node = 21", "node = 99"),
+            &["node 99 is not in the mesh", "21 nodes"][..],
+        ),
+        (
+            {
+                let d = dir.clone();
+                let n = nodes.clone();
+                Box::new(move || {
+                    std::fs::write(
+                        d.join("boom_nodes.csv"),
+                        n.replacen("x [mm], y [mm], z [mm]", "x, y, z", 1),
+                    )
+                    .unwrap()
+                })
+            },
+            text.clone(),
+            &["boom_nodes.csv:1", "units"][..],
+        ),
+        (
+            {
+                let d = dir.clone();
+                Box::new(move || {
+                    let k = std::fs::read_to_string(d.join("boom_K.mtx")).unwrap();
+                    let mut lines: Vec<&str> = k.lines().collect();
+                    lines[5] = "7 seven 1.0";
+                    std::fs::write(d.join("boom_K.mtx"), lines.join("\n")).unwrap();
+                })
+            },
+            text.clone(),
+            &["boom_K.mtx:6"][..],
+        ),
+        (
+            Box::new(|| {}),
+            text.replace(
+                "coordinates = \"boom_nodes.csv\" }",
+                "coordinates = \"boom_nodes.csv\", dofs_per_node = 3 }",
+            ),
+            &["DOFs"][..],
+        ),
+        (
+            Box::new(|| {}),
+            text.replace("boom_M.mtx", "missing.mtx"),
+            &["cannot read", "missing.mtx"][..],
+        ),
+    ];
+    for (prepare, description, needles) in cases {
+        // Fresh files for each case, then the case's damage.
+        fe_files(&dir);
+        prepare();
+        let e = compile_in(&dir, &description).unwrap_err();
+        for n in needles {
+            assert!(e.contains(n), "{n:?} not in\n{e}");
+        }
+    }
 }

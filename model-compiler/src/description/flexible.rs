@@ -13,6 +13,8 @@ use toml::Spanned;
 pub struct FlexibleDesc {
     /// The built-in beam mesher: a straight beam along the body's x axis.
     pub beam: Option<Located<BeamDesc>>,
+    /// Or an FE model from files (relative to the description).
+    pub fe: Option<Located<FeDesc>>,
     /// Number of modes kept (default 4, our choice: two per bending plane).
     pub modes: Option<Spanned<i64>>,
     /// Modal damping: one ratio for all modes (default 0.02, our choice), a list of
@@ -63,12 +65,27 @@ pub struct SectionDesc {
     pub wall: Option<Quantity>,
 }
 
-/// An interface node at station `at` along the body's x axis.
+/// An FE model from files: Matrix Market mass and stiffness (`%%MatrixMarket matrix
+/// coordinate real general|symmetric`), node coordinates as CSV with a header naming the
+/// unit of each column (`x [mm], y [mm], z [mm]`), in body axes; `dofs_per_node` 3
+/// (translations, solid meshes) or 6 (translations then rotations, default).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeDesc {
+    pub mass: Spanned<String>,
+    pub stiffness: Spanned<String>,
+    pub coordinates: Spanned<String>,
+    pub dofs_per_node: Option<Spanned<i64>>,
+}
+
+/// An interface node: at station `at` along a beam, or FE node `node` (1-based row of the
+/// coordinates file).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NodeDesc {
     pub name: Name,
-    pub at: Quantity,
+    pub at: Option<Quantity>,
+    pub node: Option<Spanned<i64>>,
 }
 
 /// Rayleigh damping `α M + β K` on the elastic coordinates.

@@ -26,21 +26,24 @@ pub struct FlexibleLowered {
     /// Where errors about its attachments point (the `nodes` list).
     pub span: Range<usize>,
     pub body: usize,
-    /// Each interface node: its name, station along x [m] and body index.
-    pub nodes: Vec<(String, f64, usize)>,
+    /// Each interface node: its name, position [m] (body axes) and body index.
+    pub nodes: Vec<(String, [f64; 3], usize)>,
+    /// Points attach by their station along x (a beam) or by their position (FE files).
+    pub by_station: bool,
     pub reduction: Reduction,
-    /// The beam's ends along x [m], for drawings.
+    /// The beam's ends along x [m] (an FE model's extent along x), for drawings.
     pub extent: (f64, f64),
     /// The defaults the description relied on (`check` names them).
     pub defaults: Vec<String>,
 }
 
-/// What [`reduce_body`] gives: the reduction, the stations of the declared nodes, the
-/// beam's ends, the rigid mass properties (reports; the runtime uses the invariants) and
-/// the defaults used.
+/// What [`reduce_body`] gives: the reduction, the declared nodes' positions, how points
+/// attach, the extent along x, the rigid mass properties (reports; the runtime uses the
+/// invariants) and the defaults used.
 pub(super) struct ReducedBody {
     pub reduction: Reduction,
-    pub stations: Vec<(String, f64)>,
+    pub nodes: Vec<(String, [f64; 3])>,
+    pub by_station: bool,
     pub extent: (f64, f64),
     pub props: MassProps,
     pub defaults: Vec<String>,
@@ -60,7 +63,17 @@ pub(super) fn node_count(b: &BodyDesc) -> usize {
     b.flexible.as_ref().map_or(0, |f| f.nodes.get_ref().len())
 }
 
-/// Meshes and reduces a flexible body; `None` after reporting an error.
+/// An FE model ready for the reduction: the reference node (at the body origin), the
+/// interface nodes, their positions, the extent along x.
+pub(super) struct Source {
+    pub fe: FeModel,
+    pub reference: usize,
+    pub interface: Vec<(String, usize)>,
+    pub extent: (f64, f64),
+    pub by_station: bool,
+}
+
+/// Meshes or reads and reduces a flexible body; `None` after reporting an error.
 pub(super) fn reduce_body(cx: &mut Ctx, b: &BodyDesc, f: &FlexibleDesc) -> Option<ReducedBody> {
     let name = b.name.get_ref();
     let mut defaults = Vec::new();
@@ -68,17 +81,133 @@ pub(super) fn reduce_body(cx: &mut Ctx, b: &BodyDesc, f: &FlexibleDesc) -> Optio
         cx.error(
             b.name.span(),
             format!("flexible body '{name}' gives mass properties"),
-            "remove mass/com/inertia/parts: a flexible body's mass comes from its beam",
+            "remove mass/com/inertia/parts: a flexible body's mass comes from its FE model",
         );
     }
-    let Some(beam_desc) = &f.beam else {
-        cx.error(
-            f.nodes.span_or(b.name.span()),
-            format!("flexible body '{name}' has no FE model"),
-            "add `beam = { length = …, section = { shape = \"box\", width = …, height = …, wall = … }, young = …, poisson = …, density = … }`",
-        );
-        return None;
+    let modes = match &f.modes {
+        Some(m) if *m.get_ref() < 1 => {
+            cx.error(
+                m.span(),
+                "a flexible body needs at least one mode",
+                "give modes = 1 or more",
+            );
+            return None;
+        }
+        Some(m) => *m.get_ref() as usize,
+        None => {
+            defaults.push(format!("{DEFAULT_MODES} modes"));
+            DEFAULT_MODES
+        }
     };
+    let damping = match f.damping.as_ref().map(|d| (d.get_ref(), d.span())) {
+        None => {
+            defaults.push(format!("damping ratio {DEFAULT_DAMPING_RATIO}"));
+            Damping::Ratio(DEFAULT_DAMPING_RATIO)
+        }
+        Some((DampingDesc::Ratio(z), _)) if *z >= 0.0 => Damping::Ratio(*z),
+        Some((DampingDesc::Ratios(z), _)) if z.iter().all(|z| *z >= 0.0) => {
+            Damping::Ratios(z.clone())
+        }
+        Some((DampingDesc::Rayleigh(r), _)) if r.alpha >= 0.0 && r.beta >= 0.0 => {
+            Damping::Rayleigh {
+                alpha: r.alpha,
+                beta: r.beta,
+            }
+        }
+        Some((_, s)) => {
+            cx.error(
+                s,
+                "modal damping must not be negative",
+                "give ratios ≥ 0 (0.02 is typical of welded steel booms)",
+            );
+            return None;
+        }
+    };
+    let source = match (&f.beam, &f.fe) {
+        (Some(beam), None) => beam_source(cx, b, f, beam, &mut defaults)?,
+        (None, Some(fe)) => super::flexible_files::fe_source(cx, b, f, fe)?,
+        (Some(beam), Some(_)) => {
+            cx.error(
+                beam.span_or(b.name.span()),
+                format!("flexible body '{name}' gives both a beam and FE files"),
+                "keep one: `beam = { … }` or `fe = { mass = …, stiffness = …, coordinates = … }`",
+            );
+            return None;
+        }
+        (None, None) => {
+            cx.error(
+                f.nodes.span_or(b.name.span()),
+                format!("flexible body '{name}' has no FE model"),
+                "add `beam = { length = …, section = { shape = \"box\", width = …, height = …, wall = … }, young = …, poisson = …, density = … }` or `fe = { mass = …, stiffness = …, coordinates = … }`",
+            );
+            return None;
+        }
+    };
+    let span = f.nodes.span_or(b.name.span());
+    let reduction = match ffrf::reduce(
+        &source.fe,
+        source.reference,
+        &source.interface,
+        modes,
+        &damping,
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            cx.error(
+                f.modes.as_ref().map_or(span, |m| m.span()),
+                format!("flexible body '{name}': {e}"),
+                "keep fewer modes, or refine the mesh",
+            );
+            return None;
+        }
+    };
+    let nodes = source
+        .interface
+        .iter()
+        .map(|(n, k)| (n.clone(), source.fe.positions[*k]))
+        .collect();
+    let props = rigid_props(&reduction);
+    Some(ReducedBody {
+        reduction,
+        nodes,
+        by_station: source.by_station,
+        extent: source.extent,
+        props,
+        defaults,
+    })
+}
+
+/// The reduced body's rigid mass properties about its centre of mass (for reports).
+fn rigid_props(reduction: &Reduction) -> MassProps {
+    let inv = &reduction.flexible.invariants;
+    let m = inv.mass;
+    let c = inv.first_moment.map(|s| s / m);
+    let j = inv.inertia;
+    let c2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
+    // About the centre of mass: J0 − m (|c|² 1 − c cᵀ).
+    MassProps {
+        mass: m,
+        com: c,
+        inertia: [
+            j[0] - m * (c2 - c[0] * c[0]),
+            j[1] - m * (c2 - c[1] * c[1]),
+            j[2] - m * (c2 - c[2] * c[2]),
+            j[3] + m * c[0] * c[1],
+            j[4] + m * c[0] * c[2],
+            j[5] + m * c[1] * c[2],
+        ],
+    }
+}
+
+/// The beam mesher's model: nodes at the declared stations and the body origin.
+fn beam_source(
+    cx: &mut Ctx,
+    b: &BodyDesc,
+    f: &FlexibleDesc,
+    beam_desc: &crate::description::Located<crate::description::BeamDesc>,
+    defaults: &mut Vec<String>,
+) -> Option<Source> {
+    let name = b.name.get_ref();
     let bd = beam_desc.get_ref();
     let span = beam_desc.span_or(b.name.span());
     let length = cx.value(&bd.length, LENGTH);
@@ -126,10 +255,18 @@ pub(super) fn reduce_body(cx: &mut Ctx, b: &BodyDesc, f: &FlexibleDesc) -> Optio
             );
             return None;
         }
-        let at = cx.value(&nd.at, LENGTH);
+        let Some(at_q) = &nd.at else {
+            cx.error(
+                nd.name.span(),
+                format!("node '{}' of beam '{name}' has no station", nd.name.get_ref()),
+                "give `at = \"… m\"`, its x along the beam (`node = …` numbers the nodes of FE files)",
+            );
+            return None;
+        };
+        let at = cx.value(at_q, LENGTH);
         if at < start - 1e-9 * length || at > end + 1e-9 * length {
             cx.error(
-                nd.at.span(),
+                at_q.span(),
                 format!(
                     "node '{}' at x = {at} m is off the beam ({start} m … {end} m)",
                     nd.name.get_ref()
@@ -143,7 +280,7 @@ pub(super) fn reduce_body(cx: &mut Ctx, b: &BodyDesc, f: &FlexibleDesc) -> Optio
             .find(|(_, s)| (s - at).abs() <= 1e-9 * length)
         {
             cx.error(
-                nd.at.span(),
+                at_q.span(),
                 format!(
                     "nodes '{other}' and '{}' share the station x = {at} m",
                     nd.name.get_ref()
@@ -154,46 +291,6 @@ pub(super) fn reduce_body(cx: &mut Ctx, b: &BodyDesc, f: &FlexibleDesc) -> Optio
         }
         stations.push((nd.name.get_ref().clone(), at));
     }
-    let modes = match &f.modes {
-        Some(m) if *m.get_ref() < 1 => {
-            cx.error(
-                m.span(),
-                "a flexible body needs at least one mode",
-                "give modes = 1 or more",
-            );
-            return None;
-        }
-        Some(m) => *m.get_ref() as usize,
-        None => {
-            defaults.push(format!("{DEFAULT_MODES} modes"));
-            DEFAULT_MODES
-        }
-    };
-    let damping = match f.damping.as_ref().map(|d| (d.get_ref(), d.span())) {
-        None => {
-            defaults.push(format!("damping ratio {DEFAULT_DAMPING_RATIO}"));
-            Damping::Ratio(DEFAULT_DAMPING_RATIO)
-        }
-        Some((DampingDesc::Ratio(z), _)) if *z >= 0.0 => Damping::Ratio(*z),
-        Some((DampingDesc::Ratios(z), _)) if z.iter().all(|z| *z >= 0.0) => {
-            Damping::Ratios(z.clone())
-        }
-        Some((DampingDesc::Rayleigh(r), _)) if r.alpha >= 0.0 && r.beta >= 0.0 => {
-            Damping::Rayleigh {
-                alpha: r.alpha,
-                beta: r.beta,
-            }
-        }
-        Some((_, s)) => {
-            cx.error(
-                s,
-                "modal damping must not be negative",
-                "give ratios ≥ 0 (0.02 is typical of welded steel booms)",
-            );
-            return None;
-        }
-    };
-
     // Mesh nodes: a uniform grid, the body origin and every station, grid points closer
     // than a third of an element to a station dropped (no sliver elements).
     let le = length / elements as f64;
@@ -229,11 +326,7 @@ pub(super) fn reduce_body(cx: &mut Ctx, b: &BodyDesc, f: &FlexibleDesc) -> Optio
             return None;
         }
     };
-    let index_of = |x: f64| {
-        xs.iter()
-            .position(|y| (y - x).abs() <= 1e-9 * length)
-            .expect("every station is a mesh node")
-    };
+    let index_of = |x: f64| xs.iter().position(|y| (y - x).abs() <= 1e-9 * length);
     // A plane keeps its in-plane DOFs: x–y holds w, θx, θy; x–z holds v, θx, θz.
     let held = match f.plane.as_ref().map(|p| (p.get_ref().as_str(), p.span())) {
         None => vec![],
@@ -248,52 +341,22 @@ pub(super) fn reduce_body(cx: &mut Ctx, b: &BodyDesc, f: &FlexibleDesc) -> Optio
             return None;
         }
     };
-    let fe = FeModel {
-        mass: mesh.mass,
-        stiffness: mesh.stiffness,
-        positions: xs.iter().map(|x| [*x, 0.0, 0.0]).collect(),
-        node_dofs: crate::flexible::beam::NODE_DOFS,
-        held,
-    };
-    let interface: Vec<(String, usize)> = stations
+    let interface = stations
         .iter()
-        .map(|(n, x)| (n.clone(), index_of(*x)))
-        .collect();
-    let reduction = match ffrf::reduce(&fe, index_of(0.0), &interface, modes, &damping) {
-        Ok(r) => r,
-        Err(e) => {
-            cx.error(
-                f.modes.as_ref().map_or(span, |m| m.span()),
-                format!("flexible body '{name}': {e}"),
-                "keep fewer modes, or mesh the beam finer",
-            );
-            return None;
-        }
-    };
-    let inv = &reduction.flexible.invariants;
-    let m = inv.mass;
-    let c = inv.first_moment.map(|s| s / m);
-    let j = inv.inertia;
-    let c2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
-    // About the centre of mass: J0 − m (|c|² 1 − c cᵀ).
-    let props = MassProps {
-        mass: m,
-        com: c,
-        inertia: [
-            j[0] - m * (c2 - c[0] * c[0]),
-            j[1] - m * (c2 - c[1] * c[1]),
-            j[2] - m * (c2 - c[2] * c[2]),
-            j[3] + m * c[0] * c[1],
-            j[4] + m * c[0] * c[2],
-            j[5] + m * c[1] * c[2],
-        ],
-    };
-    Some(ReducedBody {
-        reduction,
-        stations,
+        .map(|(n, x)| Some((n.clone(), index_of(*x)?)))
+        .collect::<Option<Vec<_>>>()?;
+    Some(Source {
+        fe: FeModel {
+            mass: mesh.mass,
+            stiffness: mesh.stiffness,
+            positions: xs.iter().map(|x| [*x, 0.0, 0.0]).collect(),
+            node_dofs: crate::flexible::beam::NODE_DOFS,
+            held,
+        },
+        reference: index_of(0.0)?,
+        interface,
         extent: (start, end),
-        props,
-        defaults,
+        by_station: true,
     })
 }
 
@@ -359,11 +422,11 @@ pub(super) fn push_nodes(
     name: &str,
     span: &Range<usize>,
     (body, f): (usize, usize),
-    stations: &[(String, f64)],
+    declared: &[(String, [f64; 3])],
     out: &mut Vec<Body>,
-) -> Vec<(String, f64, usize)> {
+) -> Vec<(String, [f64; 3], usize)> {
     let mut nodes = Vec::new();
-    for (k, (node, x)) in stations.iter().enumerate() {
+    for (k, (node, x)) in declared.iter().enumerate() {
         let full = format!("{name}.{node}");
         let hidden = format!("'{full}' is an interface node of flexible body '{name}'");
         let mass = cx.slot(
@@ -395,7 +458,7 @@ pub(super) fn push_nodes(
             },
             joint_name: full,
             joint_frame: Frame {
-                origin: [*x, 0.0, 0.0],
+                origin: *x,
                 rotation: Frame::IDENTITY.rotation,
             },
             q0,
@@ -407,18 +470,33 @@ pub(super) fn push_nodes(
     nodes
 }
 
-/// Moves every point and child joint on a flexible body onto the interface node at its
-/// station (x along the beam); a point at the body origin stays on the body (the reference
-/// node, where the modes vanish).
+/// `p − at`, in place: a point's offset from its node.
+fn shift(p: &mut [f64; 3], at: &[f64; 3]) {
+    for (x, a) in p.iter_mut().zip(at) {
+        *x -= a;
+    }
+}
+
+/// Moves every point and child joint on a flexible body onto its interface node: on a beam
+/// the node at its station (x; lateral offsets are rigid brackets), in an FE model the node
+/// it coincides with. A point at the body origin stays on the body (the reference node,
+/// where the modes vanish).
 pub(super) fn attach(cx: &mut Ctx, flexible: &[FlexibleLowered], model: &mut CompiledModel) {
     for f in flexible {
-        let length = (f.extent.1 - f.extent.0).max(1e-9);
-        let tol = 1e-9 * length;
-        let find = |x: f64| -> Result<Option<(usize, f64)>, ()> {
-            if let Some((_, s, b)) = f.nodes.iter().find(|(_, s, _)| (x - s).abs() <= tol) {
-                return Ok(Some((*b, *s)));
+        let size = (f.extent.1 - f.extent.0).abs().max(1e-9);
+        let tol = 1e-9 * size;
+        let gap = |p: &[f64; 3], n: &[f64; 3]| {
+            if f.by_station {
+                (p[0] - n[0]).abs()
+            } else {
+                ((p[0] - n[0]).powi(2) + (p[1] - n[1]).powi(2) + (p[2] - n[2]).powi(2)).sqrt()
             }
-            if x.abs() <= tol {
+        };
+        let find = |p: &[f64; 3]| -> Result<Option<(usize, [f64; 3])>, ()> {
+            if let Some((_, at, b)) = f.nodes.iter().find(|(_, at, _)| gap(p, at) <= tol) {
+                return Ok(Some((*b, *at)));
+            }
+            if gap(p, &[0.0; 3]) <= tol {
                 return Ok(None);
             }
             Err(())
@@ -429,10 +507,10 @@ pub(super) fn attach(cx: &mut Ctx, flexible: &[FlexibleLowered], model: &mut Com
             if b.parent != Some(f.body) || node_bodies.contains(&i) {
                 continue;
             }
-            match find(b.joint_frame.origin[0]) {
-                Ok(Some((node, s))) => {
+            match find(&b.joint_frame.origin) {
+                Ok(Some((node, at))) => {
                     b.parent = Some(node);
-                    b.joint_frame.origin[0] -= s;
+                    shift(&mut b.joint_frame.origin, &at);
                 }
                 Ok(None) => {}
                 Err(()) => misplaced.push((
@@ -445,30 +523,49 @@ pub(super) fn attach(cx: &mut Ctx, flexible: &[FlexibleLowered], model: &mut Com
             if p.body != Some(f.body) {
                 return;
             }
-            match find(p.point[0]) {
-                Ok(Some((node, s))) => {
+            match find(&p.point) {
+                Ok(Some((node, at))) => {
                     p.body = Some(node);
-                    p.point[0] -= s;
+                    shift(&mut p.point, &at);
                 }
                 Ok(None) => {}
                 Err(()) => misplaced.push((what, p.point)),
             }
         });
         for (what, at) in misplaced {
-            let stations: Vec<String> = f
+            let listed: Vec<String> = f
                 .nodes
                 .iter()
-                .map(|(n, s, _)| format!("{n} at {s} m"))
+                .map(|(n, p, _)| {
+                    if f.by_station {
+                        format!("{n} at {} m", p[0])
+                    } else {
+                        format!("{n} at [{}, {}, {}] m", p[0], p[1], p[2])
+                    }
+                })
                 .collect();
+            let (place, fix) = if f.by_station {
+                (
+                    format!("x = {} m", at[0]),
+                    format!(
+                        "declare a node there: nodes = [..., {{ name = \"…\", at = \"{} m\" }}]",
+                        at[0]
+                    ),
+                )
+            } else {
+                (
+                    format!("[{}, {}, {}] m", at[0], at[1], at[2]),
+                    "put the point on an interface node, or declare the FE node there: nodes = [..., { name = \"…\", node = … }]".to_string(),
+                )
+            };
             cx.error(
                 f.span.clone(),
                 format!(
-                    "{what} sits on flexible body '{}' at x = {} m, where it has no interface node (nodes: {})",
+                    "{what} sits on flexible body '{}' at {place}, where it has no interface node (nodes: {})",
                     f.name,
-                    at[0],
-                    if stations.is_empty() { "none".into() } else { stations.join(", ") }
+                    if listed.is_empty() { "none".into() } else { listed.join(", ") }
                 ),
-                format!("declare a node there: nodes = [..., {{ name = \"…\", at = \"{} m\" }}]", at[0]),
+                fix,
             );
         }
     }

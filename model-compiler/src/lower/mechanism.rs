@@ -754,12 +754,13 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) -> Option<JointLi
                 );
                 let span = f.nodes.span_or(b.name.span());
                 let index = (body_index, cx.flexible.len());
-                let nodes = super::flexible::push_nodes(cx, &name, &span, index, &r.stations, out);
+                let nodes = super::flexible::push_nodes(cx, &name, &span, index, &r.nodes, out);
                 cx.flexible.push(super::flexible::FlexibleLowered {
                     name: name.clone(),
                     span,
                     body: body_index,
                     nodes,
+                    by_station: r.by_station,
                     reduction: r.reduction.clone(),
                     extent: r.extent,
                     defaults: r.defaults.clone(),

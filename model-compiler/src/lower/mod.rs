@@ -9,6 +9,7 @@ pub mod analysis;
 pub mod base;
 mod circuit;
 pub mod flexible;
+mod flexible_files;
 mod interface;
 pub mod mass;
 mod mechanism;
@@ -176,6 +177,9 @@ pub(crate) struct Ctx {
     pub density: f64,
     /// The flexible bodies lowered so far.
     pub flexible: Vec<flexible::FlexibleLowered>,
+    /// The description's folder, for the files it names (FE matrices); `None` for a
+    /// description given as text.
+    pub base_dir: Option<std::path::PathBuf>,
 }
 
 impl Ctx {
@@ -206,6 +210,7 @@ impl Ctx {
             signal_units: HashMap::new(),
             density: 850.0,
             flexible: Vec::new(),
+            base_dir: None,
         }
     }
 
@@ -518,7 +523,17 @@ pub fn quantity_value(q: &Quantity, dim: Dim) -> Result<f64, Diagnostic> {
 }
 
 pub fn lower(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
+    lower_at(d, None)
+}
+
+/// [`lower`] of a description read from a file in `base_dir`, whose relative file names
+/// (FE matrices) are read from there.
+pub fn lower_at(
+    d: &Description,
+    base_dir: Option<&std::path::Path>,
+) -> Result<Lowered, Vec<Diagnostic>> {
     let mut cx = Ctx::new();
+    cx.base_dir = base_dir.map(std::path::Path::to_path_buf);
     let m = &d.model;
     let model_name = m.name.get_ref().clone();
     let model_identifier = names::model_identifier(&model_name);

@@ -1,0 +1,274 @@
+//! A flexible body's FE model from files (issue 22): Matrix Market mass and stiffness and
+//! the node coordinates as CSV with the unit of each column in its header. Every error
+//! names the file (and its line) and what to fix.
+
+use super::Ctx;
+use super::flexible::Source;
+use crate::description::{BodyDesc, FeDesc, FlexibleDesc, Located};
+use crate::flexible::ffrf::FeModel;
+use crate::flexible::matrix_market;
+use toml::Spanned;
+
+/// Largest FE model the dense reduction takes (a 3,000-DOF dense eigenproblem is a few
+/// seconds here); larger ones need the sparse path, not there yet.
+const DENSE_LIMIT: usize = 3000;
+
+/// Node coordinates: a header `x [unit], y [unit], z [unit]` (m, cm or mm; also `x_mm`),
+/// then one node per line. `what` names the file in errors.
+pub fn parse_coordinates(text: &str, what: &str) -> Result<Vec<[f64; 3]>, String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
+    let Some((line, header)) = lines.next() else {
+        return Err(format!(
+            "{what}: empty; expected a header `x [m], y [m], z [m]` and one node per line"
+        ));
+    };
+    let scale = |field: &str| -> Option<f64> {
+        let f = field.trim().to_lowercase();
+        let unit = f
+            .split(['[', '(', '_'])
+            .nth(1)?
+            .trim_end_matches([']', ')'])
+            .trim()
+            .to_string();
+        match unit.as_str() {
+            "m" => Some(1.0),
+            "cm" => Some(1e-2),
+            "mm" => Some(1e-3),
+            _ => None,
+        }
+    };
+    let fields: Vec<&str> = header.split(',').collect();
+    let scales: Option<Vec<f64>> = fields.iter().map(|f| scale(f)).collect();
+    let scales = match scales {
+        Some(s) if s.len() == 3 => s,
+        _ => {
+            return Err(format!(
+                "{what}:{line}: the header `{header}` does not give three columns with their units; write `x [mm], y [mm], z [mm]` (m, cm or mm)"
+            ));
+        }
+    };
+    let mut out = Vec::new();
+    for (line, text) in lines {
+        let values: Vec<&str> = text.split(',').map(str::trim).collect();
+        if values.len() != 3 {
+            return Err(format!(
+                "{what}:{line}: {} values, expected x, y, z",
+                values.len()
+            ));
+        }
+        let mut p = [0.0; 3];
+        for (d, v) in values.iter().enumerate() {
+            let x: f64 = v
+                .parse()
+                .map_err(|_| format!("{what}:{line}: `{v}` is not a number"))?;
+            if !x.is_finite() {
+                return Err(format!("{what}:{line}: `{v}` is not finite"));
+            }
+            p[d] = x * scales[d];
+        }
+        out.push(p);
+    }
+    if out.is_empty() {
+        return Err(format!("{what}: no nodes after the header"));
+    }
+    Ok(out)
+}
+
+/// Reads, checks and prepares the FE model of `f.fe`; `None` after reporting an error.
+pub(super) fn fe_source(
+    cx: &mut Ctx,
+    b: &BodyDesc,
+    f: &FlexibleDesc,
+    fe: &Located<FeDesc>,
+) -> Option<Source> {
+    let name = b.name.get_ref();
+    let d = fe.get_ref();
+    let span = fe.span_or(b.name.span());
+    let Some(base) = cx.base_dir.clone() else {
+        cx.error(
+            span,
+            "a description given as text cannot name FE files",
+            "compile the description from its file, next to the FE files it names",
+        );
+        return None;
+    };
+    if let Some(p) = &f.plane {
+        cx.error(
+            p.span(),
+            "`plane` holds a beam's out-of-plane DOFs; an FE model's modes are its own",
+            "remove `plane` (reduce the FE model in its plane before exporting it)",
+        );
+        return None;
+    }
+    let read = |cx: &mut Ctx, file: &Spanned<String>| -> Option<(String, String)> {
+        let path = base.join(file.get_ref());
+        match std::fs::read_to_string(&path) {
+            Ok(t) => Some((t, file.get_ref().clone())),
+            Err(e) => {
+                cx.error(
+                    file.span(),
+                    format!("cannot read {}: {e}", path.display()),
+                    "give the path relative to the description",
+                );
+                None
+            }
+        }
+    };
+    let matrix = |cx: &mut Ctx, file: &Spanned<String>| {
+        let (text, what) = read(cx, file)?;
+        match matrix_market::parse(&text, &what) {
+            Ok(t) if t.size > DENSE_LIMIT => {
+                cx.error(
+                    file.span(),
+                    format!("{what}: {} DOFs; the dense reduction takes up to {DENSE_LIMIT} (the sparse path for large FE models is not there yet)", t.size),
+                    "export a coarser mesh, or a model condensed to its interface and a few modes",
+                );
+                None
+            }
+            Ok(t) => Some((t.dense(), what)),
+            Err(e) => {
+                cx.error(
+                    file.span(),
+                    e,
+                    "fix the file (Matrix Market coordinate real general|symmetric)",
+                );
+                None
+            }
+        }
+    };
+    let (mass, mass_file) = matrix(cx, &d.mass)?;
+    let (stiffness, stiffness_file) = matrix(cx, &d.stiffness)?;
+    if let Err(e) = matrix_market::check_mass(&mass, &mass_file) {
+        cx.error(
+            d.mass.span(),
+            e,
+            "export the consistent or lumped mass matrix of the whole body",
+        );
+        return None;
+    }
+    let asymmetry = (&stiffness - stiffness.transpose()).abs().max();
+    if asymmetry > 1e-9 * stiffness.abs().max() {
+        cx.error(
+            d.stiffness.span(),
+            format!("{stiffness_file}: the stiffness matrix is not symmetric (|K − Kᵀ| up to {asymmetry:.3e})"),
+            "export the symmetric stiffness of a linear elastic model",
+        );
+        return None;
+    }
+    let (coordinates_text, coordinates_file) = read(cx, &d.coordinates)?;
+    let positions = match parse_coordinates(&coordinates_text, &coordinates_file) {
+        Ok(p) => p,
+        Err(e) => {
+            cx.error(d.coordinates.span(), e, "fix the coordinates file");
+            return None;
+        }
+    };
+    let node_dofs = match &d.dofs_per_node {
+        None => 6,
+        Some(n) if matches!(*n.get_ref(), 3 | 6) => *n.get_ref() as usize,
+        Some(n) => {
+            cx.error(
+                n.span(),
+                format!("{} DOFs per node", n.get_ref()),
+                "give 3 (translations) or 6 (translations, then rotations)",
+            );
+            return None;
+        }
+    };
+    let ndof = positions.len() * node_dofs;
+    if mass.nrows() != ndof || stiffness.nrows() != ndof {
+        cx.error(
+            span,
+            format!(
+                "{} nodes of {node_dofs} DOFs make {ndof} DOFs, but {mass_file} has {} and {stiffness_file} {}",
+                positions.len(),
+                mass.nrows(),
+                stiffness.nrows()
+            ),
+            "check dofs_per_node and that the three files belong to one model",
+        );
+        return None;
+    }
+    let (lo, hi) = positions
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p[0]), hi.max(p[0]))
+        });
+    let size = positions
+        .iter()
+        .map(|p| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt())
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    let Some(reference) = positions
+        .iter()
+        .position(|p| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt() <= 1e-9 * size)
+    else {
+        cx.error(
+            d.coordinates.span(),
+            format!("{coordinates_file}: no node at the body origin, where body '{name}''s joint holds it"),
+            "give the coordinates in the body's axes with a node at its joint (x = y = z = 0)",
+        );
+        return None;
+    };
+    let mut interface: Vec<(String, usize)> = Vec::new();
+    for n in f.nodes.get_ref() {
+        let nd = n.get_ref();
+        if let Some(at) = &nd.at {
+            cx.error(
+                at.span(),
+                "`at` places a node on a beam; an FE model's nodes are numbered",
+                "write `node = …` (1-based row of the coordinates file)",
+            );
+            return None;
+        }
+        let Some(k) = &nd.node else {
+            cx.error(
+                nd.name.span(),
+                format!("interface node '{}' has no node number", nd.name.get_ref()),
+                "write `node = …` (1-based row of the coordinates file)",
+            );
+            return None;
+        };
+        let k_value = *k.get_ref();
+        if k_value < 1 || k_value as usize > positions.len() {
+            cx.error(
+                k.span(),
+                format!(
+                    "node {k_value} is not in the mesh ({} nodes in {coordinates_file})",
+                    positions.len()
+                ),
+                "give a 1-based row of the coordinates file",
+            );
+            return None;
+        }
+        if interface
+            .iter()
+            .any(|(other, _)| other == nd.name.get_ref())
+        {
+            cx.error(
+                nd.name.span(),
+                format!("body '{name}' declares node '{}' twice", nd.name.get_ref()),
+                "give each interface node its own name",
+            );
+            return None;
+        }
+        interface.push((nd.name.get_ref().clone(), k_value as usize - 1));
+    }
+    Some(Source {
+        fe: FeModel {
+            mass,
+            stiffness,
+            positions,
+            node_dofs,
+            held: vec![],
+        },
+        reference,
+        interface,
+        extent: (lo, hi),
+        by_station: false,
+    })
+}
