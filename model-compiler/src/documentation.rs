@@ -761,17 +761,7 @@ fn flexible_section(d: &mut Doc, f: &crate::lower::flexible::FlexibleLowered) {
     let r = &f.reduction;
     let fb = &r.flexible;
     d.h2(&format!("Flexible body {}", f.name));
-    let nodes: Vec<String> = f
-        .nodes
-        .iter()
-        .map(|(n, p, _)| {
-            if f.by_station {
-                format!("<code>{}</code> at x = {} m", escape(n), g(p[0]))
-            } else {
-                format!("<code>{}</code> at {}", escape(n), vec3(*p))
-            }
-        })
-        .collect();
+    let nodes: Vec<String> = f.node_list().iter().map(|n| escape(n)).collect();
     let _ = writeln!(
         d.out,
         "<p>Floating frame of reference: {} kg, {} along x from {} m to {} m, {} modes (Craig–Bampton, clamped at the body's joint, orthonormalised). Interface nodes: {}.{}</p>",
@@ -807,10 +797,7 @@ fn flexible_section(d: &mut Doc, f: &crate::lower::flexible::FlexibleLowered) {
                 format!("{:.1}", 100.0 * share[0]),
                 format!("{:.1}", 100.0 * share[1]),
                 format!("{:.1}", 100.0 * share[2]),
-                format!(
-                    "{:.4}",
-                    fb.damping[k] / (2.0 * fb.stiffness[k].sqrt()).max(1e-300)
-                ),
+                format!("{:.4}", fb.damping_ratio(k)),
             ]
         })
         .collect();

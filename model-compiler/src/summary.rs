@@ -339,17 +339,7 @@ fn initial_pressures(l: &Lowered, out: &mut String) {
 fn flexible_lines(out: &mut String, f: &crate::lower::flexible::FlexibleLowered) {
     let r = &f.reduction;
     let fb = &r.flexible;
-    let nodes: Vec<String> = f
-        .nodes
-        .iter()
-        .map(|(n, p, _)| {
-            if f.by_station {
-                format!("{n} at {} m", p[0])
-            } else {
-                format!("{n} at [{}, {}, {}] m", p[0], p[1], p[2])
-            }
-        })
-        .collect();
+    let nodes = f.node_list();
     let _ = writeln!(
         out,
         "  flexible body {}: {:.1} kg, {} from x = {} m to {} m, {} modes clamped at its joint; interface nodes: {}",
@@ -370,7 +360,7 @@ fn flexible_lines(out: &mut String, f: &crate::lower::flexible::FlexibleLowered)
     }
     for (k, freq) in r.frequencies.iter().enumerate() {
         let share = r.mass_shares[k];
-        let zeta = fb.damping[k] / (2.0 * fb.stiffness[k].sqrt()).max(1e-300);
+        let zeta = fb.damping_ratio(k);
         let free = r
             .free_frequencies
             .get(k)

@@ -5,7 +5,7 @@
 use super::base::BaseMotion;
 use super::ffrf::{self, FrameMotion, ModalState};
 use super::kinematics::{BodyKinematics, Kinematics};
-use super::spatial::{Mat3, Vec3, Vec6, ang, join, lin};
+use super::spatial::{Mat3, Vec3, Vec6, ang, join, lin, vec3};
 use crate::model::{FlexibleBody, Mechanism};
 
 /// Residual wrench of one body about the base origin: inertia and gravity minus nothing
@@ -156,7 +156,7 @@ fn flexible_columns(
             .filter_map(|i| kin.node_columns(i).map(|(_, c)| (i, c)))
     };
     for kk in 0..n {
-        let force = k.rotation * ffrf_vec(inv.first_moment_modal[kk]);
+        let force = k.rotation * vec3(inv.first_moment_modal[kk]);
         let mut wrench = join(force, k.origin.cross(&force) + k.rotation * s.coupling[kk]);
         for l in 0..n {
             m[(start + l) * nz + start + kk] = inv.modal_mass[l * n + kk];
@@ -174,10 +174,6 @@ fn flexible_columns(
             m[(start + kk) * nz + ci] = v;
         });
     }
-}
-
-fn ffrf_vec(a: [f64; 3]) -> Vec3 {
-    Vec3::new(a[0], a[1], a[2])
 }
 
 /// Spatial inertia of a body, or of a subtree, for Z twists about the world origin (seed

@@ -89,23 +89,15 @@ pub struct FrameMotion {
     pub angular_acceleration: Vec3,
 }
 
-/// The momenta `p, h` (body axes, h about the origin) and `η̇·π`, π the modal momenta.
-fn momenta(inv: &ModalInvariants, s: &ModalState, v: &Vec3, w: &Vec3) -> (Vec3, Vec3, f64) {
-    let n = s.eta.len();
+/// The momenta `p, h` of the frame rows of `M_f ν` (body axes, h about the origin).
+fn frame_momenta(inv: &ModalInvariants, s: &ModalState, v: &Vec3, w: &Vec3) -> (Vec3, Vec3) {
     let mut p = v * inv.mass + w.cross(&s.first_moment);
     let mut h = s.first_moment.cross(v) + s.inertia * w;
-    let mut modal = 0.0;
-    for l in 0..n {
-        let c = vec3(inv.first_moment_modal[l]);
-        p += c * s.eta_d[l];
-        h += s.coupling[l] * s.eta_d[l];
-        let mut pi = c.dot(v) + s.coupling[l].dot(w);
-        for k in 0..n {
-            pi += inv.modal_mass[l * n + k] * s.eta_d[k];
-        }
-        modal += s.eta_d[l] * pi;
+    for (l, ed) in s.eta_d.iter().enumerate() {
+        p += vec3(inv.first_moment_modal[l]) * *ed;
+        h += s.coupling[l] * *ed;
     }
-    (p, h, modal)
+    (p, h)
 }
 
 /// The body's inertial force `F` and moment `N` about its origin (body axes), gravity
@@ -122,15 +114,12 @@ pub fn inertial_forces(
     let (v, w) = (motion.velocity, motion.angular_velocity);
     let (a, al) = (motion.acceleration, motion.angular_acceleration);
     let (ed, edd) = (&s.eta_d, &s.eta_dd);
-    let mut p = v * inv.mass + w.cross(&s.first_moment);
-    let mut h = s.first_moment.cross(&v) + s.inertia * w;
+    let (p, h) = frame_momenta(inv, s, &v, &w);
     let mut gv = a * inv.mass + al.cross(&s.first_moment);
     let mut gw = s.first_moment.cross(&a) + s.inertia * al;
     for l in 0..n {
         let c = vec3(inv.first_moment_modal[l]);
         let cr = s.coupling[l];
-        p += c * ed[l];
-        h += cr * ed[l];
         gv += c * edd[l] + w.cross(&c) * ed[l];
         gw += cr * edd[l] + (c.cross(&v) + s.inertia_rate[l] * w) * ed[l];
     }
@@ -155,7 +144,19 @@ pub fn inertial_forces(
 /// Kinetic energy `½ νᵀ M_f ν` [J] at the frame velocity `v` and angular velocity `w`
 /// (body axes).
 pub fn kinetic_energy(inv: &ModalInvariants, s: &ModalState, v: &Vec3, w: &Vec3) -> f64 {
-    let (p, h, modal) = momenta(inv, s, v, w);
+    let (p, h) = frame_momenta(inv, s, v, w);
+    let n = s.eta.len();
+    // η̇·π with π = C_tᵀ v + C_rᵀ ω + M_ηη η̇, the modal rows of M_f ν.
+    let modal: f64 = (0..n)
+        .map(|l| {
+            let pi = vec3(inv.first_moment_modal[l]).dot(v)
+                + s.coupling[l].dot(w)
+                + (0..n)
+                    .map(|k| inv.modal_mass[l * n + k] * s.eta_d[k])
+                    .sum::<f64>();
+            s.eta_d[l] * pi
+        })
+        .sum();
     0.5 * (v.dot(&p) + w.dot(&h) + modal)
 }
 

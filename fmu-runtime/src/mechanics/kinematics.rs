@@ -221,6 +221,14 @@ impl Kinematics {
                 ),
             };
             let coordinate = rest[0].coordinate;
+            // An interface node: its translation and turn, computed once for pose and columns.
+            let (node_shift, node_turn) = match body.joint {
+                JointKind::Node { flexible, node } => ffrf::node_deformation(
+                    &mech.flexible[flexible].nodes[node],
+                    &self.modal[flexible].eta,
+                ),
+                _ => (Vec3::zeros(), Vec3::zeros()),
+            };
             let (q, qd, qdd) = match coordinate {
                 Some(c) => (z[c], zd[c], zdd[c]),
                 None => (0.0, 0.0, 0.0),
@@ -252,16 +260,12 @@ impl Kinematics {
                     (frame.rotation, frame.origin + u * q, b, b_dot)
                 }
                 JointKind::Fixed => (frame.rotation, frame.origin, Vec6::zeros(), Vec6::zeros()),
-                JointKind::Node { flexible, node } => {
-                    let n = &mech.flexible[flexible].nodes[node];
-                    let (u, th) = ffrf::node_deformation(n, &self.modal[flexible].eta);
-                    (
-                        parent.rotation * ffrf::exp_rotation(&th) * self.frame_rotations[i],
-                        frame.origin + parent.rotation * u,
-                        Vec6::zeros(),
-                        Vec6::zeros(),
-                    )
-                }
+                JointKind::Node { .. } => (
+                    parent.rotation * ffrf::exp_rotation(&node_turn) * self.frame_rotations[i],
+                    frame.origin + parent.rotation * node_shift,
+                    Vec6::zeros(),
+                    Vec6::zeros(),
+                ),
             };
             let k = &mut rest[0];
             k.rotation = rotation;
@@ -298,15 +302,14 @@ impl Kinematics {
             {
                 let n = &mech.flexible[flexible].nodes[node];
                 let state = &self.modal[flexible];
-                let (_, th) = ffrf::node_deformation(n, &state.eta);
-                let th_dot = ffrf::node_deformation(n, &state.eta_d).1;
+                let (shift_rate, turn_rate) = ffrf::node_deformation(n, &state.eta_d);
                 let (jl, jl_dot) = (
-                    ffrf::left_jacobian(&th),
-                    ffrf::left_jacobian_rate(&th, &th_dot),
+                    ffrf::left_jacobian(&node_turn),
+                    ffrf::left_jacobian_rate(&node_turn, &turn_rate),
                 );
                 let (r, w) = (parent.rotation, ang(&parent.twist));
                 let x = origin;
-                let x_dot = parent.velocity_at(&x) + r * ffrf::node_deformation(n, &state.eta_d).0;
+                let x_dot = parent.velocity_at(&x) + r * shift_rate;
                 for (kk, col) in columns.iter_mut().enumerate() {
                     *col = ffrf::node_column(
                         &r,

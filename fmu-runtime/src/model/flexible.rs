@@ -115,6 +115,11 @@ impl FlexibleBody {
         self.invariants.modes()
     }
 
+    /// Damping ratio ζ_k = d_k / 2ω_k of mode k (reports).
+    pub fn damping_ratio(&self, k: usize) -> f64 {
+        self.damping[k] / (2.0 * self.stiffness[k].sqrt()).max(1e-300)
+    }
+
     /// Structural checks of a (possibly hand-made or corrupted) model file.
     pub fn check(&self) -> Result<(), String> {
         let n = self.modes();

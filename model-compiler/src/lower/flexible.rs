@@ -50,6 +50,20 @@ pub(super) struct ReducedBody {
 }
 
 impl FlexibleLowered {
+    /// Each interface node as `name at x = … m` (a beam) or `name at [x, y, z] m`.
+    pub fn node_list(&self) -> Vec<String> {
+        self.nodes
+            .iter()
+            .map(|(n, p, _)| {
+                if self.by_station {
+                    format!("{n} at x = {} m", p[0])
+                } else {
+                    format!("{n} at [{}, {}, {}] m", p[0], p[1], p[2])
+                }
+            })
+            .collect()
+    }
+
     /// The runtime's body.
     pub fn runtime_body(&self) -> FlexibleBody {
         let mut fb = self.reduction.flexible.clone();
@@ -533,17 +547,7 @@ pub(super) fn attach(cx: &mut Ctx, flexible: &[FlexibleLowered], model: &mut Com
             }
         });
         for (what, at) in misplaced {
-            let listed: Vec<String> = f
-                .nodes
-                .iter()
-                .map(|(n, p, _)| {
-                    if f.by_station {
-                        format!("{n} at {} m", p[0])
-                    } else {
-                        format!("{n} at [{}, {}, {}] m", p[0], p[1], p[2])
-                    }
-                })
-                .collect();
+            let listed = f.node_list();
             let (place, fix) = if f.by_station {
                 (
                     format!("x = {} m", at[0]),
