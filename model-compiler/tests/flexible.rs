@@ -303,6 +303,93 @@ fn a_loop_through_a_flexible_coupler_stays_closed_in_both_formulations() {
     assert!((finals[0] - finals[1]).abs() < 1e-3, "{finals:?}");
 }
 
+/// The cantilever's boom pinned at its root and propped at its tip by a vertical strut: a
+/// loop through the flexible body (the strut's top pinned to the tip node by a cut joint).
+fn propped_boom(formulation: &str) -> String {
+    format!(
+        r#"[model]
+name = "propped-boom"
+gravity = [0, 0, -9.81]
+[solver]
+step = "1 ms"
+formulation = "{formulation}"
+[init]
+static_equilibrium = true
+[[bodies]]
+name = "boom"
+parent = "ground"
+joint = {{ type = "revolute", axis = [0, 1, 0] }}
+[bodies.flexible]
+beam = {{ length = "6 m", section = {{ shape = "box", width = "200 mm", height = "300 mm", wall = "8 mm" }}, young = "210 GPa", poisson = 0.3, density = "7850 kg/m3" }}
+plane = "xz"
+modes = 6
+nodes = [{{ name = "mid", at = "3 m" }}, {{ name = "tip", at = "6 m" }}]
+[[bodies]]
+name = "strut"
+parent = "ground"
+joint = {{ type = "revolute", origin = [6, 0, -1], axis = [0, 1, 0] }}
+parts = [{{ shape = "rod", mass = 0.001, from = [0, 0, 0], to = [0, 0, 1] }}]
+[[cut_joints]]
+name = "prop"
+type = "revolute"
+body_a = "boom"
+point_a = [6, 0, 0]
+axis_a = [0, 1, 0]
+body_b = "strut"
+point_b = [0, 0, 1]
+axis_b = [0, 1, 0]
+[[markers]]
+name = "mid"
+body = "boom"
+point = [3, 0, 0]
+[[interface.outputs]]
+name = "mid.z"
+quantity = "mid.position.z"
+[[interface.outputs]]
+name = "boom.q"
+quantity = "boom.q"
+"#
+    )
+}
+
+#[test]
+fn a_propped_boom_starts_in_the_sag_of_a_simply_supported_beam() {
+    // The static deflection solved together with the loop it opens: the root turns by the
+    // simply supported beam's end slope q L³/24EI and the middle sags 5 q L⁴/384EI
+    // (Roark, table 8.1 case 2e), the strut's pin closed.
+    let (area, iy) = section();
+    let q = RHO * area * G;
+    let sag = -5.0 * q * L.powi(4) / (384.0 * E * iy);
+    let slope = q * L.powi(3) / (24.0 * E * iy);
+    for formulation in ["augmented-lagrangian", "double-step"] {
+        let names = ["mid.z", "boom.q"];
+        let (mut inst, v) = common::started("propped.toml", propped_boom(formulation), &names);
+        let report = inst
+            .equilibrium_report()
+            .expect("static equilibrium solved");
+        let (z, q0) = (inst.value(&v[0]), inst.value(&v[1]));
+        let phi = inst.probe(fmu_runtime::model::Probe::ConstraintNorm);
+        println!(
+            "{formulation}: mid sag {z:.6e} m vs 5qL⁴/384EI {sag:.6e} ({:.1e}); root slope {q0:.6e} vs qL³/24EI {slope:.6e} ({:.1e}); |Φ| {phi:.1e}; unbalanced {:.2e} N of {:.2e} N",
+            (z / sag - 1.0).abs(),
+            (q0 / slope - 1.0).abs(),
+            report.force,
+            report.load
+        );
+        assert!(report.reached(), "{report:?}");
+        assert!(phi < 1e-10, "|Φ| = {phi}");
+        assert!((z / sag - 1.0).abs() < 0.01, "{z} vs {sag}");
+        assert!((q0 / slope - 1.0).abs() < 0.01, "{q0} vs {slope}");
+        // Started in equilibrium: it stays there.
+        for k in 1..=200 {
+            inst.advance(k as f64 * 1e-3).unwrap();
+        }
+        let drift = (inst.value(&v[0]) - z).abs();
+        println!("{formulation}: mid moved {drift:.1e} m in 0.2 s");
+        assert!(drift < 1e-3 * sag.abs(), "moved {drift} m");
+    }
+}
+
 #[test]
 fn rayleigh_damping_gives_alpha_plus_beta_omega_squared() {
     let model = common::compile_text(

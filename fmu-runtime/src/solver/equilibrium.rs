@@ -15,7 +15,8 @@ use super::{Layout, Workspace};
 use crate::hydraulics::pump;
 use crate::instance::State;
 use crate::mechanics::dynamics::mass_matrix;
-use crate::model::{CompiledModel, Element, Node, ParamId};
+use crate::model::{CompiledModel, Element, JointKind, Mechanism, Node, ParamId};
+use std::ops::Range;
 
 /// The minimum-norm change `dz` of the free (not driven) coordinates with `Φ_z dz = v`:
 /// `(Φ_f Φ_fᵀ + μI) y = v`, `dz = Φ_fᵀ y` (driven coordinates left out, as their drives
@@ -74,25 +75,10 @@ fn assemble(
     st: &mut State,
     ws: &mut Workspace,
 ) -> Result<(), String> {
-    let (nz, nc) = (l.nz, l.nc);
-    if nc == 0 {
+    if l.nc == 0 {
         return Ok(());
     }
-    let free = closure_coordinates(m, ws);
-    let mut dz = vec![0.0; nz];
-    for _ in 0..50 {
-        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
-        let e = &ws.eval;
-        let norm = e.phi.iter().fold(0.0f64, |s, v| s.max(v.abs()));
-        if norm < 1e-13 {
-            return Ok(());
-        }
-        min_norm_change(&e.phi_z, (nz, nc), &free, &e.phi, &mut dz)?;
-        for (z, d) in st.z.iter_mut().zip(&dz) {
-            *z -= d;
-        }
-    }
-    let norm = ws.eval.phi.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+    let norm = close_loops(m, l, p, st, ws, 50, 1e-13)?;
     if norm < 1e-9 {
         Ok(())
     } else {
@@ -100,6 +86,36 @@ fn assemble(
             "the loops cannot be closed from the initial joint coordinates (|Φ| = {norm:.3e})"
         ))
     }
+}
+
+/// Gauss–Newton on Φ(z) = 0 by the closure coordinates, at most `iterations` corrections
+/// or until |Φ| < `tol`; returns |Φ| and leaves `ws.eval` at the final z.
+fn close_loops(
+    m: &CompiledModel,
+    l: &Layout,
+    p: &[f64],
+    st: &mut State,
+    ws: &mut Workspace,
+    iterations: usize,
+    tol: f64,
+) -> Result<f64, String> {
+    let (nz, nc) = (l.nz, l.nc);
+    let free = closure_coordinates(m, ws);
+    let mut dz = vec![0.0; nz];
+    let largest = |phi: &[f64]| phi.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+    for _ in 0..iterations {
+        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        let e = &ws.eval;
+        if largest(&e.phi) < tol {
+            return Ok(largest(&e.phi));
+        }
+        min_norm_change(&e.phi_z, (nz, nc), &free, &e.phi, &mut dz)?;
+        for (z, d) in st.z.iter_mut().zip(&dz) {
+            *z -= d;
+        }
+    }
+    ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+    Ok(largest(&ws.eval.phi))
 }
 
 /// Rates of the free coordinates that close the loops (Φ_z ż = 0) around the driven ones'
@@ -148,6 +164,40 @@ pub(super) struct Problem<'a> {
     /// Pump regulators without their saturation (`ε = σ`): a first pass from a far
     /// starting guess, where a saturated regulator has no slope to follow.
     linear_regulators: bool,
+    /// Loops closed through flexible bodies' interface nodes, if any.
+    looped: Option<LoopedDeflection>,
+}
+
+/// A loop closed through a flexible body's interface node: a deflection opens it, so the
+/// modal coordinates are unknowns of the solve itself (their rows among its equations,
+/// the loop's multipliers acting on them in the same Jacobian), and every trial closes the
+/// loops around its deflection from the same joint coordinates. A nested solve for η at
+/// the trial's multipliers instead found absurd deflections (η ~ 1e7 on the PATU crane):
+/// far from the solution the trial multipliers are no loads the loop could carry.
+///
+/// The unknowns are the modal forces `k η` rather than η: a deflection's slope on the joint
+/// rows (a boom bent under its payload moves it, 1e3 N·m per unit η) would otherwise make
+/// those rows' weights (1/‖row‖) ignore the multipliers and pressures that balance them.
+struct LoopedDeflection {
+    modes: Range<usize>,
+    /// Modal stiffness of each modal coordinate.
+    stiffness: Vec<f64>,
+    /// The assembled joint coordinates of the undeflected machine.
+    joints: Vec<f64>,
+}
+
+/// Whether a cut joint hangs below a flexible body's interface node at either end.
+fn loops_through_nodes(mech: &Mechanism) -> bool {
+    let below_node = |mut body: Option<usize>| {
+        while let Some(b) = body {
+            if matches!(mech.bodies[b].joint, JointKind::Node { .. }) {
+                return true;
+            }
+            body = mech.bodies[b].parent;
+        }
+        false
+    };
+    (mech.cut_joints.iter()).any(|c| below_node(c.a.body) || below_node(c.b.body))
 }
 
 impl Problem<'_> {
@@ -160,7 +210,8 @@ impl Problem<'_> {
     }
 
     fn unknowns(&self) -> usize {
-        self.solved_states() + self.l.nc + self.free.len()
+        let modes = self.looped.as_ref().map_or(0, |d| d.modes.len());
+        self.solved_states() + self.l.nc + self.free.len() + modes
     }
 
     pub(super) fn equations(&self) -> usize {
@@ -182,16 +233,40 @@ impl Problem<'_> {
         let mut u = st.w[..self.solved_states()].to_vec();
         u.extend_from_slice(&st.lambda);
         u.extend(self.free.iter().map(|id| p[id.index()]));
+        if let Some(d) = &self.looped {
+            u.extend(
+                st.z[d.modes.clone()]
+                    .iter()
+                    .zip(&d.stiffness)
+                    .map(|(e, k)| e * k),
+            );
+        }
         u
     }
 
-    fn unpack(&self, u: &[f64], st: &mut State, p: &mut [f64]) {
-        let (nw, nc) = (self.solved_states(), self.l.nc);
+    /// Sets the state to the unknowns `u`; with loops through flexible bodies, the
+    /// deflection too, the loops closed around it from the undeflected joint coordinates
+    /// (`ws.eval` then evaluated there).
+    fn unpack(&self, u: &[f64], st: &mut State, p: &mut [f64], ws: &mut Workspace) {
+        let (nw, nc, nf) = (self.solved_states(), self.l.nc, self.free.len());
         st.w[..nw].copy_from_slice(&u[..nw]);
         st.w[nw..].fill(0.0);
         st.lambda.copy_from_slice(&u[nw..nw + nc]);
         for (k, id) in self.free.iter().enumerate() {
             p[id.index()] = u[nw + nc + k];
+        }
+        if let Some(d) = &self.looped {
+            for ((z, f), k) in st.z[d.modes.clone()]
+                .iter_mut()
+                .zip(&u[nw + nc + nf..])
+                .zip(&d.stiffness)
+            {
+                *z = f / k;
+            }
+            st.z[..d.joints.len()].copy_from_slice(&d.joints);
+            // A trial whose loops do not close keeps its residual: the closure is checked
+            // once the solve is done.
+            let _ = close_loops(self.m, self.l, p, st, ws, 20, 1e-15);
         }
     }
 
@@ -277,8 +352,10 @@ impl Problem<'_> {
         r: &mut [f64],
     ) {
         let (nz, nw, nc) = (self.l.nz, self.solved_states(), self.l.nc);
-        self.unpack(u, st, p);
-        if self.m.mechanism.flexible.is_empty() {
+        self.unpack(u, st, p, ws);
+        if self.looped.is_some() {
+            // Evaluated by `unpack`, the deflection among the unknowns.
+        } else if self.m.mechanism.flexible.is_empty() {
             ws.eval
                 .run(self.m, self.l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
         } else {
@@ -362,11 +439,13 @@ pub(super) fn solve(
             // A joint no unknown acts on (a truck's chassis on its springs: the machine's
             // forces on it are internal) keeps whatever residual it starts with; its row's
             // Jacobian is rounding noise (1e-11..1e-9 where the crane's rows are 1e-4..1e-2),
-            // and weighting that by 1/‖row‖ would make the noise steer the solve.
-            let mech_scale = (0..problem.l.nz).map(row_norm).fold(0.0, f64::max);
+            // and weighting that by 1/‖row‖ would make the noise steer the solve. Joint rows
+            // only: a modal row's slope is its stiffness, orders above any joint's.
+            let joints = problem.m.mechanism.joint_coordinates();
+            let mech_scale = (0..joints).map(row_norm).fold(0.0, f64::max);
             for i in 0..neq {
                 let s = row_norm(i);
-                row_w[i] = if i < problem.l.nz && s <= 1e-6 * mech_scale {
+                row_w[i] = if i < joints && s <= 1e-6 * mech_scale {
                     0.0
                 } else if s > 0.0 && s.is_finite() {
                     1.0 / s
@@ -413,7 +492,7 @@ pub(super) fn solve(
                     mu = (mu / 10.0).max(1e-12);
                     accepted = true;
                     if small {
-                        return finish(problem, u, r, st, p);
+                        return finish(problem, u, r, st, p, ws);
                     }
                     break;
                 }
@@ -424,7 +503,7 @@ pub(super) fn solve(
             break;
         }
     }
-    finish(problem, u, r, st, p)
+    finish(problem, u, r, st, p, ws)
 }
 
 /// Sets the state to the accepted unknowns (the last evaluation may have been a rejected
@@ -435,21 +514,39 @@ fn finish(
     r: Vec<f64>,
     st: &mut State,
     p: &mut [f64],
+    ws: &mut Workspace,
 ) -> Result<(Vec<f64>, Vec<f64>), String> {
-    problem.unpack(&u, st, p);
-    if r.iter().all(|v| v.is_finite()) {
-        Ok((u, r))
-    } else {
-        Err("the static-equilibrium solve produced non-finite values".into())
+    problem.unpack(&u, st, p, ws);
+    if !r.iter().all(|v| v.is_finite()) {
+        return Err("the static-equilibrium solve produced non-finite values".into());
     }
+    if problem.looped.is_some() {
+        let open = ws.eval.phi.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+        if open > 1e-9 {
+            return Err(format!(
+                "the loops through the flexible bodies cannot be closed around their static \
+                 deflection (|Φ| = {open:.3e})"
+            ));
+        }
+    }
+    Ok((u, r))
 }
 
 pub(super) fn problem<'a>(
     m: &'a CompiledModel,
     l: &'a Layout,
     p: &[f64],
+    st: &State,
     free: &'a [ParamId],
 ) -> Problem<'a> {
+    let joints = m.mechanism.joint_coordinates();
+    let looped = loops_through_nodes(&m.mechanism).then(|| LoopedDeflection {
+        modes: joints..l.nz,
+        stiffness: (m.mechanism.flexible.iter())
+            .flat_map(|f| f.stiffness.iter().map(|k| k.max(1e-300)))
+            .collect(),
+        joints: st.z[..joints].to_vec(),
+    });
     let mut precharged = Vec::new();
     let mut k = 0;
     for node in &m.circuit.nodes {
@@ -466,6 +563,7 @@ pub(super) fn problem<'a>(
         free,
         precharged,
         linear_regulators: false,
+        looped,
     }
 }
 
@@ -490,7 +588,7 @@ pub fn initialize(
         .max(1e-9);
     ws.held_at_make_up.clear();
     if m.init.static_equilibrium {
-        let mut prob = problem(m, l, p, &[]);
+        let mut prob = problem(m, l, p, st, &[]);
         if l.n_displacements > 0 {
             // Regulators first without saturation, so that the pump lines find their
             // pressures from any guess; then the real law from there.
@@ -542,7 +640,7 @@ fn report(
     ws: &mut Workspace,
 ) -> EquilibriumReport {
     let load = load_scale(m, l, params, st, ws);
-    let mut prob = problem(m, l, params, &[]);
+    let mut prob = problem(m, l, params, st, &[]);
     let w = st.w.clone();
     prob.precharged
         .extend(ws.held_at_make_up.iter().map(|&k| (k, w[k])));
@@ -772,7 +870,7 @@ pub fn solve_equilibrium_parameters(
     super::cut_references(m, &l, &params, &mut ws);
     super::place_at_initial_configuration(m, &l, &params, &mut st);
     assemble(m, &l, &params, &mut st, &mut ws)?;
-    let prob = problem(m, &l, &params, free);
+    let prob = problem(m, &l, &params, &st, free);
     let u0 = prob.start(&st, &params);
     let mut r0 = vec![0.0; prob.equations()];
     prob.residual(&u0, &mut st, &mut params, &mut ws, &mut r0);

@@ -88,7 +88,7 @@ pub(super) fn settle(
     // What the equilibrium left unbalanced where no pressure acts (a carrier's springs a
     // hair off): holding trapped oil must not add to it, but cannot remove it either.
     let floor = {
-        let prob = problem(m, l, params, &[]);
+        let prob = problem(m, l, params, st, &[]);
         let u = prob.start(st, params);
         let mut r = vec![0.0; prob.equations()];
         prob.residual(&u, st, params, ws, &mut r);
@@ -96,9 +96,9 @@ pub(super) fn settle(
     };
     trapped.sort_by(|&a, &b| st.w[a].total_cmp(&st.w[b]));
     let mut held: Vec<usize> = Vec::new();
-    let (mut w, mut lambda) = (st.w.clone(), st.lambda.clone());
+    let (mut w, mut lambda, mut z) = (st.w.clone(), st.lambda.clone(), st.z.clone());
     for &k in &trapped {
-        let mut prob: Problem<'_> = problem(m, l, params, &[]);
+        let mut prob: Problem<'_> = problem(m, l, params, st, &[]);
         prob.precharged.extend(held.iter().map(|&j| (j, make_up)));
         prob.precharged.push((k, make_up));
         let u0 = prob.start(st, params);
@@ -114,9 +114,11 @@ pub(super) fn settle(
             held.push(k);
             w.copy_from_slice(&st.w);
             lambda.copy_from_slice(&st.lambda);
+            z.copy_from_slice(&st.z);
         } else {
             st.w.copy_from_slice(&w);
             st.lambda.copy_from_slice(&lambda);
+            st.z.copy_from_slice(&z);
         }
     }
     Ok(held)

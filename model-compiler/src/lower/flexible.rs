@@ -574,39 +574,3 @@ pub(super) fn attach(cx: &mut Ctx, flexible: &[FlexibleLowered], model: &mut Com
         }
     }
 }
-
-/// The static equilibrium solves a flexible body's deflection by itself, with the joints
-/// held; a deflection that opens a kinematic loop (a cut joint beyond an interface node)
-/// would need the loop closed around it in the same solve, which is not done yet: such a
-/// machine is refused with `static_equilibrium`, rather than started from a deflection that
-/// does not fit its loop.
-pub(super) fn check_equilibrium(cx: &mut Ctx, flexible: &[FlexibleLowered], model: &CompiledModel) {
-    if !model.init.static_equilibrium {
-        return;
-    }
-    let mech = &model.mechanism;
-    let beyond_node = |mut body: Option<usize>| -> Option<usize> {
-        while let Some(b) = body {
-            if let JointKind::Node { flexible, .. } = mech.bodies[b].joint {
-                return Some(flexible);
-            }
-            body = mech.bodies[b].parent;
-        }
-        None
-    };
-    for c in &mech.cut_joints {
-        if let Some(f) = beyond_node(c.a.body).or(beyond_node(c.b.body))
-            && let Some(fl) = flexible.get(f)
-        {
-            cx.error(
-                fl.span.clone(),
-                format!(
-                    "cut joint '{}' closes a loop through flexible body '{}': the static equilibrium does not yet solve a deflection together with the loop it opens",
-                    c.name, fl.name
-                ),
-                "set [init] static_equilibrium = false (the machine starts undeformed), or keep the loop off the flexible body",
-            );
-            return;
-        }
-    }
-}

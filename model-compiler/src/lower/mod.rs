@@ -613,7 +613,6 @@ pub fn lower_at(
     // Points on flexible bodies move onto their interface nodes before anything reads them.
     let flexible_bodies = std::mem::take(&mut cx.flexible);
     flexible::attach(&mut cx, &flexible_bodies, &mut model);
-    flexible::check_equilibrium(&mut cx, &flexible_bodies, &model);
     model.variables = interface::lower_interface(&mut cx, d, &model);
     let solve_for = interface::solve_for_targets(&mut cx, d, &model);
     model.params = std::mem::take(&mut cx.params);

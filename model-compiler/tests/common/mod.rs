@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Every machine description in `models/`.
-pub const SHIPPED_MODELS: [&str; 10] = [
+pub const SHIPPED_MODELS: [&str; 11] = [
     "naya-rod.toml",
     "jaiswal-fourbar.toml",
     "jaiswal-fourbar-friction.toml",
@@ -19,6 +19,7 @@ pub const SHIPPED_MODELS: [&str; 10] = [
     "patu-lift-boom.toml",
     "patu-crane.toml",
     "patu-pvg32.toml",
+    "patu-flexible.toml",
     "excavator.toml",
     "knuckle-crane.toml",
     "truck-crane.toml",
