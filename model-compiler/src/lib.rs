@@ -65,6 +65,11 @@ pub fn compile(source: &Source) -> Result<Lowered, Vec<Diagnostic>> {
     finish(&d, l)
 }
 
+/// [`compile`] of a parsed description whose files (FE matrices) are relative to `base`.
+pub fn compile_at(d: &Description, base: Option<&Path>) -> Result<Lowered, Vec<Diagnostic>> {
+    finish(d, lower::lower_at(d, base)?)
+}
+
 /// [`compile`] of a parsed description (one machine; `[carries]` is not looked at).
 pub fn compile_description(d: &Description) -> Result<Lowered, Vec<Diagnostic>> {
     finish(d, lower::lower(d)?)

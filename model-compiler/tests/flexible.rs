@@ -713,3 +713,63 @@ fn bad_fe_files_are_refused_with_file_line_and_fix() {
         }
     }
 }
+
+/// The model page's flexible-body section: the reduction table and the bending line, whose
+/// numbers are the FE shapes times the modal coordinates — checked here against the
+/// cantilever's closed-form sag line w(x) = q x² (6L² − 4Lx + x²) / 24EI and against the tip
+/// marker's own deflection output.
+#[test]
+fn the_report_page_lists_the_modes_and_draws_the_bending_line() {
+    let (area, iy) = section();
+    let q = RHO * area * G;
+    let text = cantilever("", true);
+    let source = model_compiler::diagnostic::Source::new("cantilever.toml", text.clone());
+    let l = model_compiler::compile(&source).unwrap();
+    let (inst, v) = common::started("cantilever.toml", text, &["tip.deflection"]);
+    let start = l.model.mechanism.joint_coordinates();
+    let eta = &inst.state().z[start..];
+    let line = model_compiler::report::flexible::bending_line(&l.flexible[0], eta);
+    let exact = |x: f64| -q * x * x * (6.0 * L * L - 4.0 * L * x + x * x) / (24.0 * E * iy);
+    // Two bending modes in x–z (the other two bend in x–y): the line within 1 % of the sag.
+    let worst = (line.iter()).fold(0.0f64, |w, &(x, u)| {
+        w.max((u[2] - exact(x)).abs() / exact(L).abs())
+    });
+    let tip = line.last().unwrap();
+    println!(
+        "bending line: {} stations, largest difference from the closed form {worst:.1e} of the tip sag; tip {:.6e} m vs the marker's {:.6e} m",
+        line.len(),
+        tip.1[2],
+        inst.value(&v[0])
+    );
+    assert!(worst < 0.01, "bending line off by {worst}");
+    assert!((tip.0 - L).abs() < 1e-12);
+    assert!((tip.1[2] - inst.value(&v[0])).abs() < 1e-12 * tip.1[2].abs().max(1e-9));
+
+    let dir = common::temp_dir("flexible-report");
+    let path = dir.join("cantilever.toml");
+    std::fs::write(&path, &source.text).unwrap();
+    let page_source = model_compiler::diagnostic::Source::new(&path, source.text.clone());
+    let out = dir.join("docs");
+    std::fs::create_dir_all(&out).unwrap();
+    let o = model_compiler::report::report(&page_source, &out, "regenerate-me")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    let page = std::fs::read_to_string(out.join("cantilever.md")).unwrap();
+    for needle in [
+        "## Flexible bodies",
+        "### boom",
+        "| mode | clamped at the joint [Hz] | free–free [Hz] | mass share x / y / z [%] | damping ratio |",
+        "| 1 | ",
+        "| 4 | ",
+        "![bending line of boom](cantilever/boom-bending.svg)",
+    ] {
+        assert!(page.contains(needle), "no {needle:?} in\n{page}");
+    }
+    let svg = std::fs::read_to_string(out.join("cantilever/boom-bending.svg")).unwrap();
+    assert!(
+        svg.contains("deflection z [mm]") && svg.contains("t = 0 s"),
+        "{svg}"
+    );
+    // The report run's own outputs are not in the FMU interface the page lists.
+    assert!(!page.contains("report.boom.mode"), "{page}");
+}

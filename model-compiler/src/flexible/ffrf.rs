@@ -57,6 +57,9 @@ pub struct Reduction {
     pub mass_shares: Vec<[f64; 3]>,
     /// The kept modes in the FE DOFs (columns), for drawings of the deformed shape.
     pub shapes: DMatrix<f64>,
+    /// The FE nodes' positions [m] (body axes) and DOFs per node, the rows of `shapes`.
+    pub positions: Vec<[f64; 3]>,
+    pub node_dofs: usize,
 }
 
 /// Reduces `fe` to `modes` modes clamped at node `reference`, with the interface nodes
@@ -187,5 +190,7 @@ pub fn reduce(
         free_frequencies,
         mass_shares,
         shapes: phi,
+        positions: fe.positions.clone(),
+        node_dofs: nd,
     })
 }

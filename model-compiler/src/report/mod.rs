@@ -5,6 +5,7 @@
 //! and reference.
 
 pub mod drawing;
+pub mod flexible;
 pub mod plot;
 
 use crate::description::Description;
@@ -465,7 +466,15 @@ pub fn report(source: &Source, out_dir: &Path, command: &str) -> Result<Outcome,
     let temp = std::env::temp_dir().join(format!("hydromech-report-{}-{stem}", std::process::id()));
     let _ = std::fs::remove_dir_all(&temp);
     std::fs::create_dir_all(&temp).map_err(|e| format!("{}: {e}", temp.display()))?;
-    let built = crate::build(source, &temp).map_err(render);
+    // With flexible bodies, the run records their modal coordinates for the bending lines.
+    let built = if l.flexible.is_empty() {
+        crate::build(source, &temp)
+    } else {
+        let with_modes = flexible::with_modal_outputs(&d, &l.flexible);
+        crate::compile_at(&with_modes, source.path.parent())
+            .and_then(|lm| crate::write_fmu(&lm, &stem, &temp, &[]))
+    }
+    .map_err(render);
     let fmu = match built {
         Ok(f) => f,
         Err(e) => {
@@ -486,6 +495,9 @@ pub fn report(source: &Source, out_dir: &Path, command: &str) -> Result<Outcome,
                 vars.push(s.clone());
             }
         }
+    }
+    for f in &l.flexible {
+        vars.extend((1..=f.reduction.flexible.modes()).map(|k| flexible::modal_output(&f.name, k)));
     }
     let options = simulate::Options {
         stop_time: spec.stop_time,
@@ -752,6 +764,15 @@ pub fn report(source: &Source, out_dir: &Path, command: &str) -> Result<Outcome,
             let _ = writeln!(page, "{}\n", rows.join("\n"));
         }
     }
+
+    flexible::section(
+        &mut page,
+        &l.flexible,
+        &results.time,
+        &column,
+        &stem,
+        &mut write,
+    )?;
 
     let notes = leading_comment(&source.text);
     if !notes.trim().is_empty() {

@@ -105,6 +105,11 @@ pub fn decimate(values: &[f64], max_points: usize) -> Vec<usize> {
 
 /// An SVG line plot of `series` over time; `y_label` names the axis and its unit.
 pub fn line_plot(title: &str, y_label: &str, series: &[Series]) -> String {
+    xy_plot(title, "time [s]", y_label, series)
+}
+
+/// An SVG line plot of `series` (their `time` is the abscissa, named by `x_label`).
+pub fn xy_plot(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
     const W: f64 = 760.0;
     const LEFT: f64 = 78.0;
     const RIGHT: f64 = 24.0;
@@ -187,9 +192,10 @@ pub fn line_plot(title: &str, y_label: &str, series: &[Series]) -> String {
     );
     let _ = writeln!(
         s,
-        r#"<text x="{}" y="{}" text-anchor="middle">time [s]</text>"#,
+        r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
         (x0 + x1) / 2.0,
-        y0 + 36.0
+        y0 + 36.0,
+        esc(x_label)
     );
     let _ = writeln!(
         s,
