@@ -8,6 +8,7 @@
 //! §5.6 stiffness and §11.4 consistent mass; the rotary inertia of the section is left out,
 //! as in Euler–Bernoulli theory).
 
+use super::matrix_market::Triplets;
 use nalgebra::{DMatrix, SMatrix};
 
 /// DOFs per node.
@@ -190,26 +191,38 @@ impl Beam {
     }
 
     fn assemble(&self, nodes: &[f64]) -> Result<BeamModel, String> {
+        let (mass, stiffness) = self.triplets(nodes)?;
+        Ok(BeamModel {
+            nodes: nodes.to_vec(),
+            mass: mass.dense(),
+            stiffness: stiffness.dense(),
+            section: self.section.properties()?,
+        })
+    }
+
+    /// The mass and stiffness matrices with nodes at `nodes` as triplets (element by
+    /// element): a mesh too fine to hold dense (the sparse reduction's checks).
+    pub fn triplets(&self, nodes: &[f64]) -> Result<(Triplets, Triplets), String> {
         let s = self.section.properties()?;
-        let dofs = nodes.len() * NODE_DOFS;
-        let (mut mass, mut stiffness) = (DMatrix::zeros(dofs, dofs), DMatrix::zeros(dofs, dofs));
+        let size = nodes.len() * NODE_DOFS;
+        let (mut mass, mut stiffness) = (Vec::new(), Vec::new());
         for (e, w) in nodes.windows(2).enumerate() {
             let le = w[1] - w[0];
             let (ke, me) = (self.element_stiffness(&s, le), self.element_mass(&s, le));
             let at = e * NODE_DOFS;
             for i in 0..12 {
                 for j in 0..12 {
-                    stiffness[(at + i, at + j)] += ke[(i, j)];
-                    mass[(at + i, at + j)] += me[(i, j)];
+                    if ke[(i, j)] != 0.0 {
+                        stiffness.push((at + i, at + j, ke[(i, j)]));
+                    }
+                    if me[(i, j)] != 0.0 {
+                        mass.push((at + i, at + j, me[(i, j)]));
+                    }
                 }
             }
         }
-        Ok(BeamModel {
-            nodes: nodes.to_vec(),
-            mass,
-            stiffness,
-            section: s,
-        })
+        let t = |entries| Triplets { size, entries };
+        Ok((t(mass), t(stiffness)))
     }
 
     fn element_stiffness(&self, s: &SectionProperties, l: f64) -> Element {

@@ -9,16 +9,15 @@
 //! reference node holds it.
 
 use super::invariants::invariants;
-use super::modal::{self, pick};
-use super::reduction::craig_bampton;
+use super::matrix::FeMatrix;
 use fmu_runtime::model::{FlexibleBody, InterfaceNode};
 use nalgebra::DMatrix;
 
 /// An FE model in body axes.
 #[derive(Clone, Debug)]
-pub struct FeModel {
-    pub mass: DMatrix<f64>,
-    pub stiffness: DMatrix<f64>,
+pub struct FeModel<M = DMatrix<f64>> {
+    pub mass: M,
+    pub stiffness: M,
     /// Node positions [m], body axes.
     pub positions: Vec<[f64; 3]>,
     /// 3 (translations) or 6 (translations, then rotations) per node.
@@ -64,19 +63,19 @@ pub struct Reduction {
 
 /// Reduces `fe` to `modes` modes clamped at node `reference`, with the interface nodes
 /// `interface` (name, node) as Craig–Bampton boundaries.
-pub fn reduce(
-    fe: &FeModel,
+pub fn reduce<M: FeMatrix>(
+    fe: &FeModel<M>,
     reference: usize,
     interface: &[(String, usize)],
     modes: usize,
     damping: &Damping,
 ) -> Result<Reduction, String> {
     let (nd, nodes) = (fe.node_dofs, fe.positions.len());
-    let ndof = fe.mass.nrows();
-    if ndof != nodes * nd || fe.stiffness.nrows() != ndof {
+    let ndof = fe.mass.size();
+    if ndof != nodes * nd || fe.stiffness.size() != ndof {
         return Err(format!(
             "{nodes} nodes of {nd} DOFs, but matrices of {ndof} and {} rows",
-            fe.stiffness.nrows()
+            fe.stiffness.size()
         ));
     }
     let in_mesh = |node: usize, what: &str| {
@@ -100,11 +99,8 @@ pub fn reduce(
     let free: Vec<usize> = (0..ndof)
         .filter(|d| d / nd != reference && !fe.held.contains(&(d % nd)))
         .collect();
-    let (m_f, k_f) = (
-        pick(&fe.mass, &free, &free),
-        pick(&fe.stiffness, &free, &free),
-    );
-    if k_f.clone().cholesky().is_none() {
+    let (m_f, k_f) = (fe.mass.restrict(&free), fe.stiffness.restrict(&free));
+    if !k_f.positive_definite() {
         return Err(
             "with the reference node (the body's joint) clamped the stiffness is singular: the mesh holds a mechanism or a part not connected to that node"
                 .into(),
@@ -127,7 +123,7 @@ pub fn reduce(
             free.len()
         ));
     }
-    let reduced = craig_bampton(&m_f, &k_f, &boundary, normal, modes)?;
+    let reduced = m_f.craig_bampton(&k_f, &boundary, normal, modes)?;
     let mut phi = DMatrix::zeros(ndof, modes);
     for (row, &d) in free.iter().enumerate() {
         for k in 0..modes {
@@ -135,7 +131,7 @@ pub fn reduce(
         }
     }
     let inv = invariants(&fe.mass, &fe.positions, nd, &phi)?;
-    let k_modal = phi.transpose() * &fe.stiffness * &phi;
+    let k_modal = phi.transpose() * fe.stiffness.apply(&phi);
     let stiffness: Vec<f64> = (0..modes).map(|k| k_modal[(k, k)].max(0.0)).collect();
     let damping: Vec<f64> = stiffness
         .iter()
@@ -173,10 +169,10 @@ pub fn reduce(
     // A free body: six rigid motions (three in a plane), then the elastic modes.
     let held: Vec<usize> = (0..ndof).filter(|d| fe.held.contains(&(d % nd))).collect();
     let rigid = if fe.held.is_empty() { 6 } else { 3 };
-    let free_frequencies = modal::frequencies(&fe.mass, &fe.stiffness, &held)?
+    let free_frequencies = (fe.mass)
+        .frequencies(&fe.stiffness, &held, rigid + modes, stiffness[0])?
         .into_iter()
         .skip(rigid)
-        .take(modes)
         .collect();
     Ok(Reduction {
         flexible: FlexibleBody {

@@ -16,6 +16,7 @@
 //! Dense products of M with a few columns; a sparse M (large FE models) gives the same
 //! invariants through the same products.
 
+use super::matrix::FeMatrix;
 use fmu_runtime::model::ModalInvariants;
 use nalgebra::{DMatrix, Matrix3, Vector3};
 
@@ -56,12 +57,12 @@ fn sym(m: &Matrix3<f64>) -> [f64; 6] {
 /// The invariants of an FE model with mass matrix `mass`, node positions `positions`
 /// (body axes, m) and mass-normalised modes as the columns of `modes`.
 pub fn invariants(
-    mass: &DMatrix<f64>,
+    mass: &impl FeMatrix,
     positions: &[[f64; 3]],
     node_dofs: usize,
     modes: &DMatrix<f64>,
 ) -> Result<ModalInvariants, String> {
-    let (ndof, n) = (mass.nrows(), modes.ncols());
+    let (ndof, n) = (mass.size(), modes.ncols());
     if node_dofs != 3 && node_dofs != 6 {
         return Err(format!("{node_dofs} DOFs per node: 3 or 6 expected"));
     }
@@ -103,17 +104,17 @@ pub fn invariants(
             t
         })
         .collect();
-    let (m_phi, m_theta_a) = (mass * modes, mass * &theta_a);
-    let m_theta: Vec<DMatrix<f64>> = theta.iter().map(|t| mass * t).collect();
+    let (m_phi, m_theta_a) = (mass.apply(modes), mass.apply(&theta_a));
+    let m_theta: Vec<DMatrix<f64>> = theta.iter().map(|t| mass.apply(t)).collect();
 
-    let translation = m3(&(phi_t.transpose() * mass * &phi_t));
+    let translation = m3(&(phi_t.transpose() * mass.apply(&phi_t)));
     let m = translation.trace() / 3.0;
     if m.is_nan() || m <= 0.0 || (translation - Matrix3::identity() * m).norm() > 1e-9 * m {
         return Err(format!(
             "the mass matrix does not translate the body rigidly: Φ_tᵀ M Φ_t = {translation} (a mass matrix for other DOFs per node?)"
         ));
     }
-    let s0 = phi_t.transpose() * mass * &x0;
+    let s0 = phi_t.transpose() * mass.apply(&x0);
     let s0 = Vector3::new(s0[0], s0[1], s0[2]);
     // The rigid rotation must carry the first moment: Φ_tᵀ M Θ_a = −[S0]×.
     let coupling = m3(&(phi_t.transpose() * &m_theta_a));

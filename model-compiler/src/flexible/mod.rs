@@ -11,17 +11,20 @@
 //!   reduced eigenproblem, rigid-body content removed;
 //! - [`ffrf`]: the reduction clamped at the reference node (the body's joint), modal
 //!   stiffness and damping, the interface nodes' shapes, what `check` reports;
-//! - [`invariants`]: the inertia invariants the runtime works with.
+//! - [`invariants`]: the inertia invariants the runtime works with;
+//! - [`matrix`], [`sparse`]: the same reduction on sparse matrices for large FE models
+//!   (faer's sparse Cholesky, subspace iteration).
 //!
-//! Descriptions reach these through `lower::flexible`. Not yet: FE matrices from files in
-//! descriptions, the sparse path for large FE models.
+//! Descriptions reach these through `lower::flexible`.
 
 pub mod beam;
 pub mod ffrf;
 pub mod invariants;
+pub mod matrix;
 pub mod matrix_market;
 pub mod modal;
 pub mod reduction;
+pub mod sparse;
 
 #[cfg(test)]
 mod tests;

@@ -14,8 +14,8 @@
 //!
 //! The free-free eigenproblem of (K_r, M_r) then gives the body's modes in the Craig–Bampton
 //! space: the six with (numerically) zero frequency are its rigid-body motions and are
-//! dropped, the next ones are the elastic modes kept. Dense: beam meshes; the sparse path
-//! for large FE models comes with the Matrix Market import.
+//! dropped, the next ones are the elastic modes kept. Dense here (beams, small FE models);
+//! the same steps on sparse matrices in [`super::sparse`].
 
 use super::modal::{eigenpairs as eigen, hertz, pick};
 use nalgebra::DMatrix;
@@ -118,6 +118,19 @@ pub fn craig_bampton(
     let m_r = t.transpose() * mass * &t;
     let k_r = t.transpose() * stiffness * &t;
     let (omega2, q) = eigen(&k_r, &m_r, "reduced")?;
+    keep_elastic(&t, &omega2, &q, keep, &lambda[..normal_modes])
+}
+
+/// The `keep` lowest elastic modes of the Craig–Bampton space `t` from its eigenpairs
+/// (ω², q), the rigid-body ones (ω² at round-off level) dropped; `constrained` are the
+/// fixed-interface eigenvalues used (ω², for the report).
+pub(super) fn keep_elastic(
+    t: &DMatrix<f64>,
+    omega2: &[f64],
+    q: &DMatrix<f64>,
+    keep: usize,
+    constrained: &[f64],
+) -> Result<Reduced, String> {
     // Rigid-body modes: ω² at round-off level against the stiffest mode kept.
     let scale = omega2.last().copied().unwrap_or(1.0).abs().max(1e-300);
     let first_elastic = omega2
@@ -135,13 +148,13 @@ pub fn craig_bampton(
             omega2.len() - first_elastic
         ));
     }
-    let modes = &t * q.columns(first_elastic, keep);
+    let modes = t * q.columns(first_elastic, keep);
     Ok(Reduced {
         modes,
         frequencies: omega2[first_elastic..first_elastic + keep]
             .iter()
             .map(|w| hertz(*w))
             .collect(),
-        constrained_frequencies: lambda[..normal_modes].iter().map(|w| hertz(*w)).collect(),
+        constrained_frequencies: constrained.iter().map(|w| hertz(*w)).collect(),
     })
 }

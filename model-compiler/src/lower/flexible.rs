@@ -7,6 +7,7 @@ use super::{Ctx, Expect};
 use crate::description::{BodyDesc, DampingDesc, FlexibleDesc, SectionShape};
 use crate::flexible::beam::{Beam, Section};
 use crate::flexible::ffrf::{self, DEFAULT_DAMPING_RATIO, Damping, FeModel, Reduction};
+use crate::flexible::sparse::Sparse;
 use crate::units::Dim;
 use fmu_runtime::model::{Body, CompiledModel, FlexibleBody, Frame, JointKind};
 use std::ops::Range;
@@ -77,10 +78,38 @@ pub(super) fn node_count(b: &BodyDesc) -> usize {
     b.flexible.as_ref().map_or(0, |f| f.nodes.get_ref().len())
 }
 
+/// An FE model's matrices: dense (beams, small FE models) or sparse (large FE models).
+pub(super) enum Fe {
+    Dense(FeModel),
+    Sparse(FeModel<Sparse>),
+}
+
+impl Fe {
+    fn positions(&self) -> &[[f64; 3]] {
+        match self {
+            Fe::Dense(fe) => &fe.positions,
+            Fe::Sparse(fe) => &fe.positions,
+        }
+    }
+
+    fn reduce(
+        &self,
+        reference: usize,
+        interface: &[(String, usize)],
+        modes: usize,
+        damping: &Damping,
+    ) -> Result<Reduction, String> {
+        match self {
+            Fe::Dense(fe) => ffrf::reduce(fe, reference, interface, modes, damping),
+            Fe::Sparse(fe) => ffrf::reduce(fe, reference, interface, modes, damping),
+        }
+    }
+}
+
 /// An FE model ready for the reduction: the reference node (at the body origin), the
 /// interface nodes, their positions, the extent along x.
 pub(super) struct Source {
-    pub fe: FeModel,
+    pub fe: Fe,
     pub reference: usize,
     pub interface: Vec<(String, usize)>,
     pub extent: (f64, f64),
@@ -158,13 +187,10 @@ pub(super) fn reduce_body(cx: &mut Ctx, b: &BodyDesc, f: &FlexibleDesc) -> Optio
         }
     };
     let span = f.nodes.span_or(b.name.span());
-    let reduction = match ffrf::reduce(
-        &source.fe,
-        source.reference,
-        &source.interface,
-        modes,
-        &damping,
-    ) {
+    let reduction = match source
+        .fe
+        .reduce(source.reference, &source.interface, modes, &damping)
+    {
         Ok(r) => r,
         Err(e) => {
             cx.error(
@@ -178,7 +204,7 @@ pub(super) fn reduce_body(cx: &mut Ctx, b: &BodyDesc, f: &FlexibleDesc) -> Optio
     let nodes = source
         .interface
         .iter()
-        .map(|(n, k)| (n.clone(), source.fe.positions[*k]))
+        .map(|(n, k)| (n.clone(), source.fe.positions()[*k]))
         .collect();
     let props = rigid_props(&reduction);
     Some(ReducedBody {
@@ -360,13 +386,13 @@ fn beam_source(
         .map(|(n, x)| Some((n.clone(), index_of(*x)?)))
         .collect::<Option<Vec<_>>>()?;
     Some(Source {
-        fe: FeModel {
+        fe: Fe::Dense(FeModel {
             mass: mesh.mass,
             stiffness: mesh.stiffness,
             positions: xs.iter().map(|x| [*x, 0.0, 0.0]).collect(),
             node_dofs: crate::flexible::beam::NODE_DOFS,
             held,
-        },
+        }),
         reference: index_of(0.0)?,
         interface,
         extent: (start, end),

@@ -3,15 +3,86 @@
 //! names the file (and its line) and what to fix.
 
 use super::Ctx;
-use super::flexible::Source;
+use super::flexible::{Fe, Source};
 use crate::description::{BodyDesc, FeDesc, FlexibleDesc, Located};
 use crate::flexible::ffrf::FeModel;
-use crate::flexible::matrix_market;
+use crate::flexible::matrix_market::{self, Triplets};
+use crate::flexible::sparse::Sparse;
 use toml::Spanned;
 
 /// Largest FE model the dense reduction takes (a 3,000-DOF dense eigenproblem is a few
-/// seconds here); larger ones need the sparse path, not there yet.
+/// seconds here); larger ones take the sparse path.
 const DENSE_LIMIT: usize = 3000;
+
+/// Which file a matrix error is about.
+enum Culprit {
+    Mass,
+    Stiffness,
+}
+
+/// The mass and stiffness, checked (mass symmetric positive definite, stiffness
+/// symmetric): dense up to [`DENSE_LIMIT`] DOFs, sparse above.
+fn matrices(
+    mass: &Triplets,
+    stiffness: &Triplets,
+    (mass_file, stiffness_file): (&str, &str),
+    positions: Vec<[f64; 3]>,
+    node_dofs: usize,
+) -> Result<Fe, (Culprit, String)> {
+    let asymmetric = |largest: f64, asym: f64| {
+        format!(
+            "{stiffness_file}: the stiffness matrix is not symmetric (|K − Kᵀ| up to {asym:.3e} against entries up to {largest:.3e})"
+        )
+    };
+    if mass.size <= DENSE_LIMIT {
+        let (m, k) = (mass.dense(), stiffness.dense());
+        matrix_market::check_mass(&m, mass_file).map_err(|e| (Culprit::Mass, e))?;
+        let asym = (&k - k.transpose()).abs().max();
+        if asym > 1e-9 * k.abs().max() {
+            return Err((Culprit::Stiffness, asymmetric(k.abs().max(), asym)));
+        }
+        return Ok(Fe::Dense(FeModel {
+            mass: m,
+            stiffness: k,
+            positions,
+            node_dofs,
+            held: vec![],
+        }));
+    }
+    let stored = |t: &Triplets, culprit| Sparse::from_triplets(t).map_err(|e| (culprit, e));
+    let (m, k) = (
+        stored(mass, Culprit::Mass)?,
+        stored(stiffness, Culprit::Stiffness)?,
+    );
+    let (asym, largest) = m.asymmetry();
+    if asym > 1e-9 * largest {
+        return Err((
+            Culprit::Mass,
+            format!(
+                "{mass_file}: the mass matrix is not symmetric (|M − Mᵀ| up to {asym:.3e} against entries up to {largest:.3e})"
+            ),
+        ));
+    }
+    if m.cholesky().is_none() {
+        return Err((
+            Culprit::Mass,
+            format!(
+                "{mass_file}: the mass matrix is not positive definite (a DOF without mass, or a wrong sign); check the FE export"
+            ),
+        ));
+    }
+    let (asym, largest) = k.asymmetry();
+    if asym > 1e-9 * largest {
+        return Err((Culprit::Stiffness, asymmetric(largest, asym)));
+    }
+    Ok(Fe::Sparse(FeModel {
+        mass: m,
+        stiffness: k,
+        positions,
+        node_dofs,
+        held: vec![],
+    }))
+}
 
 /// Node coordinates: a header `x [unit], y [unit], z [unit]` (m, cm or mm; also `x_mm`),
 /// then one node per line. `what` names the file in errors.
@@ -121,15 +192,7 @@ pub(super) fn fe_source(
     let matrix = |cx: &mut Ctx, file: &Spanned<String>| {
         let (text, what) = read(cx, file)?;
         match matrix_market::parse(&text, &what) {
-            Ok(t) if t.size > DENSE_LIMIT => {
-                cx.error(
-                    file.span(),
-                    format!("{what}: {} DOFs; the dense reduction takes up to {DENSE_LIMIT} (the sparse path for large FE models is not there yet)", t.size),
-                    "export a coarser mesh, or a model condensed to its interface and a few modes",
-                );
-                None
-            }
-            Ok(t) => Some((t.dense(), what)),
+            Ok(t) => Some((t, what)),
             Err(e) => {
                 cx.error(
                     file.span(),
@@ -142,23 +205,6 @@ pub(super) fn fe_source(
     };
     let (mass, mass_file) = matrix(cx, &d.mass)?;
     let (stiffness, stiffness_file) = matrix(cx, &d.stiffness)?;
-    if let Err(e) = matrix_market::check_mass(&mass, &mass_file) {
-        cx.error(
-            d.mass.span(),
-            e,
-            "export the consistent or lumped mass matrix of the whole body",
-        );
-        return None;
-    }
-    let asymmetry = (&stiffness - stiffness.transpose()).abs().max();
-    if asymmetry > 1e-9 * stiffness.abs().max() {
-        cx.error(
-            d.stiffness.span(),
-            format!("{stiffness_file}: the stiffness matrix is not symmetric (|K − Kᵀ| up to {asymmetry:.3e})"),
-            "export the symmetric stiffness of a linear elastic model",
-        );
-        return None;
-    }
     let (coordinates_text, coordinates_file) = read(cx, &d.coordinates)?;
     let positions = match parse_coordinates(&coordinates_text, &coordinates_file) {
         Ok(p) => p,
@@ -180,14 +226,14 @@ pub(super) fn fe_source(
         }
     };
     let ndof = positions.len() * node_dofs;
-    if mass.nrows() != ndof || stiffness.nrows() != ndof {
+    if mass.size != ndof || stiffness.size != ndof {
         cx.error(
             span,
             format!(
                 "{} nodes of {node_dofs} DOFs make {ndof} DOFs, but {mass_file} has {} and {stiffness_file} {}",
                 positions.len(),
-                mass.nrows(),
-                stiffness.nrows()
+                mass.size,
+                stiffness.size
             ),
             "check dofs_per_node and that the three files belong to one model",
         );
@@ -258,14 +304,28 @@ pub(super) fn fe_source(
         }
         interface.push((nd.name.get_ref().clone(), k_value as usize - 1));
     }
+    let files = (mass_file.as_str(), stiffness_file.as_str());
+    let fe = match matrices(&mass, &stiffness, files, positions, node_dofs) {
+        Ok(fe) => fe,
+        Err((Culprit::Mass, e)) => {
+            cx.error(
+                d.mass.span(),
+                e,
+                "export the consistent or lumped mass matrix of the whole body",
+            );
+            return None;
+        }
+        Err((Culprit::Stiffness, e)) => {
+            cx.error(
+                d.stiffness.span(),
+                e,
+                "export the symmetric stiffness of a linear elastic model",
+            );
+            return None;
+        }
+    };
     Some(Source {
-        fe: FeModel {
-            mass,
-            stiffness,
-            positions,
-            node_dofs,
-            held: vec![],
-        },
+        fe,
         reference,
         interface,
         extent: (lo, hi),
