@@ -223,41 +223,50 @@ pub fn exp_rotation(th: &Vec3) -> Mat3 {
     Mat3::identity() + x * a + x * x * b
 }
 
-/// The left Jacobian of SO(3): `d/dt Exp(θ) = [J_l(θ) θ̇]× Exp(θ)`.
-pub fn left_jacobian(th: &Vec3) -> Mat3 {
-    let [_, b, c, ..] = rotation_factors(th);
-    let x = th.cross_matrix();
-    Mat3::identity() + x * b + x * x * c
+/// A node's turn θ, turning at θ̇: `Exp(θ)`, the left Jacobian of SO(3) `J_l(θ)`
+/// (`d/dt Exp(θ) = [J_l(θ) θ̇]× Exp(θ)`) and its rate `d/dt J_l` along θ̇ — the three the
+/// kinematics needs per node and evaluation, from one evaluation of the rotation factors.
+pub struct NodeTurn {
+    pub rotation: Mat3,
+    pub jacobian: Mat3,
+    pub jacobian_rate: Mat3,
+}
+
+impl NodeTurn {
+    pub fn new(th: &Vec3, th_dot: &Vec3) -> NodeTurn {
+        let [a, b, c, db, dc] = rotation_factors(th);
+        let (x, xd) = (th.cross_matrix(), th_dot.cross_matrix());
+        let xx = x * x;
+        let along = th.dot(th_dot);
+        NodeTurn {
+            rotation: Mat3::identity() + x * a + xx * b,
+            jacobian: Mat3::identity() + x * b + xx * c,
+            jacobian_rate: x * (db * along) + xd * b + xx * (dc * along) + (xd * x + x * xd) * c,
+        }
+    }
 }
 
 /// The Z-twist column of η̇_k at a node at world point `x`, and its rate: the node moves by
 /// `u_k = R Ψ_R,k` and turns by `a_k = R J_l(θ) Ψ_θ,k` per unit η̇_k (R the frame's rotation,
-/// ω its angular velocity, ẋ the node's velocity, θ̇ = Ψ_θ η̇).
+/// ω its angular velocity, ẋ the node's velocity, θ̇ = Ψ_θ η̇). `rj = R J_l` and
+/// `rj_dot = R d/dt J_l` are the node's, shared by its modes.
 #[allow(clippy::too_many_arguments)]
 pub fn node_column(
     r: &Mat3,
     w: &Vec3,
-    jl: &Mat3,
-    jl_dot: &Mat3,
+    rj: &Mat3,
+    rj_dot: &Mat3,
     psi_r: &Vec3,
     psi_th: &Vec3,
     x: &Vec3,
     x_dot: &Vec3,
 ) -> (Vec6, Vec6) {
     let u = r * psi_r;
-    let a = r * (jl * psi_th);
+    let a = rj * psi_th;
     let u_dot = w.cross(&u);
-    let a_dot = w.cross(&a) + r * (jl_dot * psi_th);
+    let a_dot = w.cross(&a) + rj_dot * psi_th;
     (
         join(u - a.cross(x), a),
         join(u_dot - a_dot.cross(x) - a.cross(x_dot), a_dot),
     )
-}
-
-/// `d/dt J_l(θ)` along `θ̇`.
-pub fn left_jacobian_rate(th: &Vec3, th_dot: &Vec3) -> Mat3 {
-    let [_, b, c, db, dc] = rotation_factors(th);
-    let (x, xd) = (th.cross_matrix(), th_dot.cross_matrix());
-    let along = th.dot(th_dot);
-    x * (db * along) + xd * b + x * x * (dc * along) + (xd * x + x * xd) * c
 }

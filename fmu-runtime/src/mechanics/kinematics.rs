@@ -221,13 +221,16 @@ impl Kinematics {
                 ),
             };
             let coordinate = rest[0].coordinate;
-            // An interface node: its translation and turn, computed once for pose and columns.
-            let (node_shift, node_turn) = match body.joint {
-                JointKind::Node { flexible, node } => ffrf::node_deformation(
-                    &mech.flexible[flexible].nodes[node],
-                    &self.modal[flexible].eta,
-                ),
-                _ => (Vec3::zeros(), Vec3::zeros()),
+            // An interface node: its translation, turn and their rates, computed once for
+            // pose and columns.
+            let node = match body.joint {
+                JointKind::Node { flexible, node } => {
+                    let (n, state) = (&mech.flexible[flexible].nodes[node], &self.modal[flexible]);
+                    let (shift, turn) = ffrf::node_deformation(n, &state.eta);
+                    let (shift_rate, turn_rate) = ffrf::node_deformation(n, &state.eta_d);
+                    Some((shift, shift_rate, ffrf::NodeTurn::new(&turn, &turn_rate)))
+                }
+                _ => None,
             };
             let (q, qd, qdd) = match coordinate {
                 Some(c) => (z[c], zd[c], zdd[c]),
@@ -260,12 +263,15 @@ impl Kinematics {
                     (frame.rotation, frame.origin + u * q, b, b_dot)
                 }
                 JointKind::Fixed => (frame.rotation, frame.origin, Vec6::zeros(), Vec6::zeros()),
-                JointKind::Node { .. } => (
-                    parent.rotation * ffrf::exp_rotation(&node_turn) * self.frame_rotations[i],
-                    frame.origin + parent.rotation * node_shift,
-                    Vec6::zeros(),
-                    Vec6::zeros(),
-                ),
+                JointKind::Node { .. } => {
+                    let (shift, _, turn) = node.as_ref().unwrap_or_else(|| unreachable!());
+                    (
+                        parent.rotation * turn.rotation * self.frame_rotations[i],
+                        frame.origin + parent.rotation * shift,
+                        Vec6::zeros(),
+                        Vec6::zeros(),
+                    )
+                }
             };
             let k = &mut rest[0];
             k.rotation = rotation;
@@ -297,25 +303,24 @@ impl Kinematics {
                 k.mass = fb.invariants.mass;
                 k.com = origin + rotation * (state.first_moment / fb.invariants.mass);
             }
-            if let (JointKind::Node { flexible, node }, Some((_, columns))) =
-                (body.joint, self.node_columns[i].as_mut())
+            if let (
+                JointKind::Node { flexible, node: n },
+                Some((_, columns)),
+                Some((_, shift_rate, turn)),
+            ) = (body.joint, self.node_columns[i].as_mut(), node.as_ref())
             {
-                let n = &mech.flexible[flexible].nodes[node];
+                let n = &mech.flexible[flexible].nodes[n];
                 let state = &self.modal[flexible];
-                let (shift_rate, turn_rate) = ffrf::node_deformation(n, &state.eta_d);
-                let (jl, jl_dot) = (
-                    ffrf::left_jacobian(&node_turn),
-                    ffrf::left_jacobian_rate(&node_turn, &turn_rate),
-                );
                 let (r, w) = (parent.rotation, ang(&parent.twist));
+                let (rj, rj_dot) = (r * turn.jacobian, r * turn.jacobian_rate);
                 let x = origin;
                 let x_dot = parent.velocity_at(&x) + r * shift_rate;
                 for (kk, col) in columns.iter_mut().enumerate() {
                     *col = ffrf::node_column(
                         &r,
                         &w,
-                        &jl,
-                        &jl_dot,
+                        &rj,
+                        &rj_dot,
                         &vec3(n.translation[kk]),
                         &vec3(n.rotation[kk]),
                         &x,
