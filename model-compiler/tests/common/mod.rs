@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Every machine description in `models/`.
-pub const SHIPPED_MODELS: [&str; 11] = [
+pub const SHIPPED_MODELS: [&str; 12] = [
     "naya-rod.toml",
     "jaiswal-fourbar.toml",
     "jaiswal-fourbar-friction.toml",
@@ -20,6 +20,7 @@ pub const SHIPPED_MODELS: [&str; 11] = [
     "patu-crane.toml",
     "patu-pvg32.toml",
     "patu-flexible.toml",
+    "long-boom-crane.toml",
     "excavator.toml",
     "knuckle-crane.toml",
     "truck-crane.toml",
