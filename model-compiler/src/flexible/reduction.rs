@@ -83,16 +83,7 @@ pub fn craig_bampton(
     keep: usize,
 ) -> Result<Reduced, String> {
     let n = mass.nrows();
-    if let Some(d) = interface.iter().find(|&&d| d >= n) {
-        return Err(format!("interface DOF {d} is not in the model ({n} DOFs)"));
-    }
-    let internal: Vec<usize> = (0..n).filter(|d| !interface.contains(d)).collect();
-    if normal_modes > internal.len() {
-        return Err(format!(
-            "{normal_modes} fixed-interface modes asked for, the model has {} internal DOFs",
-            internal.len()
-        ));
-    }
+    let internal = internal_dofs(n, interface, normal_modes)?;
     let (b, i) = (interface, &internal[..]);
     let k_ii = pick(stiffness, i, i);
     let k_ib = pick(stiffness, i, b);
@@ -102,8 +93,49 @@ pub fn craig_bampton(
         .ok_or("the stiffness of the internal DOFs is singular: the interface nodes do not hold the body")?
         .solve(&k_ib);
     let (lambda, phi) = eigen(&k_ii, &pick(mass, i, i), "internal")?;
-    let nr = b.len() + normal_modes;
-    let mut t = DMatrix::zeros(n, nr);
+    let t = basis(n, b, i, &psi, &phi, normal_modes);
+    let m_r = t.transpose() * mass * &t;
+    let k_r = t.transpose() * stiffness * &t;
+    let (omega2, q) = eigen(&k_r, &m_r, "reduced")?;
+    keep_elastic(&t, &omega2, &q, keep, &lambda[..normal_modes])
+}
+
+/// The internal DOFs of an `n`-DOF model (all but the `interface` ones, in order), checked
+/// to be enough for `normal_modes` fixed-interface modes.
+pub(super) fn internal_dofs(
+    n: usize,
+    interface: &[usize],
+    normal_modes: usize,
+) -> Result<Vec<usize>, String> {
+    let mut is_boundary = vec![false; n];
+    for &d in interface {
+        if d >= n {
+            return Err(format!("interface DOF {d} is not in the model ({n} DOFs)"));
+        }
+        is_boundary[d] = true;
+    }
+    let internal: Vec<usize> = (0..n).filter(|&d| !is_boundary[d]).collect();
+    if normal_modes > internal.len() {
+        return Err(format!(
+            "{normal_modes} fixed-interface modes asked for, the model has {} internal DOFs",
+            internal.len()
+        ));
+    }
+    Ok(internal)
+}
+
+/// The Craig–Bampton basis `T = [I 0; Ψ Φ_k]` in the model's DOF order: the interface
+/// DOFs `b` first, then the constraint modes Ψ and the first `normal_modes` fixed-interface
+/// modes Φ (rows on the internal DOFs `i`).
+pub(super) fn basis(
+    n: usize,
+    b: &[usize],
+    i: &[usize],
+    psi: &DMatrix<f64>,
+    phi: &DMatrix<f64>,
+    normal_modes: usize,
+) -> DMatrix<f64> {
+    let mut t = DMatrix::zeros(n, b.len() + normal_modes);
     for (c, &d) in b.iter().enumerate() {
         t[(d, c)] = 1.0;
     }
@@ -115,10 +147,7 @@ pub fn craig_bampton(
             t[(d, b.len() + c)] = phi[(r, c)];
         }
     }
-    let m_r = t.transpose() * mass * &t;
-    let k_r = t.transpose() * stiffness * &t;
-    let (omega2, q) = eigen(&k_r, &m_r, "reduced")?;
-    keep_elastic(&t, &omega2, &q, keep, &lambda[..normal_modes])
+    t
 }
 
 /// The `keep` lowest elastic modes of the Craig–Bampton space `t` from its eigenpairs

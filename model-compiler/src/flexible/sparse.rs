@@ -12,7 +12,7 @@
 
 use super::matrix_market::Triplets;
 use super::modal::{eigenpairs, hertz};
-use super::reduction::Reduced;
+use super::reduction::{self, Reduced};
 use faer::linalg::solvers::Solve;
 use faer::sparse::linalg::solvers::Llt;
 use faer::sparse::{SparseColMat, Triplet};
@@ -225,20 +225,7 @@ pub fn craig_bampton(
     keep: usize,
 ) -> Result<Reduced, String> {
     let n = mass.size();
-    if let Some(d) = interface.iter().find(|&&d| d >= n) {
-        return Err(format!("interface DOF {d} is not in the model ({n} DOFs)"));
-    }
-    let mut is_boundary = vec![false; n];
-    for &d in interface {
-        is_boundary[d] = true;
-    }
-    let internal: Vec<usize> = (0..n).filter(|&d| !is_boundary[d]).collect();
-    if normal_modes > internal.len() {
-        return Err(format!(
-            "{normal_modes} fixed-interface modes asked for, the model has {} internal DOFs",
-            internal.len()
-        ));
-    }
+    let internal = reduction::internal_dofs(n, interface, normal_modes)?;
     let (b, i) = (interface, &internal[..]);
     let factor = stiffness.restrict(i).cholesky().ok_or(
         "the stiffness of the internal DOFs is singular: the interface nodes do not hold the body",
@@ -247,24 +234,12 @@ pub fn craig_bampton(
     factor.solve(&mut psi);
     psi *= -1.0;
     let (lambda, phi) = lowest_modes(&factor, 0.0, &mass.restrict(i), normal_modes)?;
-    let nr = b.len() + normal_modes;
-    let mut t = DMatrix::zeros(n, nr);
-    for (c, &d) in b.iter().enumerate() {
-        t[(d, c)] = 1.0;
-    }
-    for (r, &d) in i.iter().enumerate() {
-        for c in 0..b.len() {
-            t[(d, c)] = psi[(r, c)];
-        }
-        for c in 0..normal_modes {
-            t[(d, b.len() + c)] = phi[(r, c)];
-        }
-    }
+    let t = reduction::basis(n, b, i, &psi, &phi, normal_modes);
     let m_r = t.transpose() * mass.apply(&t);
     let k_r = t.transpose() * stiffness.apply(&t);
     let sym = |a: DMatrix<f64>| (&a + a.transpose()) * 0.5;
     let (omega2, q) = eigenpairs(&sym(k_r), &sym(m_r), "reduced")?;
-    super::reduction::keep_elastic(&t, &omega2, &q, keep, &lambda[..normal_modes])
+    reduction::keep_elastic(&t, &omega2, &q, keep, &lambda[..normal_modes])
 }
 
 /// The lowest `count` frequencies [Hz] of the free model with the DOFs `held` held (rigid
