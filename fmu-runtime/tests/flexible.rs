@@ -18,7 +18,7 @@ mod support;
 use fmu_runtime::mechanics::Kinematics;
 use fmu_runtime::mechanics::base::BaseMotion;
 use fmu_runtime::mechanics::dynamics::{self, CompositeInertia};
-use fmu_runtime::mechanics::spatial::Vec6;
+use fmu_runtime::mechanics::spatial::{Vec6, inertia_array};
 use fmu_runtime::model::*;
 use nalgebra::{Matrix3, Rotation3, Vector3};
 use support::*;
@@ -120,29 +120,7 @@ fn rigid(parts: &[(f64, V3)]) -> (f64, [f64; 3], [f64; 6]) {
         let d = y - c;
         i += (Matrix3::identity() * d.norm_squared() - d * d.transpose()) * *mi;
     }
-    (
-        m,
-        c.into(),
-        [
-            i[(0, 0)],
-            i[(1, 1)],
-            i[(2, 2)],
-            i[(0, 1)],
-            i[(0, 2)],
-            i[(1, 2)],
-        ],
-    )
-}
-
-fn sym(m: &Matrix3<f64>) -> [f64; 6] {
-    [
-        m[(0, 0)],
-        m[(1, 1)],
-        m[(2, 2)],
-        m[(0, 1)],
-        m[(0, 2)],
-        m[(1, 2)],
-    ]
+    (m, c.into(), inertia_array(&i))
 }
 
 /// The invariants of particles (lumped translational masses: Θ rows are `−[x]×`).
@@ -188,11 +166,11 @@ fn invariants(boom: &[(f64, V3, [V3; MODES])]) -> ModalInvariants {
         }
     }
     inv.first_moment = s0.into();
-    inv.inertia = sym(&j0);
+    inv.inertia = inertia_array(&j0);
     for k in 0..n {
         inv.first_moment_modal[k] = c_t[k].into();
         inv.rotation_coupling[k] = c_r[k].into();
-        inv.inertia_modal[k] = sym(&j1[k]);
+        inv.inertia_modal[k] = inertia_array(&j1[k]);
     }
     inv
 }

@@ -761,29 +761,10 @@ fn flexible_section(d: &mut Doc, f: &crate::lower::flexible::FlexibleLowered) {
     let r = &f.reduction;
     let fb = &r.flexible;
     d.h2(&format!("Flexible body {}", f.name));
-    let nodes: Vec<String> = f.node_list().iter().map(|n| escape(n)).collect();
     let _ = writeln!(
         d.out,
-        "<p>Floating frame of reference: {} kg, {} along x from {} m to {} m, {} modes (Craig–Bampton, clamped at the body's joint, orthonormalised). Interface nodes: {}.{}</p>",
-        g(fb.invariants.mass),
-        if f.by_station {
-            "a beam"
-        } else {
-            "an FE model"
-        },
-        g(f.extent.0),
-        g(f.extent.1),
-        fb.modes(),
-        if nodes.is_empty() {
-            "none".into()
-        } else {
-            nodes.join(", ")
-        },
-        if f.defaults.is_empty() {
-            String::new()
-        } else {
-            format!(" Defaults used: {}.", escape(&f.defaults.join(", ")))
-        }
+        "<p>Floating frame of reference: {}</p>",
+        escape(&f.summary(g))
     );
     let rows = (0..fb.modes())
         .map(|k| {

@@ -55,3 +55,16 @@ pub fn join(l: Vec3, a: Vec3) -> Vec6 {
 pub fn inertia_matrix(i: [f64; 6]) -> Mat3 {
     Mat3::new(i[0], i[3], i[4], i[3], i[1], i[5], i[4], i[5], i[2])
 }
+
+/// `[Ixx, Iyy, Izz, Ixy, Ixz, Iyz]` of a symmetric tensor (the inverse of
+/// [`inertia_matrix`]; the upper triangle is read).
+pub fn inertia_array(m: &Mat3) -> [f64; 6] {
+    [
+        m[(0, 0)],
+        m[(1, 1)],
+        m[(2, 2)],
+        m[(0, 1)],
+        m[(0, 2)],
+        m[(1, 2)],
+    ]
+}

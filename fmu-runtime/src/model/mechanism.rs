@@ -265,6 +265,14 @@ impl Mechanism {
                 .sum::<usize>()
     }
 
+    /// The modal stiffness ω² of every modal coordinate, in z order (floored at 1e-300, so
+    /// that it divides).
+    pub fn modal_stiffness(&self) -> Vec<f64> {
+        (self.flexible.iter())
+            .flat_map(|f| f.stiffness.iter().map(|k| k.max(1e-300)))
+            .collect()
+    }
+
     /// Index of each body's joint coordinate in z (`None` for a fixed joint).
     pub fn coordinate_indices(&self) -> Vec<Option<usize>> {
         let mut next = 0;

@@ -291,12 +291,7 @@ impl Problem<'_> {
                         .sum::<f64>();
             }
         };
-        let stiffness: Vec<f64> = m
-            .mechanism
-            .flexible
-            .iter()
-            .flat_map(|f| f.stiffness.iter().copied())
-            .collect();
+        let stiffness = m.mechanism.modal_stiffness();
         let (mut r, mut r_trial, mut jac) = (vec![0.0; n], vec![0.0; n], vec![0.0; n * n]);
         let (mut piv, mut scale) = (vec![0; n], vec![0.0; 2 * n]);
         let start = st.z[modal.clone()].to_vec();
@@ -320,7 +315,7 @@ impl Problem<'_> {
                 lu_solve(&jac, n, &piv, &scale, &mut step);
             } else {
                 for (s, k) in step.iter_mut().zip(&stiffness) {
-                    *s /= k.max(1e-300);
+                    *s /= k;
                 }
             }
             let mut largest: f64 = 0.0;
@@ -542,9 +537,7 @@ pub(super) fn problem<'a>(
     let joints = m.mechanism.joint_coordinates();
     let looped = loops_through_nodes(&m.mechanism).then(|| LoopedDeflection {
         modes: joints..l.nz,
-        stiffness: (m.mechanism.flexible.iter())
-            .flat_map(|f| f.stiffness.iter().map(|k| k.max(1e-300)))
-            .collect(),
+        stiffness: m.mechanism.modal_stiffness(),
         joints: st.z[..joints].to_vec(),
     });
     let mut precharged = Vec::new();

@@ -17,6 +17,7 @@
 //! invariants through the same products.
 
 use super::matrix::FeMatrix;
+use fmu_runtime::mechanics::spatial::inertia_array;
 use fmu_runtime::model::ModalInvariants;
 use nalgebra::{DMatrix, Matrix3, Vector3};
 
@@ -41,17 +42,6 @@ fn skew_rows(out: &mut DMatrix<f64>, row: usize, v: &Vector3<f64>) {
 
 fn m3(a: &DMatrix<f64>) -> Matrix3<f64> {
     Matrix3::from_fn(|r, c| a[(r, c)])
-}
-
-fn sym(m: &Matrix3<f64>) -> [f64; 6] {
-    [
-        m[(0, 0)],
-        m[(1, 1)],
-        m[(2, 2)],
-        m[(0, 1)],
-        m[(0, 2)],
-        m[(1, 2)],
-    ]
 }
 
 /// The invariants of an FE model with mass matrix `mass`, node positions `positions`
@@ -132,7 +122,7 @@ pub fn invariants(
         first_moment_modal: (0..n)
             .map(|k| [c_t[(0, k)], c_t[(1, k)], c_t[(2, k)]])
             .collect(),
-        inertia: sym(&m3(&(theta_a.transpose() * &m_theta_a))),
+        inertia: inertia_array(&m3(&(theta_a.transpose() * &m_theta_a))),
         inertia_modal: Vec::with_capacity(n),
         inertia_modal2: Vec::with_capacity(n * n),
         rotation_coupling: (0..n)
@@ -147,7 +137,7 @@ pub fn invariants(
     };
     for k in 0..n {
         let j1 = m3(&(theta_a.transpose() * &m_theta[k] + theta[k].transpose() * &m_theta_a));
-        inv.inertia_modal.push(sym(&j1));
+        inv.inertia_modal.push(inertia_array(&j1));
         let c_rk = theta[k].transpose() * &m_phi;
         for l in 0..n {
             let j2 = m3(&(theta[k].transpose() * &m_theta[l]));

@@ -51,6 +51,34 @@ pub(super) struct ReducedBody {
 }
 
 impl FlexibleLowered {
+    /// The body in a few sentences — mass, mesh, extent, modes, interface nodes, the
+    /// defaults used — for the FMU's documentation and the model page; `num` writes a number.
+    pub fn summary(&self, num: impl Fn(f64) -> String) -> String {
+        let nodes = self.node_list();
+        format!(
+            "{} kg, {} along x from {} m to {} m, {} modes (Craig–Bampton, clamped at the body's joint, orthonormalised). Interface nodes: {}.{}",
+            num(self.reduction.flexible.invariants.mass),
+            if self.by_station {
+                "a beam"
+            } else {
+                "an FE model"
+            },
+            num(self.extent.0),
+            num(self.extent.1),
+            self.reduction.flexible.modes(),
+            if nodes.is_empty() {
+                "none".into()
+            } else {
+                nodes.join(", ")
+            },
+            if self.defaults.is_empty() {
+                String::new()
+            } else {
+                format!(" Defaults used: {}.", self.defaults.join(", "))
+            }
+        )
+    }
+
     /// Each interface node as `name at x = … m` (a beam) or `name at [x, y, z] m`.
     pub fn node_list(&self) -> Vec<String> {
         self.nodes

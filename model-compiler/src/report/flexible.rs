@@ -137,31 +137,8 @@ pub fn section(
 fn reduction_table(page: &mut String, f: &FlexibleLowered) {
     let r = &f.reduction;
     let fb = &r.flexible;
-    let nodes = f.node_list();
     let _ = writeln!(page, "### {}\n", f.name);
-    let _ = writeln!(
-        page,
-        "{} kg, {} from x = {} m to {} m, {} modes clamped at its joint (Craig–Bampton, orthonormalised). Interface nodes: {}.{}\n",
-        num(fb.invariants.mass),
-        if f.by_station {
-            "a meshed beam"
-        } else {
-            "an FE model"
-        },
-        num(f.extent.0),
-        num(f.extent.1),
-        fb.modes(),
-        if nodes.is_empty() {
-            "none".into()
-        } else {
-            cell(&nodes.join(", "))
-        },
-        if f.defaults.is_empty() {
-            String::new()
-        } else {
-            format!(" Defaults used: {}.", f.defaults.join(", "))
-        }
-    );
+    let _ = writeln!(page, "{}\n", cell(&f.summary(num)));
     let _ = writeln!(
         page,
         "| mode | clamped at the joint [Hz] | free–free [Hz] | mass share x / y / z [%] | damping ratio |"
