@@ -12,6 +12,10 @@ use crate::model::{FlexibleBody, Mechanism};
 /// applied (applied wrenches are subtracted by the caller's accumulation). Inertia acts
 /// on the absolute motion, so a moving base adds its transport loads here.
 fn body_residual(k: &BodyKinematics, base: &BaseMotion) -> Vec6 {
+    // Massless bodies (a flexible body's interface nodes, connectors) carry nothing.
+    if k.mass == 0.0 && k.inertia == Mat3::zeros() {
+        return Vec6::zeros();
+    }
     let (twist, accel) = base.absolute(k);
     let w = ang(&twist);
     let a_w = ang(&accel);

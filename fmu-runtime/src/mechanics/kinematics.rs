@@ -146,7 +146,7 @@ impl Kinematics {
             modal: mech
                 .flexible
                 .iter()
-                .map(|f| ModalState::new(f.modes()))
+                .map(|f| ModalState::new(&f.invariants))
                 .collect(),
             flexible_of,
             node_columns,
@@ -206,7 +206,11 @@ impl Kinematics {
                 Some(j) => {
                     let parent = &done[j];
                     let frame = JointFrame {
-                        rotation: parent.rotation * self.frame_rotations[i],
+                        // An interface node turns between parent and frame (below).
+                        rotation: match body.joint {
+                            JointKind::Node { .. } => Mat3::identity(),
+                            _ => parent.rotation * self.frame_rotations[i],
+                        },
                         origin: parent.point(&vec3(body.joint_frame.origin)),
                     };
                     (parent, frame)
@@ -265,8 +269,14 @@ impl Kinematics {
                 JointKind::Fixed => (frame.rotation, frame.origin, Vec6::zeros(), Vec6::zeros()),
                 JointKind::Node { .. } => {
                     let (shift, _, turn) = node.as_ref().unwrap_or_else(|| unreachable!());
+                    let frame_rotation = &self.frame_rotations[i];
+                    let turned = if *frame_rotation == Mat3::identity() {
+                        turn.rotation
+                    } else {
+                        turn.rotation * frame_rotation
+                    };
                     (
-                        parent.rotation * turn.rotation * self.frame_rotations[i],
+                        parent.rotation * turned,
                         frame.origin + parent.rotation * shift,
                         Vec6::zeros(),
                         Vec6::zeros(),

@@ -874,7 +874,12 @@ pub fn step(
         // full refresh unless that refresh is expensive (`first_order_first`).
         // The joint-coordinate part of the update (in tolerances): when it converges or
         // contracts well, the slow part is the first-order states.
-        let z_size = (0..nz).fold(0.0f64, |a, i| {
+        // (Joint coordinates only: a modal coordinate's equation is linear but for small
+        // inertial couplings, so a kept tangent stays good however far the predictor
+        // missed the mode — a light coordinate that follows its load's every change.
+        // Counting them, the PATU lift boom's first mode formed the tangent again in a
+        // third of the steps: 8,758 of 27,000 against the rigid crane's 215.)
+        let z_size = (0..l.nq).fold(0.0f64, |a, i| {
             a.max(ws.dx[i].abs() / super::tolerance(ws.tol[i], tol_scale, ws.x[i]))
         });
         if size > 0.1 * previous

@@ -104,6 +104,7 @@ mod tests {
     fn layout(nz: usize, nw: usize) -> Layout {
         Layout {
             nz,
+            nq: nz,
             nw,
             nc: 0,
             n_pressures: nw,

@@ -336,7 +336,7 @@ mod ffrf {
         ] {
             let w = Vector3::new(0.5, 1.1, -0.8);
             let eta_d = [1.5, -2.0, 0.7, 3.0];
-            let mut state = ModalState::new(4);
+            let mut state = ModalState::new(inv);
             state.update(inv, &eta, &eta_d, &[0.0; 4]);
             let t = kinetic_energy(inv, &state, &Vec3::from(v), &Vec3::from(w));
             let reference = fe_kinetic_energy(&fe, phi, &eta, &eta_d, &v, &w);
