@@ -125,11 +125,14 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("stiffness", K::Text, true, "Stiffness matrix, Matrix Market."),
         ("coordinates", K::Text, true, "Node coordinates in body axes: CSV x, y, z with the unit of each column in the header (`x [mm]`)."),
         ("dofs_per_node", K::Int, false, "3 (translations) or 6 (translations, rotations; default)."),
+        ("reference_radius", K::Q, false, "Ties the mesh nodes within this distance of the body origin to the body's joint (a rigid spider, RBE2) [m]; needed by solid meshes (3 DOFs per node)."),
     ]),
     ("flexible_node", "An interface node of a flexible body.", &[
         ("name", K::Name, true, "Name within the body (its frame is the body `<body>.<name>`)."),
         ("at", K::Q, false, "Station along the beam's x axis [m] (beam)."),
         ("node", K::Int, false, "Node number: 1-based row of the coordinates file (fe)."),
+        ("center", K::V3, false, "Centre of a rigid spider in body axes [m] (fe, with radius): e.g. a pin bore's axis point."),
+        ("radius", K::Q, false, "Ties the mesh nodes within this distance of `node` or `center` to one 6-DOF node there (a rigid spider, RBE2) [m] (fe)."),
     ]),
     ("rayleigh", "Rayleigh damping α M + β K on the elastic coordinates.", &[
         ("alpha", K::Q, true, "α [1/s]."),

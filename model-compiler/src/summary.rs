@@ -358,6 +358,12 @@ fn flexible_lines(out: &mut String, f: &crate::lower::flexible::FlexibleLowered)
     if !f.defaults.is_empty() {
         let _ = writeln!(out, "    defaults used: {}", f.defaults.join(", "));
     }
+    if let Some((_, count)) = f.spiders.iter().find(|(n, _)| n.is_none()) {
+        let _ = writeln!(
+            out,
+            "    its joint holds a rigid spider (RBE2) of {count} mesh nodes"
+        );
+    }
     for (k, freq) in r.frequencies.iter().enumerate() {
         let share = r.mass_shares[k];
         let zeta = fb.damping_ratio(k);

@@ -965,3 +965,205 @@ fn the_long_boom_crane_rings_at_its_coupled_frequency_in_the_cap_pressure() {
         );
     }
 }
+
+/// A 2 m steel bar of 0.1 × 0.1 m as a solid mesh (hexahedra, 3 DOFs per node) with its
+/// FE files in `dir`: held at its root face and loaded at its tip face through rigid
+/// spiders. `nodes` replaces the interface nodes, `reference` the reference radius.
+fn solid_bar(dir: &std::path::Path, reference: &str, nodes: &str) -> (common::hex::HexBar, String) {
+    let bar = common::hex::HexBar::new(2.0, 0.1, 0.1, [20, 2, 2], [E, 0.3, RHO]);
+    bar.write(dir, "bar");
+    let text = format!(
+        r#"[model]
+name = "solid-bar"
+gravity = [0, 0, -9.81]
+[solver]
+step = "1 ms"
+[init]
+static_equilibrium = true
+[[bodies]]
+name = "bar"
+parent = "ground"
+joint = {{ type = "fixed" }}
+[bodies.flexible]
+fe = {{ mass = "bar_M.mtx", stiffness = "bar_K.mtx", coordinates = "bar_nodes.csv", dofs_per_node = 3{reference} }}
+modes = 8
+nodes = [{nodes}]
+[[markers]]
+name = "tip"
+body = "bar"
+point = [2, 0, 0]
+[[interface.outputs]]
+name = "tip.z"
+quantity = "tip.position.z"
+"#
+    );
+    (bar, text)
+}
+
+const BAR_REFERENCE: &str = r#", reference_radius = "80 mm""#;
+const BAR_TIP: &str = r#"{ name = "tip", center = [2, 0, 0], radius = "80 mm" }"#;
+
+/// A solid mesh held by rigid spiders (RBE2) reduces to its own FE model: the body's mass,
+/// its first bending frequency and its sag under its weight against the full mesh with the
+/// root face clamped (the spider's master is clamped by the fixed joint).
+#[test]
+fn a_solid_mesh_held_by_rigid_spiders_reduces_to_its_own_fe_model() {
+    let dir = common::temp_dir("flexible-solid-spiders");
+    let (bar, text) = solid_bar(&dir, BAR_REFERENCE, BAR_TIP);
+    let lowered = compile_in(&dir, &text).unwrap();
+    let body = &lowered.model.mechanism.flexible[0];
+    let mass = RHO * 2.0 * 0.1 * 0.1;
+    assert!(
+        (body.invariants.mass / mass - 1.0).abs() < 1e-9,
+        "{}",
+        body.invariants.mass
+    );
+    // Each spider ties its face's 3 × 3 nodes; `check` and the page say so.
+    let summary = lowered.flexible[0].summary(|x| format!("{x}"));
+    assert!(
+        summary.contains("Its joint holds a rigid spider of 9 mesh nodes")
+            && summary.contains("tip at [2, 0, 0] m (a rigid spider of 9 mesh nodes)"),
+        "{summary}"
+    );
+
+    // The full mesh, root face clamped: lowest frequency and the sag under gravity.
+    let root = bar.section_nodes(0.0);
+    let free: Vec<usize> = (0..bar.mass.nrows())
+        .filter(|d| !root.contains(&(d / 3)))
+        .collect();
+    let pick = |a: &nalgebra::DMatrix<f64>| {
+        nalgebra::DMatrix::from_fn(free.len(), free.len(), |i, j| a[(free[i], free[j])])
+    };
+    let (m, k) = (pick(&bar.mass), pick(&bar.stiffness));
+    let l = m.clone().cholesky().unwrap().l();
+    let l_inv = l.clone().try_inverse().unwrap();
+    let a = &l_inv * &k * l_inv.transpose();
+    let lowest = a.symmetric_eigen().eigenvalues.min();
+    let (f_full, f_reduced) = (lowest.sqrt(), body.stiffness[0].sqrt());
+    println!(
+        "first bending frequency: full mesh {:.4} Hz, reduced (spiders) {:.4} Hz",
+        f_full / (2.0 * PI),
+        f_reduced / (2.0 * PI)
+    );
+    assert!((f_reduced / f_full - 1.0).abs() < 1e-4);
+    let gravity =
+        nalgebra::DVector::from_fn(bar.mass.nrows(), |d, _| if d % 3 == 2 { -G } else { 0.0 });
+    let load = &bar.mass * gravity;
+    let f = nalgebra::DVector::from_fn(free.len(), |i, _| load[free[i]]);
+    let u = k.cholesky().unwrap().solve(&f);
+    let centre = bar
+        .positions
+        .iter()
+        .position(|p| (p[0] - 2.0).abs() < 1e-9 && p[1].abs() < 1e-9 && p[2].abs() < 1e-9)
+        .unwrap();
+    let full = u[free.iter().position(|&d| d == 3 * centre + 2).unwrap()];
+    let model = lowered.model.clone();
+    let tip = (model.variables.iter())
+        .find(|v| v.name == "tip.z")
+        .unwrap()
+        .clone();
+    let mut inst = fmu_runtime::Instance::new(std::sync::Arc::new(model));
+    inst.initialize(0.0).unwrap();
+    let sag = inst.value(&tip);
+    println!("tip sag under its weight: full mesh {full:.6e} m, reduced {sag:.6e} m");
+    assert!((sag / full - 1.0).abs() < 2e-3, "{sag} vs {full}");
+}
+
+/// Bad spiders are refused with their place and a fix.
+#[test]
+fn bad_spiders_are_refused_with_their_place_and_a_fix() {
+    let dir = common::temp_dir("flexible-bad-spiders");
+    for (reference, nodes, expect) in [
+        ("", BAR_TIP, "cannot hold the body's joint at one node"),
+        (
+            BAR_REFERENCE,
+            r#"{ name = "tip", center = [2, 0.025, 0.01], radius = "1 mm" }"#,
+            "no node of bar_nodes.csv within",
+        ),
+        (
+            BAR_REFERENCE,
+            r#"{ name = "tip", center = [2, 0, 0], radius = "80 mm" }, { name = "end", center = [1.95, 0, 0], radius = "80 mm" }"#,
+            "is in the spiders of both node 'tip' and node 'end'",
+        ),
+        (
+            BAR_REFERENCE,
+            r#"{ name = "edge", center = [1, 0.05, 0.05], radius = "10 mm" }"#,
+            "ties 1 node(s): too few to hold its rotations",
+        ),
+        (
+            BAR_REFERENCE,
+            r#"{ name = "tip", center = [2, 0, 0] }"#,
+            "has a center but no radius",
+        ),
+    ] {
+        let (_, text) = solid_bar(&dir, reference, nodes);
+        let e = compile_in(&dir, &text).unwrap_err();
+        println!("{e}\n");
+        assert!(e.contains(expect), "{e}");
+        assert!(e.contains("help:"), "{e}");
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 128, ..Default::default() })]
+
+    /// Any spiders on a solid mesh — anywhere, of any radius — either tie it or are refused
+    /// with a reason, never a panic; a tied model keeps the mesh's mass, its rigid motions
+    /// (the masters' included) strain nothing and carry the mass rigidly.
+    #[test]
+    fn spiders_keep_the_mass_and_the_rigid_motions(
+        along in 2usize..6,
+        spiders in proptest::collection::vec((0.0..1.0f64, -0.02..0.02f64, -0.02..0.02f64, 0.08..0.15f64), 1..4),
+    ) {
+        use model_compiler::flexible::{dofs::NodeDofs, ffrf::FeModel, spider};
+        let bar = common::hex::HexBar::new(1.0, 0.1, 0.1, [along, 1, 1], [E, 0.3, RHO]);
+        let fe = FeModel {
+            dofs: NodeDofs::uniform(bar.positions.len(), 3),
+            positions: bar.positions.clone(),
+            mass: bar.mass.clone(),
+            stiffness: bar.stiffness.clone(),
+            held: vec![],
+        };
+        // Spider k somewhere in the k-th third of the bar (most tie; some overlap, some
+        // reach too few nodes: those must be refused).
+        let spiders: Vec<spider::Spider> = (spiders.iter().enumerate())
+            .map(|(k, &(u, y, z, r))| {
+                let x = (k as f64 + u) / 3.0;
+                spider::Spider {
+                    name: format!("s{k}"),
+                    center: [x, y, z],
+                    slaves: spider::nodes_within(&bar.positions, [x, y, z], r),
+                }
+            })
+            .collect();
+        let Ok((tied, masters)) = spider::tie(&fe, &spiders) else {
+            return Ok(());
+        };
+        proptest::prop_assert_eq!(masters.len(), spiders.len());
+        let n = tied.dofs.total();
+        // The six rigid motions in the tied DOFs: u = v + ω × x, θ = ω (masters).
+        let mut rigid = nalgebra::DMatrix::zeros(n, 6);
+        for (node, x) in tied.positions.iter().enumerate() {
+            let s = tied.dofs.start(node);
+            for d in 0..3 {
+                rigid[(s + d, d)] = 1.0;
+            }
+            let w = [[0.0, x[2], -x[1]], [-x[2], 0.0, x[0]], [x[1], -x[0], 0.0]];
+            for d in 0..3 {
+                for e in 0..3 {
+                    rigid[(s + d, 3 + e)] = w[d][e];
+                }
+            }
+            if let Some(r) = tied.dofs.rotations(node) {
+                for d in 0..3 {
+                    rigid[(r + d, 3 + d)] = 1.0;
+                }
+            }
+        }
+        let strain = (&tied.stiffness * &rigid).abs().max() / tied.stiffness.abs().max();
+        proptest::prop_assert!(strain < 1e-9, "rigid motion strains the tied model: {strain}");
+        let m = (rigid.transpose() * &tied.mass * &rigid).fixed_view::<3, 3>(0, 0).clone_owned();
+        let mass = RHO * 0.01;
+        proptest::prop_assert!((m - nalgebra::Matrix3::identity() * mass).abs().max() < 1e-9 * mass);
+    }
+}

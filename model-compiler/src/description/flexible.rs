@@ -76,16 +76,22 @@ pub struct FeDesc {
     pub stiffness: Spanned<String>,
     pub coordinates: Spanned<String>,
     pub dofs_per_node: Option<Spanned<i64>>,
+    /// Ties the mesh nodes within this distance of the body origin to the body's joint (a
+    /// rigid spider): how a solid mesh is held.
+    pub reference_radius: Option<Quantity>,
 }
 
 /// An interface node: at station `at` along a beam, or FE node `node` (1-based row of the
-/// coordinates file).
+/// coordinates file); with `radius`, a rigid spider of the mesh nodes within it of `node`
+/// or of `center`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NodeDesc {
     pub name: Name,
     pub at: Option<Quantity>,
     pub node: Option<Spanned<i64>>,
+    pub center: Option<super::Vec3>,
+    pub radius: Option<Quantity>,
 }
 
 /// Rayleigh damping `α M + β K` on the elastic coordinates.

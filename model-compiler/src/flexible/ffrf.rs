@@ -8,6 +8,7 @@
 //! of the reduced clamped–free eigenproblem. No rigid-body content is left to remove: the
 //! reference node holds it.
 
+use super::dofs::NodeDofs;
 use super::invariants::invariants;
 use super::matrix::FeMatrix;
 use fmu_runtime::model::{FlexibleBody, InterfaceNode};
@@ -20,10 +21,10 @@ pub struct FeModel<M = DMatrix<f64>> {
     pub stiffness: M,
     /// Node positions [m], body axes.
     pub positions: Vec<[f64; 3]>,
-    /// 3 (translations) or 6 (translations, then rotations) per node.
-    pub node_dofs: usize,
-    /// DOFs held at every node (`node_dofs` numbering): a planar machine's beam keeps only
-    /// its in-plane modes.
+    /// Where each node's DOFs sit: 3 (translations) or 6 (translations, then rotations).
+    pub dofs: NodeDofs,
+    /// DOFs held at every node (0–2 translations, 3–5 rotations): a planar machine's beam
+    /// keeps only its in-plane modes.
     pub held: Vec<usize>,
 }
 
@@ -56,9 +57,9 @@ pub struct Reduction {
     pub mass_shares: Vec<[f64; 3]>,
     /// The kept modes in the FE DOFs (columns), for drawings of the deformed shape.
     pub shapes: DMatrix<f64>,
-    /// The FE nodes' positions [m] (body axes) and DOFs per node, the rows of `shapes`.
+    /// The FE nodes' positions [m] (body axes) and their DOFs, the rows of `shapes`.
     pub positions: Vec<[f64; 3]>,
-    pub node_dofs: usize,
+    pub dofs: NodeDofs,
 }
 
 /// Reduces `fe` to `modes` modes clamped at node `reference`, with the interface nodes
@@ -70,11 +71,12 @@ pub fn reduce<M: FeMatrix>(
     modes: usize,
     damping: &Damping,
 ) -> Result<Reduction, String> {
-    let (nd, nodes) = (fe.node_dofs, fe.positions.len());
+    let (dofs, nodes) = (&fe.dofs, fe.positions.len());
     let ndof = fe.mass.size();
-    if ndof != nodes * nd || fe.stiffness.size() != ndof {
+    if dofs.nodes() != nodes || ndof != dofs.total() || fe.stiffness.size() != ndof {
         return Err(format!(
-            "{nodes} nodes of {nd} DOFs, but matrices of {ndof} and {} rows",
+            "{nodes} nodes of {} DOFs, but matrices of {ndof} and {} rows",
+            dofs.total(),
             fe.stiffness.size()
         ));
     }
@@ -97,7 +99,10 @@ pub fn reduce<M: FeMatrix>(
     }
     // Clamp the reference node; number the rest.
     let free: Vec<usize> = (0..ndof)
-        .filter(|d| d / nd != reference && !fe.held.contains(&(d % nd)))
+        .filter(|&d| {
+            let (node, place) = dofs.node_of(d);
+            node != reference && !fe.held.contains(&place)
+        })
         .collect();
     let (m_f, k_f) = (fe.mass.restrict(&free), fe.stiffness.restrict(&free));
     if !k_f.positive_definite() {
@@ -110,7 +115,10 @@ pub fn reduce<M: FeMatrix>(
     let boundary: Vec<usize> = interface
         .iter()
         .filter(|(_, n)| *n != reference)
-        .flat_map(|(_, n)| (n * nd..(n + 1) * nd).filter_map(|d| free.iter().position(|f| *f == d)))
+        .flat_map(|(_, n)| {
+            (dofs.start(*n)..dofs.start(*n) + dofs.count(*n))
+                .filter_map(|d| free.iter().position(|f| *f == d))
+        })
         .collect();
     let mut boundary = boundary;
     boundary.sort_unstable();
@@ -130,7 +138,7 @@ pub fn reduce<M: FeMatrix>(
             phi[(d, k)] = reduced.modes[(row, k)];
         }
     }
-    let inv = invariants(&fe.mass, &fe.positions, nd, &phi)?;
+    let inv = invariants(&fe.mass, &fe.positions, dofs, &phi)?;
     let k_modal = phi.transpose() * fe.stiffness.apply(&phi);
     let stiffness: Vec<f64> = (0..modes).map(|k| k_modal[(k, k)].max(0.0)).collect();
     let damping: Vec<f64> = stiffness
@@ -142,9 +150,9 @@ pub fn reduce<M: FeMatrix>(
             Damping::Rayleigh { alpha, beta } => alpha + beta * w2,
         })
         .collect();
-    let shape = |node: usize, offset: usize| -> Vec<[f64; 3]> {
+    let shape = |first: usize| -> Vec<[f64; 3]> {
         (0..modes)
-            .map(|k| std::array::from_fn(|d| phi[(node * nd + offset + d, k)]))
+            .map(|k| std::array::from_fn(|d| phi[(first + d, k)]))
             .collect()
     };
     let interface_nodes = interface
@@ -152,12 +160,12 @@ pub fn reduce<M: FeMatrix>(
         .map(|(name, node)| InterfaceNode {
             name: name.clone(),
             position: fe.positions[*node],
-            translation: shape(*node, 0),
-            // Solid meshes carry no rotations: the node turns with the frame only.
-            rotation: if nd == 6 {
-                shape(*node, 3)
-            } else {
-                vec![[0.0; 3]; modes]
+            translation: shape(dofs.start(*node)),
+            // A solid's node (not a spider's master) carries no rotations: it turns with
+            // the frame only.
+            rotation: match dofs.rotations(*node) {
+                Some(first) => shape(first),
+                None => vec![[0.0; 3]; modes],
             },
         })
         .collect();
@@ -167,7 +175,9 @@ pub fn reduce<M: FeMatrix>(
         .map(|c| c.map(|x| x * x / inv.mass))
         .collect();
     // A free body: six rigid motions (three in a plane), then the elastic modes.
-    let held: Vec<usize> = (0..ndof).filter(|d| fe.held.contains(&(d % nd))).collect();
+    let held: Vec<usize> = (0..ndof)
+        .filter(|&d| fe.held.contains(&dofs.node_of(d).1))
+        .collect();
     let rigid = if fe.held.is_empty() { 6 } else { 3 };
     let free_frequencies = (fe.mass)
         .frequencies(&fe.stiffness, &held, rigid + modes, stiffness[0])?
@@ -187,6 +197,6 @@ pub fn reduce<M: FeMatrix>(
         mass_shares,
         shapes: phi,
         positions: fe.positions.clone(),
-        node_dofs: nd,
+        dofs: dofs.clone(),
     })
 }

@@ -1,8 +1,8 @@
 //! The floating-frame inertia invariants of a reduced FE model (see
 //! [`fmu_runtime::model::ModalInvariants`] for what they mean and how the runtime uses them).
 //!
-//! The FE DOFs come `node_dofs` per node: 3 (translations) or 6 (translations, then the
-//! rotation vector). With `Φ_t` the rigid translations, `Θ_a = Θ_I + Θ_×(X0)` the rigid
+//! The FE DOFs come 3 per node (translations) or 6 (translations, then the rotation
+//! vector), as [`NodeDofs`] says. With `Φ_t` the rigid translations, `Θ_a = Θ_I + Θ_×(X0)` the rigid
 //! rotation about the body origin (every translational block `−[x_i]×`, every rotational
 //! block the identity) and `Θ_k = Θ_×(φ_k)` the rotation of mode k's DOF vector (every block
 //! `−[φ_k,i]×`):
@@ -16,16 +16,18 @@
 //! Dense products of M with a few columns; a sparse M (large FE models) gives the same
 //! invariants through the same products.
 
+use super::dofs::NodeDofs;
 use super::matrix::FeMatrix;
 use fmu_runtime::mechanics::spatial::inertia_array;
 use fmu_runtime::model::ModalInvariants;
 use nalgebra::{DMatrix, Matrix3, Vector3};
 
-/// Translations of node `i` start at `i · node_dofs`; rotations (6-DOF nodes) follow.
-fn blocks(node_dofs: usize, nodes: usize) -> impl Iterator<Item = (usize, bool)> {
-    (0..nodes).flat_map(move |i| {
-        let t = std::iter::once((i * node_dofs, true));
-        let r = (node_dofs == 6).then_some((i * node_dofs + 3, false));
+/// Every node's translation block and rotation block (6-DOF nodes): (node, first DOF,
+/// whether translations).
+fn blocks(dofs: &NodeDofs) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
+    (0..dofs.nodes()).flat_map(move |i| {
+        let t = std::iter::once((i, dofs.start(i), true));
+        let r = dofs.rotations(i).map(|r| (i, r, false));
         t.chain(r)
     })
 }
@@ -49,25 +51,22 @@ fn m3(a: &DMatrix<f64>) -> Matrix3<f64> {
 pub fn invariants(
     mass: &impl FeMatrix,
     positions: &[[f64; 3]],
-    node_dofs: usize,
+    dofs: &NodeDofs,
     modes: &DMatrix<f64>,
 ) -> Result<ModalInvariants, String> {
     let (ndof, n) = (mass.size(), modes.ncols());
-    if node_dofs != 3 && node_dofs != 6 {
-        return Err(format!("{node_dofs} DOFs per node: 3 or 6 expected"));
-    }
-    if ndof != positions.len() * node_dofs || modes.nrows() != ndof {
+    if ndof != dofs.total() || positions.len() != dofs.nodes() || modes.nrows() != ndof {
         return Err(format!(
-            "{ndof} DOFs, {} nodes of {node_dofs} DOFs and modes of {} rows do not agree",
+            "{ndof} DOFs, {} nodes of {} DOFs and modes of {} rows do not agree",
             positions.len(),
+            dofs.total(),
             modes.nrows()
         ));
     }
     let mut phi_t = DMatrix::zeros(ndof, 3);
     let mut theta_a = DMatrix::zeros(ndof, 3);
     let mut x0 = DMatrix::zeros(ndof, 1);
-    for (start, translation) in blocks(node_dofs, positions.len()) {
-        let node = start / node_dofs;
+    for (node, start, translation) in blocks(dofs) {
         for d in 0..3 {
             if translation {
                 phi_t[(start + d, d)] = 1.0;
@@ -83,7 +82,7 @@ pub fn invariants(
     let theta: Vec<DMatrix<f64>> = (0..n)
         .map(|k| {
             let mut t = DMatrix::zeros(ndof, 3);
-            for (start, _) in blocks(node_dofs, positions.len()) {
+            for (_, start, _) in blocks(dofs) {
                 let v = Vector3::new(
                     modes[(start, k)],
                     modes[(start + 1, k)],

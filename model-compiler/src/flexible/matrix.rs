@@ -1,6 +1,7 @@
 //! What the reduction asks of an FE matrix, so that one reduction serves dense matrices
 //! (beams, small FE models) and sparse ones (large FE models, [`super::sparse`]).
 
+use super::matrix_market::Triplets;
 use super::modal::{self, pick};
 use super::reduction::{self, Reduced};
 use super::sparse::Sparse;
@@ -13,6 +14,10 @@ pub trait FeMatrix: Sized {
     fn apply(&self, x: &DMatrix<f64>) -> DMatrix<f64>;
     /// The square submatrix on `dofs`.
     fn restrict(&self, dofs: &[usize]) -> Self;
+    /// Every non-zero entry (row, column, value).
+    fn to_triplets(&self) -> Triplets;
+    /// From entries, duplicates summed.
+    fn from_entries(t: &Triplets) -> Result<Self, String>;
     fn positive_definite(&self) -> bool;
     /// Craig–Bampton of (M = `self`, K = `stiffness`) at the `interface` DOFs with
     /// `normal_modes` fixed-interface modes, keeping the `keep` lowest elastic modes.
@@ -44,6 +49,23 @@ impl FeMatrix for DMatrix<f64> {
     }
     fn restrict(&self, dofs: &[usize]) -> Self {
         pick(self, dofs, dofs)
+    }
+    fn to_triplets(&self) -> Triplets {
+        let mut entries = Vec::new();
+        for j in 0..self.ncols() {
+            for i in 0..self.nrows() {
+                if self[(i, j)] != 0.0 {
+                    entries.push((i, j, self[(i, j)]));
+                }
+            }
+        }
+        Triplets {
+            size: self.nrows(),
+            entries,
+        }
+    }
+    fn from_entries(t: &Triplets) -> Result<Self, String> {
+        Ok(t.dense())
     }
     fn positive_definite(&self) -> bool {
         self.clone().cholesky().is_some()
@@ -78,6 +100,15 @@ impl FeMatrix for Sparse {
     }
     fn restrict(&self, dofs: &[usize]) -> Self {
         Sparse::restrict(self, dofs)
+    }
+    fn to_triplets(&self) -> Triplets {
+        Triplets {
+            size: self.size(),
+            entries: self.entries().collect(),
+        }
+    }
+    fn from_entries(t: &Triplets) -> Result<Self, String> {
+        Sparse::from_triplets(t)
     }
     fn positive_definite(&self) -> bool {
         self.cholesky().is_some()

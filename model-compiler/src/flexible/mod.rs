@@ -2,6 +2,7 @@
 //! matrices from files) to the runtime's floating-frame body. Each piece is checked against
 //! closed forms:
 //!
+//! - [`dofs`]: where each FE node's DOFs sit (3 or 6 per node);
 //! - [`beam`]: the built-in beam mesher (3-D Euler–Bernoulli frame elements, consistent
 //!   mass) for booms of box, tube or rectangular section;
 //! - [`matrix_market`]: FE mass and stiffness matrices from Matrix Market files, with
@@ -14,10 +15,12 @@
 //! - [`invariants`]: the inertia invariants the runtime works with;
 //! - [`matrix`], [`sparse`]: the same reduction on sparse matrices for large FE models
 //!   (faer's sparse Cholesky, subspace iteration).
+//! - [`spider`]: rigid spiders (RBE2) tying a solid mesh's pin bores to 6-DOF masters.
 //!
 //! Descriptions reach these through `lower::flexible`.
 
 pub mod beam;
+pub mod dofs;
 pub mod ffrf;
 pub mod invariants;
 pub mod matrix;
@@ -25,6 +28,7 @@ pub mod matrix_market;
 pub mod modal;
 pub mod reduction;
 pub mod sparse;
+pub mod spider;
 
 #[cfg(test)]
 mod tests;

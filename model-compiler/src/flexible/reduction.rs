@@ -33,14 +33,14 @@ pub struct Reduced {
 /// The share of the body's mass each of the lowest `normal_modes` fixed-interface modes
 /// carries in each translation direction x, y, z — its effective modal mass
 /// (φᵀ M r_d)² over the total mass, r_d the rigid translation in d, under a base motion of
-/// the interface (what `check` and the model's page report per mode). `node_dofs` DOFs
-/// per node, translations first.
+/// the interface (what `check` and the model's page report per mode); `dofs` says where
+/// each node's translations are.
 pub fn mass_shares(
     mass: &DMatrix<f64>,
     stiffness: &DMatrix<f64>,
     interface: &[usize],
     normal_modes: usize,
-    node_dofs: usize,
+    dofs: &super::dofs::NodeDofs,
 ) -> Result<Vec<[f64; 3]>, String> {
     let n = mass.nrows();
     let internal: Vec<usize> = (0..n).filter(|d| !interface.contains(d)).collect();
@@ -57,7 +57,8 @@ pub fn mass_shares(
     )?;
     let mut shares = vec![[0.0; 3]; normal_modes];
     for d in 0..3 {
-        let r = nalgebra::DVector::from_fn(n, |i, _| if i % node_dofs == d { 1.0 } else { 0.0 });
+        let r =
+            nalgebra::DVector::from_fn(n, |i, _| if dofs.node_of(i).1 == d { 1.0 } else { 0.0 });
         let total = (r.transpose() * mass * &r)[(0, 0)];
         // φ lives on the internal DOFs; M r on all of them, read there.
         let mr = mass * &r;

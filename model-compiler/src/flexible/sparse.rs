@@ -36,18 +36,7 @@ impl Sparse {
 
     /// The non-zero entries of a dense matrix.
     pub fn from_dense(a: &DMatrix<f64>) -> Sparse {
-        let mut entries = Vec::new();
-        for j in 0..a.ncols() {
-            for i in 0..a.nrows() {
-                if a[(i, j)] != 0.0 {
-                    entries.push((i, j, a[(i, j)]));
-                }
-            }
-        }
-        let t = Triplets {
-            size: a.nrows(),
-            entries,
-        };
+        let t = super::matrix::FeMatrix::to_triplets(a);
         Sparse::from_triplets(&t).unwrap_or_else(|_| unreachable!("indices within the size"))
     }
 
@@ -56,7 +45,7 @@ impl Sparse {
     }
 
     /// Every stored entry (row, column, value).
-    fn entries(&self) -> impl Iterator<Item = (usize, usize, f64)> + '_ {
+    pub fn entries(&self) -> impl Iterator<Item = (usize, usize, f64)> + '_ {
         let a = self.0.as_ref();
         (0..a.ncols()).flat_map(move |j| {
             (a.row_idx_of_col(j))

@@ -1,6 +1,7 @@
 //! The beam mesher against Euler–Bernoulli closed forms (issue 22's first checks).
 
 use super::beam::{Beam, NODE_DOFS, Section};
+use super::dofs::NodeDofs;
 use super::modal::{frequencies, static_displacement};
 use nalgebra::DVector;
 use std::f64::consts::PI;
@@ -209,7 +210,14 @@ fn cantilever_modes_carry_their_closed_form_mass_shares() {
     use super::reduction::mass_shares;
     let beam = boom(40);
     let model = beam.mesh().unwrap();
-    let shares = mass_shares(&model.mass, &model.stiffness, &clamped(), 12, NODE_DOFS).unwrap();
+    let shares = mass_shares(
+        &model.mass,
+        &model.stiffness,
+        &clamped(),
+        12,
+        &NodeDofs::uniform(model.nodes.len(), NODE_DOFS),
+    )
+    .unwrap();
     for (d, expected) in [(1, [0.6131, 0.1883, 0.0647]), (2, [0.6131, 0.1883, 0.0647])] {
         let mut along: Vec<f64> = shares.iter().map(|s| s[d]).collect();
         along.sort_by(|a, b| b.total_cmp(a));
@@ -241,7 +249,7 @@ mod ffrf {
             mass: model.mass,
             stiffness: model.stiffness,
             positions: model.nodes.iter().map(|x| [*x, 0.0, 0.0]).collect(),
-            node_dofs: NODE_DOFS,
+            dofs: NodeDofs::uniform(model.nodes.len(), NODE_DOFS),
             held: vec![],
         };
         (beam, fe)
@@ -353,11 +361,10 @@ mod ffrf {
         v: &Vector3<f64>,
         w: &Vector3<f64>,
     ) -> f64 {
-        let nd = fe.node_dofs;
         let u = phi * nalgebra::DVector::from_column_slice(eta);
         let mut vel = phi * nalgebra::DVector::from_column_slice(eta_d);
         for (i, x) in fe.positions.iter().enumerate() {
-            let t = i * nd;
+            let t = fe.dofs.start(i);
             let pos = Vector3::new(x[0] + u[t], x[1] + u[t + 1], x[2] + u[t + 2]);
             let rot = Vector3::new(u[t + 3], u[t + 4], u[t + 5]);
             let (vt, vr) = (v + w.cross(&pos), w + w.cross(&rot));
@@ -407,14 +414,14 @@ mod sparse {
             mass: m.mass.clone(),
             stiffness: m.stiffness.clone(),
             positions: positions(&m.nodes),
-            node_dofs: NODE_DOFS,
+            dofs: NodeDofs::uniform(m.nodes.len(), NODE_DOFS),
             held: vec![1, 3, 5],
         };
         let sparse = FeModel {
             mass: Sparse::from_dense(&m.mass),
             stiffness: Sparse::from_dense(&m.stiffness),
             positions: dense.positions.clone(),
-            node_dofs: NODE_DOFS,
+            dofs: dense.dofs.clone(),
             held: dense.held.clone(),
         };
         let iface = interface(m.nodes.len());
@@ -456,7 +463,7 @@ mod sparse {
             mass: Sparse::from_triplets(&mass).unwrap(),
             stiffness: Sparse::from_triplets(&stiffness).unwrap(),
             positions: positions(&nodes),
-            node_dofs: NODE_DOFS,
+            dofs: NodeDofs::uniform(nodes.len(), NODE_DOFS),
             held: vec![],
         };
         let r = reduce(&fe, 0, &interface(nodes.len()), 4, &Damping::Ratio(0.02)).unwrap();

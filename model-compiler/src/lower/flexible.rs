@@ -36,6 +36,9 @@ pub struct FlexibleLowered {
     pub extent: (f64, f64),
     /// The defaults the description relied on (`check` names them).
     pub defaults: Vec<String>,
+    /// The rigid spiders of a solid mesh: whose (the joint's or an interface node's name)
+    /// and how many mesh nodes each ties.
+    pub spiders: Vec<(Option<String>, usize)>,
 }
 
 /// What [`reduce_body`] gives: the reduction, the declared nodes' positions, how points
@@ -48,6 +51,7 @@ pub(super) struct ReducedBody {
     pub extent: (f64, f64),
     pub props: MassProps,
     pub defaults: Vec<String>,
+    pub spiders: Vec<(Option<String>, usize)>,
 }
 
 impl FlexibleLowered {
@@ -55,8 +59,12 @@ impl FlexibleLowered {
     /// defaults used — for the FMU's documentation and the model page; `num` writes a number.
     pub fn summary(&self, num: impl Fn(f64) -> String) -> String {
         let nodes = self.node_list();
+        let held = match self.spiders.iter().find(|(n, _)| n.is_none()) {
+            Some((_, count)) => format!(" Its joint holds a rigid spider of {count} mesh nodes."),
+            None => String::new(),
+        };
         format!(
-            "{} kg, {} along x from {} m to {} m, {} modes (Craig–Bampton, clamped at the body's joint, orthonormalised). Interface nodes: {}.{}",
+            "{} kg, {} along x from {} m to {} m, {} modes (Craig–Bampton, clamped at the body's joint, orthonormalised).{held} Interface nodes: {}.{}",
             num(self.reduction.flexible.invariants.mass),
             if self.by_station {
                 "a beam"
@@ -84,10 +92,15 @@ impl FlexibleLowered {
         self.nodes
             .iter()
             .map(|(n, p, _)| {
+                let spider = (self.spiders.iter())
+                    .find(|(s, _)| s.as_deref() == Some(n.as_str()))
+                    .map_or(String::new(), |(_, count)| {
+                        format!(" (a rigid spider of {count} mesh nodes)")
+                    });
                 if self.by_station {
                     format!("{n} at x = {} m", p[0])
                 } else {
-                    format!("{n} at [{}, {}, {}] m", p[0], p[1], p[2])
+                    format!("{n} at [{}, {}, {}] m{spider}", p[0], p[1], p[2])
                 }
             })
             .collect()
@@ -142,6 +155,8 @@ pub(super) struct Source {
     pub interface: Vec<(String, usize)>,
     pub extent: (f64, f64),
     pub by_station: bool,
+    /// Rigid spiders: whose (`None`: the joint's) and how many nodes each ties.
+    pub spiders: Vec<(Option<String>, usize)>,
 }
 
 /// Meshes or reads and reduces a flexible body; `None` after reporting an error.
@@ -242,6 +257,7 @@ pub(super) fn reduce_body(cx: &mut Ctx, b: &BodyDesc, f: &FlexibleDesc) -> Optio
         extent: source.extent,
         props,
         defaults,
+        spiders: source.spiders,
     })
 }
 
@@ -418,13 +434,17 @@ fn beam_source(
             mass: mesh.mass,
             stiffness: mesh.stiffness,
             positions: xs.iter().map(|x| [*x, 0.0, 0.0]).collect(),
-            node_dofs: crate::flexible::beam::NODE_DOFS,
+            dofs: crate::flexible::dofs::NodeDofs::uniform(
+                xs.len(),
+                crate::flexible::beam::NODE_DOFS,
+            ),
             held,
         }),
         reference: index_of(0.0)?,
         interface,
         extent: (start, end),
         by_station: true,
+        spiders: vec![],
     })
 }
 

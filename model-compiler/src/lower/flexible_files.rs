@@ -2,17 +2,22 @@
 //! the node coordinates as CSV with the unit of each column in its header. Every error
 //! names the file (and its line) and what to fix.
 
-use super::Ctx;
 use super::flexible::{Fe, Source};
+use super::{Ctx, Expect};
 use crate::description::{BodyDesc, FeDesc, FlexibleDesc, Located};
+use crate::flexible::dofs::NodeDofs;
 use crate::flexible::ffrf::FeModel;
 use crate::flexible::matrix_market::{self, Triplets};
 use crate::flexible::sparse::Sparse;
+use crate::flexible::spider::{Spider, nodes_within, tie};
+use crate::units::Dim;
 use toml::Spanned;
 
 /// Largest FE model the dense reduction takes (a 3,000-DOF dense eigenproblem is a few
 /// seconds here); larger ones take the sparse path.
 const DENSE_LIMIT: usize = 3000;
+
+const LENGTH: Expect = Expect::Dim(Dim::LENGTH);
 
 /// Which file a matrix error is about.
 enum Culprit {
@@ -44,8 +49,8 @@ fn matrices(
         return Ok(Fe::Dense(FeModel {
             mass: m,
             stiffness: k,
+            dofs: NodeDofs::uniform(positions.len(), node_dofs),
             positions,
-            node_dofs,
             held: vec![],
         }));
     }
@@ -78,8 +83,8 @@ fn matrices(
     Ok(Fe::Sparse(FeModel {
         mass: m,
         stiffness: k,
+        dofs: NodeDofs::uniform(positions.len(), node_dofs),
         positions,
-        node_dofs,
         held: vec![],
     }))
 }
@@ -249,45 +254,59 @@ pub(super) fn fe_source(
         .map(|p| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt())
         .fold(0.0, f64::max)
         .max(1e-9);
-    let Some(reference) = positions
-        .iter()
-        .position(|p| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt() <= 1e-9 * size)
-    else {
-        cx.error(
-            d.coordinates.span(),
-            format!("{coordinates_file}: no node at the body origin, where body '{name}''s joint holds it"),
-            "give the coordinates in the body's axes with a node at its joint (x = y = z = 0)",
-        );
-        return None;
+    // Rigid spiders (RBE2): the reference's, then the interface nodes'.
+    let mut spiders: Vec<Spider> = Vec::new();
+    let reference = match &d.reference_radius {
+        Some(q) => {
+            let r = cx.value(q, LENGTH);
+            cx.require_positive(q, r, "reference_radius");
+            let slaves = nodes_within(&positions, [0.0; 3], r);
+            if slaves.is_empty() {
+                cx.error(
+                    q.span(),
+                    format!("no node of {coordinates_file} within {r} m of the body origin"),
+                    "raise reference_radius to reach the nodes of the joint's bore",
+                );
+                return None;
+            }
+            spiders.push(Spider {
+                name: format!("{name}'s joint"),
+                center: [0.0; 3],
+                slaves,
+            });
+            Anchor::Spider(0)
+        }
+        None => {
+            let Some(origin) = positions
+                .iter()
+                .position(|p| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt() <= 1e-9 * size)
+            else {
+                cx.error(
+                    d.coordinates.span(),
+                    format!("{coordinates_file}: no node at the body origin, where body '{name}''s joint holds it"),
+                    "give the coordinates in the body's axes with a node at its joint (x = y = z = 0), or `reference_radius` to hold the nodes around it",
+                );
+                return None;
+            };
+            if node_dofs == 3 {
+                cx.error(
+                    span,
+                    "a solid mesh (3 DOFs per node) cannot hold the body's joint at one node: its rotations would be free",
+                    "give `reference_radius = \"… mm\"`: the nodes of the joint's bore then hold it as a rigid spider (RBE2)",
+                );
+                return None;
+            }
+            Anchor::Node(origin)
+        }
     };
-    let mut interface: Vec<(String, usize)> = Vec::new();
+    let mut interface: Vec<(String, Anchor)> = Vec::new();
     for n in f.nodes.get_ref() {
         let nd = n.get_ref();
         if let Some(at) = &nd.at {
             cx.error(
                 at.span(),
                 "`at` places a node on a beam; an FE model's nodes are numbered",
-                "write `node = …` (1-based row of the coordinates file)",
-            );
-            return None;
-        }
-        let Some(k) = &nd.node else {
-            cx.error(
-                nd.name.span(),
-                format!("interface node '{}' has no node number", nd.name.get_ref()),
-                "write `node = …` (1-based row of the coordinates file)",
-            );
-            return None;
-        };
-        let k_value = *k.get_ref();
-        if k_value < 1 || k_value as usize > positions.len() {
-            cx.error(
-                k.span(),
-                format!(
-                    "node {k_value} is not in the mesh ({} nodes in {coordinates_file})",
-                    positions.len()
-                ),
-                "give a 1-based row of the coordinates file",
+                "write `node = …` (1-based row of the coordinates file), or `center` and `radius` for a spider",
             );
             return None;
         }
@@ -302,7 +321,80 @@ pub(super) fn fe_source(
             );
             return None;
         }
-        interface.push((nd.name.get_ref().clone(), k_value as usize - 1));
+        let node = match &nd.node {
+            Some(k) => {
+                let k_value = *k.get_ref();
+                if k_value < 1 || k_value as usize > positions.len() {
+                    cx.error(
+                        k.span(),
+                        format!(
+                            "node {k_value} is not in the mesh ({} nodes in {coordinates_file})",
+                            positions.len()
+                        ),
+                        "give a 1-based row of the coordinates file",
+                    );
+                    return None;
+                }
+                Some(k_value as usize - 1)
+            }
+            None => None,
+        };
+        let anchor = match (&nd.radius, node, &nd.center) {
+            (None, Some(k), None) => Anchor::Node(k),
+            (Some(q), Some(_), None) | (Some(q), None, Some(_)) => {
+                let r = cx.value(q, LENGTH);
+                cx.require_positive(q, r, "radius");
+                let center = match (node, &nd.center) {
+                    (Some(k), _) => positions[k],
+                    (None, Some(c)) => cx.vec3(c, LENGTH),
+                    (None, None) => unreachable!("matched above"),
+                };
+                let slaves = nodes_within(&positions, center, r);
+                if slaves.is_empty() {
+                    cx.error(
+                        q.span(),
+                        format!("no node of {coordinates_file} within {r} m of {center:?} m"),
+                        "raise the radius to reach the nodes of the bore",
+                    );
+                    return None;
+                }
+                spiders.push(Spider {
+                    name: format!("node '{}'", nd.name.get_ref()),
+                    center,
+                    slaves,
+                });
+                Anchor::Spider(spiders.len() - 1)
+            }
+            (None, _, Some(c)) => {
+                cx.error(
+                    c.span(),
+                    format!("node '{}' has a center but no radius", nd.name.get_ref()),
+                    "give `radius = \"… mm\"`: the mesh nodes within it are tied to the center",
+                );
+                return None;
+            }
+            (_, Some(_), Some(c)) => {
+                cx.error(
+                    c.span(),
+                    format!("node '{}' gives both `node` and `center`", nd.name.get_ref()),
+                    "keep one: `node = …` centres the spider on that node, `center = [x, y, z]` anywhere",
+                );
+                return None;
+            }
+            (_, None, None) => {
+                cx.error(
+                    nd.name.span(),
+                    format!("interface node '{}' has no node number", nd.name.get_ref()),
+                    "write `node = …` (1-based row of the coordinates file), or `center` and `radius` for a spider",
+                );
+                return None;
+            }
+        };
+        interface.push((nd.name.get_ref().clone(), anchor));
+    }
+    let mut tied = vec![false; positions.len()];
+    for &n in spiders.iter().flat_map(|s| &s.slaves) {
+        tied[n] = true;
     }
     let files = (mass_file.as_str(), stiffness_file.as_str());
     let fe = match matrices(&mass, &stiffness, files, positions, node_dofs) {
@@ -324,11 +416,72 @@ pub(super) fn fe_source(
             return None;
         }
     };
+    let (fe, masters) = if spiders.is_empty() {
+        (fe, vec![])
+    } else {
+        let tied = match &fe {
+            Fe::Dense(m) => tie(m, &spiders).map(|(m, s)| (Fe::Dense(m), s)),
+            Fe::Sparse(m) => tie(m, &spiders).map(|(m, s)| (Fe::Sparse(m), s)),
+        };
+        match tied {
+            Ok(t) => t,
+            Err(e) => {
+                cx.error(
+                    span,
+                    e,
+                    "give each spider its own nodes, three or more off one line",
+                );
+                return None;
+            }
+        }
+    };
+    // A node's place after the tie: a spider's master, or the node renumbered (the
+    // untied nodes keep their order; a spider's slave is no longer a node).
+    let place = |cx: &mut Ctx, anchor: &Anchor, what: &str| -> Option<usize> {
+        let span = span.clone();
+        match anchor {
+            Anchor::Spider(s) => Some(masters[*s]),
+            Anchor::Node(n) if tied[*n] => {
+                cx.error(
+                    span,
+                    format!(
+                        "{what} is node {}, which a spider ties to its center",
+                        n + 1
+                    ),
+                    "attach to the spider's node instead, or shrink the spider's radius",
+                );
+                None
+            }
+            Anchor::Node(n) => Some(n - tied[..*n].iter().filter(|t| **t).count()),
+        }
+    };
+    let reference = place(cx, &reference, "the body's joint")?;
+    // Whose each spider is, for `check` and the model's page.
+    let owner = |s: usize| {
+        (interface.iter())
+            .find(|(_, a)| matches!(a, Anchor::Spider(k) if *k == s))
+            .map(|(n, _)| n.clone())
+    };
+    let sizes = (spiders.iter().enumerate())
+        .map(|(s, spider)| (owner(s), spider.slaves.len()))
+        .collect();
+    let mut nodes = Vec::with_capacity(interface.len());
+    for (name, anchor) in &interface {
+        nodes.push((name.clone(), place(cx, anchor, &format!("node '{name}'"))?));
+    }
     Some(Source {
         fe,
         reference,
-        interface,
+        interface: nodes,
         extent: (lo, hi),
         by_station: false,
+        spiders: sizes,
     })
+}
+
+/// Where the body's joint or an interface node attaches: an FE node, or a rigid spider's
+/// master (index into the spiders).
+enum Anchor {
+    Node(usize),
+    Spider(usize),
 }

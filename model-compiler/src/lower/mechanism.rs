@@ -764,6 +764,7 @@ fn lower_body(cx: &mut Ctx, b: &BodyDesc, out: &mut Vec<Body>) -> Option<JointLi
                     reduction: r.reduction.clone(),
                     extent: r.extent,
                     defaults: r.defaults.clone(),
+                    spiders: r.spiders.clone(),
                 });
             }
         } else {

@@ -47,12 +47,11 @@ fn stations(f: &FlexibleLowered) -> Vec<Station> {
     let r = &f.reduction;
     let modes = r.flexible.modes();
     let mut out: Vec<Station> = if f.by_station {
-        let nd = r.node_dofs;
         (r.positions.iter().enumerate())
             .map(|(i, p)| Station {
                 x: p[0],
                 shape: (0..modes)
-                    .map(|k| std::array::from_fn(|c| r.shapes[(i * nd + c, k)]))
+                    .map(|k| std::array::from_fn(|c| r.shapes[(r.dofs.start(i) + c, k)]))
                     .collect(),
             })
             .collect()

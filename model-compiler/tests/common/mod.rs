@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod hex;
+
 use fmu_runtime::Instance;
 use fmu_runtime::model::{Binding, CompiledModel, Variable};
 use model_compiler::diagnostic::Source;
