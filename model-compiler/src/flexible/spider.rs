@@ -11,6 +11,7 @@ use super::dofs::NodeDofs;
 use super::ffrf::FeModel;
 use super::matrix::FeMatrix;
 use super::matrix_market::Triplets;
+use nalgebra::{Matrix3, Vector3};
 
 /// A spider: its master's position [m] (body axes) and the mesh nodes it ties.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,49 +136,34 @@ pub fn tie<M: FeMatrix>(
 }
 
 /// A spider holds its master's three rotations if it ties a node with rotations, or
-/// translation-only nodes that do not lie on one line (three at least).
+/// translation-only nodes that do not lie on one line: the spread of their positions
+/// (second moment about their centroid) has two non-zero principal values.
 fn holds_rotations<M>(spider: &Spider, fe: &FeModel<M>) -> Result<(), String> {
-    let positions = &fe.positions;
-    let scale = (spider.slaves.iter())
-        .filter_map(|&n| positions.get(n))
-        .map(|p| norm(&sub(p, &spider.center)))
-        .fold(0.0, f64::max);
-    let rotations = (spider.slaves.iter()).any(|&n| n < positions.len() && fe.dofs.count(n) == 6);
-    // The largest distance from the line through the two farthest-apart slaves.
-    let pts: Vec<[f64; 3]> = (spider.slaves.iter())
-        .filter_map(|&n| positions.get(n).copied())
+    let nodes: Vec<usize> = (spider.slaves.iter().copied())
+        .filter(|&n| n < fe.positions.len())
         .collect();
-    let mut spread = 0.0f64;
-    if let (Some(a), Some(b)) = (
-        pts.first(),
-        pts.iter()
-            .max_by(|x, y| norm(&sub(x, &pts[0])).total_cmp(&norm(&sub(y, &pts[0])))),
-    ) {
-        let axis = sub(b, a);
-        let length = norm(&axis);
-        for p in &pts {
-            let d = sub(p, a);
-            let off = if length > 0.0 {
-                let c = [
-                    d[1] * axis[2] - d[2] * axis[1],
-                    d[2] * axis[0] - d[0] * axis[2],
-                    d[0] * axis[1] - d[1] * axis[0],
-                ];
-                norm(&c) / length
-            } else {
-                norm(&d)
-            };
-            spread = spread.max(off);
-        }
+    if nodes.iter().any(|&n| fe.dofs.count(n) == 6) {
+        return Ok(());
     }
-    if rotations || (pts.len() >= 3 && spread > 1e-6 * scale.max(1e-9)) {
+    let points: Vec<Vector3<f64>> = nodes
+        .iter()
+        .map(|&n| Vector3::from(fe.positions[n]))
+        .collect();
+    let centroid = points.iter().sum::<Vector3<f64>>() / points.len().max(1) as f64;
+    let spread: Matrix3<f64> = points
+        .iter()
+        .map(|p| (p - centroid) * (p - centroid).transpose())
+        .sum();
+    let mut principal = spread.symmetric_eigenvalues();
+    principal.as_mut_slice().sort_by(|a, b| b.total_cmp(a));
+    if principal[1] > 1e-12 * principal[0] && principal[0] > 0.0 {
         Ok(())
     } else {
         Err(format!(
             "the spider of {} ties {} node(s){}: too few to hold its rotations",
             spider.name,
-            pts.len(),
-            if pts.len() >= 3 { " on one line" } else { "" }
+            nodes.len(),
+            if nodes.len() >= 3 { " on one line" } else { "" }
         ))
     }
 }
