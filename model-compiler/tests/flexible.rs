@@ -1136,7 +1136,7 @@ proptest::proptest! {
                 }
             })
             .collect();
-        let Ok((tied, masters)) = spider::tie(&fe, &spiders) else {
+        let Ok(spider::Tied { model: tied, masters, .. }) = spider::tie(&fe, &spiders) else {
             return Ok(());
         };
         proptest::prop_assert_eq!(masters.len(), spiders.len());

@@ -30,6 +30,8 @@ from fmpy.fmi2 import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
+# The CLI `tests/run.sh` builds (the tests that build FMUs of their own call it).
+HYDROMECH = ROOT / "target" / "release" / "hydromech"
 FMU_DIR = Path(os.environ.get("HYDROMECH_FMU_DIR", ROOT / "fmus")).resolve()
 
 BUILD_HINT = (
@@ -321,3 +323,11 @@ def dump_json(obj) -> str:
 
 def finite(x) -> bool:
     return isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def hydromech_or_skip() -> Path:
+    """The hydromech CLI, or the test skipped when it is not built."""
+    import pytest
+    if not HYDROMECH.exists():
+        pytest.skip("target/release/hydromech not built (tests/run.sh builds it)")
+    return HYDROMECH

@@ -22,7 +22,7 @@ import pytest
 import harness
 
 COSIM = harness.ROOT / "tests" / "cosim"
-HYDROMECH = harness.ROOT / "target" / "release" / "hydromech"
+HYDROMECH = harness.HYDROMECH
 MOTION = [
     f"{g}.{c}"
     for g, cs in [

@@ -167,7 +167,7 @@ def test_verify_tube_matches_fmpy_outlier_share(tmp_path):
             f.write(",".join(repr(float(v)) for v in row) + "\n")
     _, _, _, out = validate_signal(t=true["time"], y=true[name], t_ref=ref["time"].copy(), y_ref=ref[name])
     fmpy_share = 100.0 * np.sum(out) / len(out)
-    run = subprocess.run([str(harness.ROOT / "target" / "release" / "hydromech"), "verify", str(d)],
+    run = subprocess.run([str(harness.HYDROMECH), "verify", str(d)],
                          capture_output=True, text=True, timeout=600)
     line = next(l for l in run.stdout.splitlines() if name in l)
     share = float(line.split("outside the tube")[1].split("%")[0])

@@ -89,9 +89,7 @@ def mesh():
 def hydromech_run(tmp_path, boom: bool):
     """Builds the FMU from the mesh's files; its outputs over the run at 1 ms, its tip
     deflection amplitude at 0.5 ms (convergence) and its median step."""
-    binary = harness.ROOT / "target" / "release" / "hydromech"
-    if not binary.exists():
-        pytest.skip("target/release/hydromech not built (tests/run.sh builds it)")
+    binary = harness.hydromech_or_skip()
     pos, m, k, *_ = mesh()
     scipy.io.mmwrite(str(tmp_path / "bar_M.mtx"), m, symmetry="symmetric")
     scipy.io.mmwrite(str(tmp_path / "bar_K.mtx"), k, symmetry="symmetric")

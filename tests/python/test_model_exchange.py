@@ -363,9 +363,7 @@ quantity = "tip.position.z"
 def test_a_flexible_boom_under_cvode_is_what_co_simulation_converges_to(tmp_path):
     """FMPy's CVode on the modal states agrees with the monolithic trapezoidal solver, which
     converges to it at second order as its step falls (1 ms, 0.1 ms, 25 µs)."""
-    binary = harness.ROOT / "target" / "release" / "hydromech"
-    if not binary.exists():
-        pytest.skip("target/release/hydromech not built (tests/run.sh builds it)")
+    binary = harness.hydromech_or_skip()
     import subprocess
     description = tmp_path / "flexible-ring.toml"
     description.write_text(FLEXIBLE_CANTILEVER)

@@ -23,26 +23,25 @@ pub struct Spider {
 
 /// The mesh nodes within `radius` of `center`.
 pub fn nodes_within(positions: &[[f64; 3]], center: [f64; 3], radius: f64) -> Vec<usize> {
+    let center = Vector3::from(center);
     (positions.iter().enumerate())
-        .filter(|(_, p)| norm(&sub(p, &center)) <= radius)
+        .filter(|(_, p)| (Vector3::from(**p) - center).norm() <= radius)
         .map(|(i, _)| i)
         .collect()
 }
 
-fn sub(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn norm(a: &[f64; 3]) -> f64 {
-    (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
+/// A tied FE model and where the old nodes went.
+pub struct Tied<M> {
+    pub model: FeModel<M>,
+    /// Each spider's master node, in the order of the spiders.
+    pub masters: Vec<usize>,
+    /// Each old node's index in the tied model; `None` for a spider's slave.
+    pub renumbered: Vec<Option<usize>>,
 }
 
 /// Ties `spiders` into `fe`: the model without the slaves, the masters appended (6 DOFs
-/// each) in the order of `spiders`; returns it and each master's node index.
-pub fn tie<M: FeMatrix>(
-    fe: &FeModel<M>,
-    spiders: &[Spider],
-) -> Result<(FeModel<M>, Vec<usize>), String> {
+/// each) in the order of `spiders`.
+pub fn tie<M: FeMatrix>(fe: &FeModel<M>, spiders: &[Spider]) -> Result<Tied<M>, String> {
     let nodes = fe.positions.len();
     let mut master_of: Vec<Option<usize>> = vec![None; nodes];
     for (s, spider) in spiders.iter().enumerate() {
@@ -74,37 +73,34 @@ pub fn tie<M: FeMatrix>(
         (kept.iter().map(|&n| fe.dofs.count(n))).chain(spiders.iter().map(|_| 6)),
     );
     let masters: Vec<usize> = (0..spiders.len()).map(|s| kept.len() + s).collect();
-    let mut new_index = vec![usize::MAX; nodes];
+    let mut renumbered = vec![None; nodes];
     for (i, &n) in kept.iter().enumerate() {
-        new_index[n] = i;
+        renumbered[n] = Some(i);
     }
     // T by rows: (new DOF, factor) for every old DOF.
     let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new(); fe.dofs.total()];
     for n in 0..nodes {
         let (start, count) = (fe.dofs.start(n), fe.dofs.count(n));
-        match master_of[n] {
-            None => {
-                let to = dofs.start(new_index[n]);
-                for d in 0..count {
-                    rows[start + d].push((to + d, 1.0));
-                }
+        if let Some(new) = renumbered[n] {
+            let to = dofs.start(new);
+            for d in 0..count {
+                rows[start + d].push((to + d, 1.0));
             }
-            Some(s) => {
-                let m = dofs.start(masters[s]);
-                let r = sub(&fe.positions[n], &spiders[s].center);
-                // θ × r = −[r]× θ.
-                let minus_skew = [[0.0, r[2], -r[1]], [-r[2], 0.0, r[0]], [r[1], -r[0], 0.0]];
-                for (d, row) in minus_skew.iter().enumerate() {
-                    rows[start + d].push((m + d, 1.0));
-                    for (e, f) in row.iter().enumerate() {
-                        if *f != 0.0 {
-                            rows[start + d].push((m + 3 + e, *f));
-                        }
+        } else if let Some(s) = master_of[n] {
+            let m = dofs.start(masters[s]);
+            let r = Vector3::from(fe.positions[n]) - Vector3::from(spiders[s].center);
+            // θ × r = −[r]× θ = [−r]× θ.
+            let minus_skew = (-r).cross_matrix();
+            for d in 0..3 {
+                rows[start + d].push((m + d, 1.0));
+                for e in 0..3 {
+                    if minus_skew[(d, e)] != 0.0 {
+                        rows[start + d].push((m + 3 + e, minus_skew[(d, e)]));
                     }
                 }
-                for d in 3..count {
-                    rows[start + d].push((m + d, 1.0));
-                }
+            }
+            for d in 3..count {
+                rows[start + d].push((m + d, 1.0));
             }
         }
     }
@@ -132,7 +128,11 @@ pub fn tie<M: FeMatrix>(
         dofs,
         held: fe.held.clone(),
     };
-    Ok((tied, masters))
+    Ok(Tied {
+        model: tied,
+        masters,
+        renumbered,
+    })
 }
 
 /// A spider holds its master's three rotations if it ties a node with rotations, or

@@ -126,7 +126,7 @@ pub(super) enum Fe {
 }
 
 impl Fe {
-    fn positions(&self) -> &[[f64; 3]] {
+    pub(super) fn positions(&self) -> &[[f64; 3]] {
         match self {
             Fe::Dense(fe) => &fe.positions,
             Fe::Sparse(fe) => &fe.positions,

@@ -392,10 +392,6 @@ pub(super) fn fe_source(
         };
         interface.push((nd.name.get_ref().clone(), anchor));
     }
-    let mut tied = vec![false; positions.len()];
-    for &n in spiders.iter().flat_map(|s| &s.slaves) {
-        tied[n] = true;
-    }
     let files = (mass_file.as_str(), stiffness_file.as_str());
     let fe = match matrices(&mass, &stiffness, files, positions, node_dofs) {
         Ok(fe) => fe,
@@ -416,12 +412,15 @@ pub(super) fn fe_source(
             return None;
         }
     };
-    let (fe, masters) = if spiders.is_empty() {
-        (fe, vec![])
+    let tied = if spiders.is_empty() {
+        let nodes = fe.positions().len();
+        (fe, vec![], (0..nodes).map(Some).collect())
     } else {
         let tied = match &fe {
-            Fe::Dense(m) => tie(m, &spiders).map(|(m, s)| (Fe::Dense(m), s)),
-            Fe::Sparse(m) => tie(m, &spiders).map(|(m, s)| (Fe::Sparse(m), s)),
+            Fe::Dense(m) => tie(m, &spiders).map(|t| (Fe::Dense(t.model), t.masters, t.renumbered)),
+            Fe::Sparse(m) => {
+                tie(m, &spiders).map(|t| (Fe::Sparse(t.model), t.masters, t.renumbered))
+            }
         };
         match tied {
             Ok(t) => t,
@@ -435,13 +434,14 @@ pub(super) fn fe_source(
             }
         }
     };
-    // A node's place after the tie: a spider's master, or the node renumbered (the
-    // untied nodes keep their order; a spider's slave is no longer a node).
+    let (fe, masters, renumbered) = tied;
+    // A node's place after the tie: a spider's master, or the node renumbered (a spider's
+    // slave is no longer a node).
     let place = |cx: &mut Ctx, anchor: &Anchor, what: &str| -> Option<usize> {
         let span = span.clone();
         match anchor {
             Anchor::Spider(s) => Some(masters[*s]),
-            Anchor::Node(n) if tied[*n] => {
+            Anchor::Node(n) => renumbered[*n].or_else(|| {
                 cx.error(
                     span,
                     format!(
@@ -451,8 +451,7 @@ pub(super) fn fe_source(
                     "attach to the spider's node instead, or shrink the spider's radius",
                 );
                 None
-            }
-            Anchor::Node(n) => Some(n - tied[..*n].iter().filter(|t| **t).count()),
+            }),
         }
     };
     let reference = place(cx, &reference, "the body's joint")?;
