@@ -366,6 +366,16 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
                         d.p(p.force[2])
                     ),
                 ],
+                ForceElement::ForceActuator(a) => vec![
+                    escape(&a.name),
+                    "force actuator".into(),
+                    format!(
+                        "between {} and {}, force {} (an input slot; positive pushes apart)",
+                        escape(&d.body_name(a.a.body)),
+                        escape(&d.body_name(a.b.body)),
+                        d.p(a.force)
+                    ),
+                ],
                 ForceElement::JointLimit(j) => vec![
                     escape(&m.mechanism.bodies[j.body].joint_name),
                     "end stops".into(),

@@ -214,6 +214,12 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("axial_stiffness", K::Q, true, "Axial stiffness EA [N], e.g. \"40 MN\"."),
         ("damping", K::Q, false, "Damping of the stretch [N·s/m] (default 0)."),
     ]),
+    ("force_actuator", "A linear actuator between two body points whose force is an input slot <name>.force (positive pushes the points apart); outputs <name>.length and <name>.speed. The mechanical side of a cylinder whose hydraulics run elsewhere.", &[
+        ("name", K::Name, true, "Unique name."),
+        ("a", K::Def("point"), true, "First end (a cylinder's cap eye)."),
+        ("b", K::Def("point"), true, "Second end (the rod eye)."),
+        ("force", K::Q, false, "Start value of the force [N] (default 0)."),
+    ]),
     ("point_force", "An external force on a body point (components are input slots).", &[
         ("name", K::Name, true, "Unique name."),
         ("body", K::Name, true, "Body."),
@@ -520,6 +526,7 @@ const ROOT: &[F] = &[
     ("spring_dampers", K::Defs("spring_damper"), false, "Spring–dampers."),
     ("point_forces", K::Defs("point_force"), false, "External forces."),
     ("ropes", K::Defs("rope"), false, "Winch ropes from a drum over sheaves to a hook."),
+    ("force_actuators", K::Defs("force_actuator"), false, "Linear actuators whose force is an FMI input."),
     ("hydraulics", K::Def("hydraulics"), false, "The hydraulic circuit."),
     ("interface", K::Def("interface"), false, "The FMI interface."),
     ("report", K::Def("report"), false, "Standard manoeuvre and plots of `hydromech report`."),

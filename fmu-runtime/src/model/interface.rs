@@ -150,6 +150,10 @@ pub enum Probe {
     /// [m]: its interface node's translation plus the node's turn acting on the marker's
     /// offset (0 for a marker on a rigid body).
     MarkerDeflection(usize, Axis),
+    /// Pin-to-pin length [m] and extension speed [m/s] of the force actuator that is
+    /// force element `i`.
+    ActuatorLength(usize),
+    ActuatorSpeed(usize),
 }
 
 impl Variable {
@@ -203,6 +207,10 @@ impl Probe {
                 m.mechanism.base.is_some()
             }
             Probe::PortOutput(i) | Probe::PortPower(i) | Probe::PortWork(i) => i < m.ports.len(),
+            Probe::ActuatorLength(i) | Probe::ActuatorSpeed(i) => matches!(
+                m.mechanism.forces.get(i),
+                Some(super::ForceElement::ForceActuator(_))
+            ),
             Probe::MountMotion(i, j) => {
                 j < super::MOUNT_MOTION
                     && matches!(

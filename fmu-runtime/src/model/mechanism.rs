@@ -165,6 +165,17 @@ pub struct Rope {
     pub damping: ParamId,
 }
 
+/// A linear actuator whose force is a parameter (an FMI input): the mechanical side of a
+/// cylinder whose hydraulics run elsewhere, or an electric actuator under an outside
+/// controller. It pushes `a` and `b` apart along the line joining them (negative pulls).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForceActuator {
+    pub name: String,
+    pub a: PointRef,
+    pub b: PointRef,
+    pub force: ParamId,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ForceElement {
     SpringDamper(SpringDamper),
@@ -172,6 +183,7 @@ pub enum ForceElement {
     /// Last ones, so that models without them keep their serialized encoding.
     JointLimit(JointLimit),
     Rope(Rope),
+    ForceActuator(ForceActuator),
 }
 
 /// The base port of a carrier-driven machine: the tree's ground frame moves as the

@@ -27,7 +27,7 @@ pub use ports::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the serialized [`CompiledModel`] layout; bump on any change of these types.
-pub const MODEL_FORMAT_VERSION: u32 = 16;
+pub const MODEL_FORMAT_VERSION: u32 = 17;
 
 /// Index into the instance parameter vector (see module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -461,6 +461,7 @@ impl CompiledModel {
                 ForceElement::PointForce(p) => out.push(p.point),
                 ForceElement::JointLimit(_) => {}
                 ForceElement::Rope(r) => out.extend(r.path.iter().copied()),
+                ForceElement::ForceActuator(a) => out.extend([a.a, a.b]),
             }
         }
         for c in &self.circuit.cylinders {
@@ -490,6 +491,10 @@ impl CompiledModel {
                     for p in &mut r.path {
                         f(format!("a point of rope '{}'", r.name), p);
                     }
+                }
+                ForceElement::ForceActuator(a) => {
+                    f(format!("point a of force actuator '{}'", a.name), &mut a.a);
+                    f(format!("point b of force actuator '{}'", a.name), &mut a.b);
                 }
             }
         }
@@ -537,6 +542,7 @@ impl CompiledModel {
                 ForceElement::Rope(r) => {
                     out.extend([r.drum_radius, r.length, r.axial_stiffness, r.damping])
                 }
+                ForceElement::ForceActuator(a) => out.push(a.force),
             }
         }
         if let Some(base) = &self.mechanism.base {

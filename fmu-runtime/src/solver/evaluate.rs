@@ -46,16 +46,16 @@ impl FirstOrderBase {
 
 /// The line between two body points (a cylinder's or a spring's pins): ends, length, unit
 /// vector from `a` to `b` (zero when the pins coincide) and extension rate.
-struct PinLine {
+pub(crate) struct PinLine {
     a: Vec3,
     b: Vec3,
-    length: f64,
+    pub(crate) length: f64,
     unit: Vec3,
-    rate: f64,
+    pub(crate) rate: f64,
 }
 
 impl PinLine {
-    fn between(kin: &Kinematics, a: &PointRef, b: &PointRef) -> PinLine {
+    pub(crate) fn between(kin: &Kinematics, a: &PointRef, b: &PointRef) -> PinLine {
         let (xa, va) = kin.point(a);
         let (xb, vb) = kin.point(b);
         let d = xb - xa;
@@ -266,6 +266,14 @@ impl Evaluation {
                         external += join(f, x.cross(&f));
                     }
                     self.power += f.dot(&(v + self.base.velocity_at(&x)));
+                }
+                ForceElement::ForceActuator(fa) => {
+                    let line = PinLine::between(&self.kin, &fa.a, &fa.b);
+                    // Positive pushes the points apart.
+                    let push = p[fa.force.index()];
+                    add_point_force(&mut self.applied, fa.b.body, &line.b, &(line.unit * push));
+                    add_point_force(&mut self.applied, fa.a.body, &line.a, &(-line.unit * push));
+                    self.power += push * line.rate;
                 }
                 // Generalized forces added to the residual, and ropes: both below.
                 ForceElement::JointLimit(_) | ForceElement::Rope(_) => {}

@@ -262,6 +262,17 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
                 .sum::<f64>()
         }
         Probe::MarkerDeflection(i, axis) => marker_deflection(m, st, i)[axis.index()],
+        Probe::ActuatorLength(i) | Probe::ActuatorSpeed(i) => {
+            let crate::model::ForceElement::ForceActuator(fa) = &m.mechanism.forces[i] else {
+                return f64::NAN;
+            };
+            let line = super::evaluate::PinLine::between(&ws.eval.kin, &fa.a, &fa.b);
+            if matches!(probe, Probe::ActuatorLength(_)) {
+                line.length
+            } else {
+                line.rate
+            }
+        }
     }
 }
 

@@ -121,6 +121,11 @@ impl TangentPattern {
                     s
                 }
                 ForceElement::PointForce(pf) => path_of(&pf.point),
+                ForceElement::ForceActuator(fa) => {
+                    let mut s = path_of(&fa.a);
+                    s.union_with(&path_of(&fa.b));
+                    s
+                }
                 // Only its own coordinate; the path is a superset (the diagonal is there).
                 ForceElement::JointLimit(jl) => path_of(&PointRef {
                     body: Some(jl.body),

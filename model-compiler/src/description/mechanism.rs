@@ -275,6 +275,19 @@ pub struct RopeDesc {
     pub damping: Option<Quantity>,
 }
 
+/// `[[force_actuators]]`: a linear actuator between two points whose force is an input
+/// slot `<name>.force` (positive pushes the points apart); outputs `<name>.length` and
+/// `<name>.speed`. The mechanical side of a cylinder whose hydraulics run in another FMU.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForceActuatorDesc {
+    pub name: Name,
+    pub a: PointDesc,
+    pub b: PointDesc,
+    /// Start value of the force (default 0 N).
+    pub force: Option<Quantity>,
+}
+
 /// `[[point_forces]]`: a force in world axes at a body point (slots `<name>.force.x|y|z`).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -42,6 +42,8 @@ pub struct Description {
     pub point_forces: Vec<PointForceDesc>,
     #[serde(default)]
     pub ropes: Vec<RopeDesc>,
+    #[serde(default)]
+    pub force_actuators: Vec<ForceActuatorDesc>,
     pub hydraulics: Option<HydraulicsDesc>,
     pub interface: Option<InterfaceDesc>,
     /// `hydromech report`: standard manoeuvre and plots (documentation only).

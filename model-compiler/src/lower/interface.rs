@@ -121,6 +121,7 @@ pub(crate) fn exposure(cx: &Ctx, id: ParamId) -> Exposure {
         "cylinder" => field.starts_with("friction."),
         "spring-damper" => matches!(field, "stiffness" | "damping"),
         "point force" => field.starts_with("force."),
+        "force actuator" => field == "force",
         _ => false,
     };
     if tunable { Tunable } else { Fixed(GEOMETRY) }
@@ -803,6 +804,21 @@ fn resolve_quantity(
                 ))
             }
             _ => bad(cx, "motor", &["speed", "torque", "flow", "p_a", "p_b"]),
+        };
+    }
+    if let Some(&i) = cx.actuators.get(head) {
+        return match tail {
+            "length" => Some(real(
+                Probe::ActuatorLength(i),
+                "m",
+                format!("Pin-to-pin length of actuator {head}"),
+            )),
+            "speed" => Some(real(
+                Probe::ActuatorSpeed(i),
+                "m/s",
+                format!("Extension speed of actuator {head}"),
+            )),
+            _ => bad(cx, "force actuator", &["length", "speed"]),
         };
     }
     if let Some(&i) = cx.ropes.get(head) {

@@ -7,8 +7,8 @@ use crate::description::{
 };
 use crate::units::Dim;
 use fmu_runtime::model::{
-    Body, CutJoint, CutKind, ForceElement, Frame, JointKind, JointLimit, Marker, Mechanism,
-    PointForce, PointRef, SpringDamper, ZyxRotation,
+    Body, CutJoint, CutKind, ForceActuator, ForceElement, Frame, JointKind, JointLimit, Marker,
+    Mechanism, PointForce, PointRef, SpringDamper, ZyxRotation,
 };
 
 const LENGTH: Expect = Expect::Dim(Dim::LENGTH);
@@ -178,6 +178,26 @@ pub(super) fn lower_mechanism(cx: &mut Ctx, d: &Description) -> Mechanism {
         forces.push(ForceElement::PointForce(PointForce { name, point, force }));
     }
 
+    for f in &d.force_actuators {
+        cx.declare(&f.name, "force actuator");
+        let name = f.name.get_ref().clone();
+        let a = point_ref(cx, &f.a);
+        let b = point_ref(cx, &f.b);
+        let start = cx.value_or(f.force.as_ref(), Expect::Dim(Dim::FORCE), 0.0);
+        let force = cx.slot(
+            format!("{name}.force"),
+            start,
+            Expect::Dim(Dim::FORCE),
+            format!("Force of actuator {name} (positive pushes its points apart)"),
+        );
+        cx.actuators.insert(name.clone(), forces.len());
+        forces.push(ForceElement::ForceActuator(ForceActuator {
+            name,
+            a,
+            b,
+            force,
+        }));
+    }
     forces.extend(limits.into_iter().map(ForceElement::JointLimit));
     for r in &d.ropes {
         if let Some(rope) = super::rope::lower_rope(cx, r, &bodies) {

@@ -169,6 +169,8 @@ pub(crate) struct Ctx {
     pub accumulators: HashMap<String, usize>,
     /// Rope name → index among the ropes.
     pub ropes: HashMap<String, usize>,
+    /// Force actuator name → its index among the force elements.
+    pub actuators: HashMap<String, usize>,
     /// Unit of each spool's signal when its range was written with one (`V`, `A`).
     pub spool_units: Vec<Option<String>>,
     /// Units of signal slots whose values were written with a unit (`V`, `A`).
@@ -206,6 +208,7 @@ impl Ctx {
             motors: HashMap::new(),
             accumulators: HashMap::new(),
             ropes: HashMap::new(),
+            actuators: HashMap::new(),
             spool_units: Vec::new(),
             signal_units: HashMap::new(),
             density: 850.0,

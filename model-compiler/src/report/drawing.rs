@@ -229,6 +229,10 @@ pub fn machine(l: &Lowered, z: &[f64], view: [usize; 2], user_bodies: &[String])
                     ForceElement::PointForce(p) => add(&p.point),
                     ForceElement::JointLimit(_) => {}
                     ForceElement::Rope(r) => r.path.iter().for_each(&mut add),
+                    ForceElement::ForceActuator(a) => {
+                        add(&a.a);
+                        add(&a.b);
+                    }
                 }
             }
             items.push((
@@ -291,6 +295,7 @@ pub fn machine(l: &Lowered, z: &[f64], view: [usize; 2], user_bodies: &[String])
         .iter()
         .flat_map(|f| match f {
             ForceElement::SpringDamper(s) => vec![(at(&s.a), at(&s.b))],
+            ForceElement::ForceActuator(a) => vec![(at(&a.a), at(&a.b))],
             // Rope segments drawn as lines like springs.
             ForceElement::Rope(r) => r.path.windows(2).map(|w| (at(&w[0]), at(&w[1]))).collect(),
             _ => Vec::new(),
