@@ -17,6 +17,7 @@
 //! [`fmu_xml`] reads a built FMU's `modelDescription.xml` for `bench`, `inspect` and
 //! `simulate`.
 
+pub mod actuator_split;
 pub mod bench;
 pub mod compose;
 pub mod crosscheck;

@@ -41,7 +41,10 @@ enum Command {
         platforms: Vec<String>,
         /// Also split each machine: `base` writes, for a description with [carries], the
         /// carrier and the carried machine as two FMUs (`<file>.carrier.fmu`,
-        /// `<file>.<name>.fmu`) and `<model>-split.ssp` joining the mount to the base port.
+        /// `<file>.<name>.fmu`) and `<model>-split.ssp` joining the mount to the base port;
+        /// `actuators` writes the mechanism with force actuators for its cylinders
+        /// (`<file>.mechanics.fmu`), the circuit with driven cylinders
+        /// (`<file>.hydraulics.fmu`) and `<model>-actuators.ssp` joining them.
         #[arg(long, value_enum)]
         split: Option<SplitAt>,
         /// FMI version of the FMUs: 2 (FMI 2.0 Co-Simulation, the default) or 3 (FMI 3.0
@@ -251,6 +254,8 @@ impl From<InterfaceArg> for model_compiler::Interface {
 enum SplitAt {
     /// At the base of the machine a carrier carries ([carries]).
     Base,
+    /// At the cylinders: mechanics and hydraulics as two FMUs.
+    Actuators,
 }
 
 fn read(path: &Path) -> Result<Source, ()> {
@@ -392,6 +397,9 @@ fn build(
                 );
                 match split {
                     Some(SplitAt::Base) => split_at_base(source, output, platforms, named),
+                    Some(SplitAt::Actuators) => {
+                        split_at_actuators(source, output, platforms, named)
+                    }
                     None => true,
                 }
             }
@@ -418,6 +426,37 @@ fn split_at_base(source: &Source, output: &Path, platforms: &[String], named: bo
         return true;
     }
     match model_compiler::compose::write_split(source, output, platforms) {
+        Ok(paths) => {
+            for p in paths {
+                println!("{}", p.display());
+            }
+            true
+        }
+        Err(errors) => {
+            for e in errors {
+                eprintln!("{e}\n");
+            }
+            eprintln!("{}: the split was not built", source.path.display());
+            false
+        }
+    }
+}
+
+/// `--split actuators` of one description (one without cylinders is left whole, with a
+/// note when it was named).
+fn split_at_actuators(source: &Source, output: &Path, platforms: &[String], named: bool) -> bool {
+    let cylinders = model_compiler::description::Description::parse(&source.text)
+        .is_ok_and(|d| d.hydraulics.is_some_and(|h| !h.cylinders.is_empty()));
+    if !cylinders {
+        if named {
+            eprintln!(
+                "{}: note: no cylinders, nothing to split at actuators",
+                source.path.display()
+            );
+        }
+        return true;
+    }
+    match model_compiler::actuator_split::write_split(source, output, platforms) {
         Ok(paths) => {
             for p in paths {
                 println!("{}", p.display());

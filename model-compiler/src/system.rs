@@ -147,6 +147,32 @@ impl System {
         }
     }
 
+    /// Two components joined output → input by `links` (`0` the first component, `1` the
+    /// second): `hydromech build --split actuators` ([`crate::actuator_split`]).
+    pub fn pair(
+        name: &str,
+        description: String,
+        step: f64,
+        stop: Option<f64>,
+        first: (&str, Lowered),
+        second: (&str, Lowered),
+        links: Vec<((usize, String), (usize, String))>,
+    ) -> System {
+        let component = |(name, lowered): (&str, Lowered)| Component {
+            name: name.to_string(),
+            lowered,
+            parameters: Vec::new(),
+        };
+        System {
+            name: name.to_string(),
+            description: Some(description),
+            step,
+            stop,
+            components: vec![component(first), component(second)],
+            links: links.into_iter().map(|(a, b)| (a, b, 1.0)).collect(),
+        }
+    }
+
     /// One line for `hydromech check`.
     pub fn summary(&self) -> String {
         format!(

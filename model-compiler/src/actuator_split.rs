@@ -1,0 +1,597 @@
+//! `hydromech build --split actuators`: one description as two FMUs cut at its cylinders,
+//! and the SSP system joining them — seed 002's co-simulated method (a multibody and a
+//! hydraulic solver exchanging actuator force and motion), Project Chrono's crane and
+//! actuator FMU pair.
+//!
+//! - **Mechanics** (`<stem>.mechanics.fmu`): the mechanism with a force actuator where each
+//!   cylinder was, between the same eyes: input `<cylinder>.force` (positive pushes the eyes
+//!   apart), outputs `<cylinder>.length` and `<cylinder>.speed`. The length does not depend
+//!   on the force within a communication step (no direct feedthrough).
+//! - **Hydraulics** (`<stem>.hydraulics.fmu`): the circuit with each cylinder between the
+//!   ground and a slider whose travel is the pin distance, driven by a `joint-motion` port
+//!   `<cylinder>.motion` (inputs `.q`, `.qd`, `.qdd`: distance, rate, acceleration); output
+//!   `<cylinder>.force`, the cylinder's force on its eyes (friction included), and the
+//!   pressures.
+//! - **The system** (`<model>-actuators.ssp`): length → `motion.q`, speed → `motion.qd`,
+//!   force → force.
+//!
+//! Both halves start where the whole machine's static equilibrium put it: the compiler
+//! solves the whole machine once, then gives the mechanics its joint coordinates and each
+//! actuator the cylinder's force, and the hydraulics each chamber's pressure and the
+//! pin distances (`init.solve_for` values, such as seed 002's κ0, carried over by slot
+//! name). Each half is a description of its own, compiled and checked like any other.
+
+use crate::description::Description;
+use crate::diagnostic::{Diagnostic, Source};
+use crate::lower::{self, Lowered};
+use crate::system::System;
+use fmu_runtime::instance::Instance;
+use fmu_runtime::model::{Node, ParamId, Probe};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use toml::{Table, Value};
+
+/// Component names in the system and the FMU file names.
+pub const MECHANICS: &str = "mechanics";
+pub const HYDRAULICS: &str = "hydraulics";
+
+/// The two halves of a machine cut at its cylinders, and their connections.
+pub struct ActuatorSplit {
+    pub mechanics: Lowered,
+    pub hydraulics: Lowered,
+    /// The cylinders cut, in the description's order.
+    pub cylinders: Vec<String>,
+    /// The whole machine's name.
+    pub model: String,
+}
+
+impl ActuatorSplit {
+    /// `(from, to)` variable pairs: `0` the mechanics, `1` the hydraulics.
+    pub fn links(&self) -> Vec<((usize, String), (usize, String))> {
+        self.cylinders
+            .iter()
+            .flat_map(|c| {
+                [
+                    ((0, format!("{c}.length")), (1, format!("{c}.motion.q"))),
+                    ((0, format!("{c}.speed")), (1, format!("{c}.motion.qd"))),
+                    ((1, format!("{c}.force")), (0, format!("{c}.force"))),
+                ]
+            })
+            .collect()
+    }
+}
+
+/// What the whole machine's static equilibrium gives the halves.
+struct Equilibrium {
+    /// Joint name → its coordinate, in tree order (a composite joint's parts are
+    /// `<joint>.<part>`: `hook.yaw`, `hook.pitch`, `hook.roll`), in the description's
+    /// chart (a re-charted rotation's angles, not the solver's).
+    joints: Vec<(String, f64)>,
+    /// Per cylinder: its force on the eyes and its pin distance.
+    cylinders: Vec<(f64, f64)>,
+    /// Volume name → pressure.
+    pressures: Vec<(String, f64)>,
+}
+
+fn global(message: impl Into<String>, help: impl Into<String>) -> Vec<Diagnostic> {
+    vec![Diagnostic::global(message, help)]
+}
+
+/// The machine of `top` cut at its cylinders.
+pub fn split(top: &Source) -> Result<ActuatorSplit, Vec<Diagnostic>> {
+    let d = Description::parse(&top.text).map_err(|e| vec![e])?;
+    let table: Table = top
+        .text
+        .parse()
+        .map_err(|e: toml::de::Error| global(e.to_string(), "fix the TOML syntax"))?;
+    refuse_what_cannot_be_cut(&d)?;
+    let whole = crate::compile_description(&d)?;
+    let eq = equilibrium(&whole)?;
+    let cylinders: Vec<String> = d
+        .hydraulics
+        .iter()
+        .flat_map(|h| &h.cylinders)
+        .map(|c| c.name.get_ref().clone())
+        .collect();
+    let hydraulic = hydraulic_names(&table);
+    let name = d.model.name.get_ref().clone();
+
+    let mechanics = mechanics_table(&table, &eq, &cylinders, &hydraulic, &name);
+    let hydraulics = hydraulics_table(&table, &eq, &cylinders, &hydraulic, &name)?;
+    let mut mechanics = compile_half(&mechanics, MECHANICS, &name)?;
+    let mut hydraulics = compile_half(&hydraulics, HYDRAULICS, &name)?;
+    carry_slot_values(&whole, &mut mechanics);
+    carry_slot_values(&whole, &mut hydraulics);
+    Ok(ActuatorSplit {
+        mechanics,
+        hydraulics,
+        cylinders,
+        model: name,
+    })
+}
+
+fn refuse_what_cannot_be_cut(d: &Description) -> Result<(), Vec<Diagnostic>> {
+    let Some(h) = d.hydraulics.as_ref().filter(|h| !h.cylinders.is_empty()) else {
+        return Err(global(
+            "--split actuators cuts a machine at its cylinders, and this one has none",
+            "build it whole, or add [[hydraulics.cylinders]]",
+        ));
+    };
+    let not_yet = |what: &str| {
+        global(
+            format!("--split actuators does not cut a machine with {what} yet"),
+            "build it whole (one FMU), or split a machine whose actuators are cylinders",
+        )
+    };
+    if !h.motors.is_empty() {
+        return Err(not_yet("rotary motors"));
+    }
+    if d.carries.is_some() {
+        return Err(not_yet("[carries] (split it at the base instead)"));
+    }
+    if d.bodies.iter().any(|b| b.flexible.is_some()) {
+        return Err(not_yet("flexible bodies"));
+    }
+    Ok(())
+}
+
+/// Compiles the whole machine and solves its static equilibrium as the FMU would.
+fn equilibrium(whole: &Lowered) -> Result<Equilibrium, Vec<Diagnostic>> {
+    let model = Arc::new(whole.model.clone());
+    let mut inst = Instance::new(Arc::clone(&model));
+    inst.initialize(0.0).map_err(|e| {
+        global(
+            format!("the whole machine does not initialize: {e}"),
+            "fix the description so that `hydromech build` of the whole machine runs",
+        )
+    })?;
+    let joints = model
+        .mechanism
+        .bodies
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.joint.dof() == 1)
+        .map(|(i, b)| (b.joint_name.clone(), inst.probe(Probe::JointPosition(i))))
+        .collect();
+    let cylinders = (0..model.circuit.cylinders.len())
+        .map(|i| {
+            (
+                inst.probe(Probe::CylinderForce(i)),
+                inst.probe(Probe::CylinderLength(i)),
+            )
+        })
+        .collect();
+    let pressures = model
+        .circuit
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| matches!(n, Node::Volume(_)))
+        .map(|(i, n)| (n.name().to_string(), inst.probe(Probe::NodePressure(i))))
+        .collect();
+    Ok(Equilibrium {
+        joints,
+        cylinders,
+        pressures,
+    })
+}
+
+/// Every name declared under `[hydraulics]` (and `oil`, whose slots are the circuit's).
+fn hydraulic_names(table: &Table) -> BTreeSet<String> {
+    let mut names = BTreeSet::from(["oil".to_string()]);
+    if let Some(Value::Table(h)) = table.get("hydraulics") {
+        for v in h.values() {
+            if let Value::Array(items) = v {
+                for item in items {
+                    if let Some(Value::String(n)) = item.get("name") {
+                        names.insert(n.clone());
+                    }
+                }
+            }
+        }
+    }
+    names
+}
+
+/// Which half an interface entry belongs to, from the component its quantity or target
+/// names: a cylinder's length and speed are the mechanics' (its force actuator's), the rest
+/// of a cylinder and every other circuit component the hydraulics'.
+fn is_hydraulic(reference: &str, hydraulic: &BTreeSet<String>, cylinders: &[String]) -> bool {
+    let (head, tail) = reference.split_once('.').unwrap_or((reference, ""));
+    if cylinders.iter().any(|c| c == head) {
+        return !matches!(tail, "length" | "speed");
+    }
+    hydraulic.contains(head)
+}
+
+/// Keeps the entries of `iface[key]` whose `field` names the wanted half.
+fn keep_interface(
+    iface: &mut Table,
+    key: &str,
+    field: &str,
+    wanted: impl Fn(&str) -> bool,
+) -> BTreeSet<String> {
+    let mut kept = BTreeSet::new();
+    if let Some(Value::Array(items)) = iface.get_mut(key) {
+        items.retain(|item| item.get(field).and_then(Value::as_str).is_some_and(&wanted));
+        for item in items.iter() {
+            if let Some(Value::String(n)) = item.get("name") {
+                kept.insert(n.clone());
+            }
+        }
+    }
+    kept
+}
+
+fn push(table: &mut Table, key: &str, item: Table) {
+    match table.entry(key).or_insert_with(|| Value::Array(Vec::new())) {
+        Value::Array(items) => items.push(Value::Table(item)),
+        other => *other = Value::Array(vec![Value::Table(item)]),
+    }
+}
+
+fn entry(pairs: &[(&str, Value)]) -> Table {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect()
+}
+
+fn text(s: &str) -> Value {
+    Value::String(s.to_string())
+}
+
+/// Both halves start from the given state (the whole machine's equilibrium), not from a
+/// solve of their own.
+fn start_as_given(t: &mut Table) {
+    let init = t
+        .entry("init")
+        .or_insert_with(|| Value::Table(Table::new()));
+    if let Value::Table(init) = init {
+        init.insert("static_equilibrium".into(), Value::Boolean(false));
+        init.remove("solve_for");
+    }
+    t.remove("report");
+    t.remove("carries");
+}
+
+fn renamed(t: &mut Table, name: &str, half: &str) {
+    if let Some(Value::Table(model)) = t.get_mut("model") {
+        model.insert("name".into(), Value::String(format!("{name}-{half}")));
+    }
+}
+
+fn mechanics_table(
+    whole: &Table,
+    eq: &Equilibrium,
+    cylinders: &[String],
+    hydraulic: &BTreeSet<String>,
+    name: &str,
+) -> Table {
+    let mut t = whole.clone();
+    renamed(&mut t, name, MECHANICS);
+    start_as_given(&mut t);
+    let circuit = t.remove("hydraulics");
+    // The joints where the equilibrium holds them (a composite joint's list in its parts'
+    // order).
+    if let Some(Value::Array(bodies)) = t.get_mut("bodies") {
+        for body in bodies {
+            let Some(Value::Table(joint)) = body.get("joint").cloned() else {
+                continue;
+            };
+            let joint_name = joint
+                .get("name")
+                .or_else(|| body.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            let parts = format!("{joint_name}.");
+            let values: Vec<f64> = eq
+                .joints
+                .iter()
+                .filter(|(n, _)| *n == joint_name || n.starts_with(&parts))
+                .map(|(_, q)| *q)
+                .collect();
+            let initial = match (
+                values.as_slice(),
+                eq.joints.iter().any(|(n, _)| *n == joint_name),
+            ) {
+                ([], _) => continue,
+                ([q], true) => Value::Float(*q),
+                (qs, _) => Value::Array(qs.iter().map(|q| Value::Float(*q)).collect()),
+            };
+            if let Some(Value::Table(joint)) = body.get_mut("joint") {
+                joint.insert("initial".into(), initial);
+            }
+        }
+    }
+    // A force actuator between each cylinder's eyes, at the cylinder's force.
+    let circuit_cylinders = circuit
+        .as_ref()
+        .and_then(|h| h.get("cylinders"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for (c, (force, _)) in circuit_cylinders.iter().zip(&eq.cylinders) {
+        let (Some(cap), Some(rod), Some(cname)) = (c.get("cap"), c.get("rod"), c.get("name"))
+        else {
+            continue;
+        };
+        push(
+            &mut t,
+            "force_actuators",
+            entry(&[
+                ("name", cname.clone()),
+                ("a", cap.clone()),
+                ("b", rod.clone()),
+                ("force", Value::Float(*force)),
+            ]),
+        );
+    }
+    let mut iface = match t.remove("interface") {
+        Some(Value::Table(i)) => i,
+        _ => Table::new(),
+    };
+    let mech = |r: &str| !is_hydraulic(r, hydraulic, cylinders);
+    let inputs = keep_interface(&mut iface, "inputs", "target", mech);
+    keep_interface(&mut iface, "parameters", "target", mech);
+    let outputs = keep_interface(&mut iface, "outputs", "quantity", mech);
+    keep_interface(&mut iface, "ports", "on", mech);
+    for c in cylinders {
+        let force = format!("{c}.force");
+        if !inputs.contains(&force) {
+            push(
+                &mut iface,
+                "inputs",
+                entry(&[
+                    ("name", text(&force)),
+                    ("target", text(&force)),
+                    ("unit", text("N")),
+                    (
+                        "description",
+                        text(&format!(
+                            "Force of cylinder {c} on its eyes (positive pushes them apart), from the hydraulics"
+                        )),
+                    ),
+                ]),
+            );
+        }
+        for tail in ["length", "speed"] {
+            let var = format!("{c}.{tail}");
+            if !outputs.contains(&var) {
+                push(
+                    &mut iface,
+                    "outputs",
+                    entry(&[("name", text(&var)), ("quantity", text(&var))]),
+                );
+            }
+        }
+    }
+    t.insert("interface".into(), Value::Table(iface));
+    t
+}
+
+fn hydraulics_table(
+    whole: &Table,
+    eq: &Equilibrium,
+    cylinders: &[String],
+    hydraulic: &BTreeSet<String>,
+    name: &str,
+) -> Result<Table, Vec<Diagnostic>> {
+    let mut t = whole.clone();
+    renamed(&mut t, name, HYDRAULICS);
+    start_as_given(&mut t);
+    for key in [
+        "bodies",
+        "markers",
+        "cut_joints",
+        "spring_dampers",
+        "point_forces",
+        "ropes",
+        "force_actuators",
+    ] {
+        t.remove(key);
+    }
+    // Each cylinder between the ground and a slider whose travel is its pin distance.
+    for (c, (_, length)) in cylinders.iter().zip(&eq.cylinders) {
+        let body = format!("{c}_eye");
+        if hydraulic.contains(&body) {
+            return Err(global(
+                format!(
+                    "--split actuators names the slider of cylinder '{c}' '{body}', which the circuit already uses"
+                ),
+                format!("rename the circuit's '{body}'"),
+            ));
+        }
+        push(
+            &mut t,
+            "bodies",
+            entry(&[
+                ("name", text(&body)),
+                ("parent", text("ground")),
+                (
+                    "joint",
+                    Value::Table(entry(&[
+                        ("type", text("prismatic")),
+                        ("name", text(&format!("{c}_stroke"))),
+                        ("origin", Value::Array(vec![Value::Float(0.0); 3])),
+                        (
+                            "axis",
+                            Value::Array(vec![
+                                Value::Float(1.0),
+                                Value::Float(0.0),
+                                Value::Float(0.0),
+                            ]),
+                        ),
+                        ("initial", Value::Float(*length)),
+                    ])),
+                ),
+                // Our choice: the drive moves it as prescribed, so its mass shows only in
+                // the drive's own force output, never in the cylinder's.
+                ("mass", Value::Float(1.0)),
+                ("com", Value::Array(vec![Value::Float(0.0); 3])),
+                (
+                    "inertia",
+                    Value::Array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0].map(Value::Float).to_vec()),
+                ),
+            ]),
+        );
+    }
+    if let Some(Value::Table(h)) = t.get_mut("hydraulics") {
+        if let Some(Value::Array(cyls)) = h.get_mut("cylinders") {
+            for c in cyls.iter_mut() {
+                let Some(cname) = c.get("name").and_then(Value::as_str).map(str::to_string) else {
+                    continue;
+                };
+                if let Value::Table(c) = c {
+                    let origin = || Value::Array(vec![Value::Float(0.0); 3]);
+                    c.insert(
+                        "cap".into(),
+                        Value::Table(entry(&[("body", text("ground")), ("point", origin())])),
+                    );
+                    c.insert(
+                        "rod".into(),
+                        Value::Table(entry(&[
+                            ("body", text(&format!("{cname}_eye"))),
+                            ("point", origin()),
+                        ])),
+                    );
+                }
+            }
+        }
+        // Each chamber at the whole machine's equilibrium pressure.
+        if let Some(Value::Array(volumes)) = h.get_mut("volumes") {
+            for v in volumes.iter_mut() {
+                let Some(vname) = v.get("name").and_then(Value::as_str) else {
+                    continue;
+                };
+                if let Some((_, p)) = eq.pressures.iter().find(|(n, _)| n == vname) {
+                    let p = *p;
+                    if let Value::Table(v) = v {
+                        v.insert("precharge".into(), Value::Float(p));
+                    }
+                }
+            }
+        }
+    }
+    let mut iface = match t.remove("interface") {
+        Some(Value::Table(i)) => i,
+        _ => Table::new(),
+    };
+    let hyd = |r: &str| is_hydraulic(r, hydraulic, cylinders);
+    keep_interface(&mut iface, "inputs", "target", hyd);
+    keep_interface(&mut iface, "parameters", "target", hyd);
+    let outputs = keep_interface(&mut iface, "outputs", "quantity", hyd);
+    keep_interface(&mut iface, "ports", "on", hyd);
+    iface.remove("base");
+    iface.remove("mount");
+    for c in cylinders {
+        push(
+            &mut iface,
+            "ports",
+            entry(&[
+                ("name", text(&format!("{c}.motion"))),
+                ("type", text("joint-motion")),
+                ("on", text(&format!("{c}_stroke"))),
+            ]),
+        );
+        let force = format!("{c}.force");
+        if !outputs.contains(&force) {
+            push(
+                &mut iface,
+                "outputs",
+                entry(&[("name", text(&force)), ("quantity", text(&force))]),
+            );
+        }
+    }
+    t.insert("interface".into(), Value::Table(iface));
+    Ok(t)
+}
+
+/// Compiles one half; its errors have no place in the user's file, so they name the half.
+fn compile_half(t: &Table, half: &str, model: &str) -> Result<Lowered, Vec<Diagnostic>> {
+    let context = format!("{model} split at its actuators, the {half}");
+    let unplaced = |ds: Vec<Diagnostic>| {
+        ds.into_iter()
+            .map(|d| Diagnostic {
+                span: None,
+                message: format!("{context}: {}", d.message),
+                ..d
+            })
+            .collect::<Vec<_>>()
+    };
+    let text = toml::to_string(t)
+        .map_err(|e| global(format!("{context}: {e}"), "report this as a hydromech bug"))?;
+    let d = Description::parse(&text).map_err(|e| unplaced(vec![e]))?;
+    let mut lowered = crate::compile_description(&d).map_err(unplaced)?;
+    lowered.warnings = unplaced(std::mem::take(&mut lowered.warnings));
+    Ok(lowered)
+}
+
+/// Slots the halves share with the whole machine take its values (the equilibrium's
+/// `init.solve_for` results among them).
+fn carry_slot_values(whole: &Lowered, half: &mut Lowered) {
+    let (ids, values): (Vec<ParamId>, Vec<f64>) = half
+        .model
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, slot)| {
+            whole
+                .model
+                .params
+                .iter()
+                .find(|w| w.name == slot.name)
+                .map(|w| (ParamId(i as u32), w.default))
+        })
+        .unzip();
+    lower::apply_parameter_values(&mut half.model, &ids, &values);
+    half.model.guid = lower::compute_guid(&half.model);
+}
+
+/// `hydromech build --split actuators`: writes `<stem>.mechanics.fmu`,
+/// `<stem>.hydraulics.fmu` and `<model>-actuators.ssp`; returns their paths. The system's
+/// step and stop time are the whole machine's default experiment's.
+pub fn write_split(
+    top: &Source,
+    out_dir: &Path,
+    platforms: &[String],
+) -> Result<Vec<PathBuf>, Vec<String>> {
+    let rendered = |ds: Vec<Diagnostic>| ds.iter().map(|d| top.render(d)).collect::<Vec<_>>();
+    let s = split(top).map_err(rendered)?;
+    let stem = top
+        .path
+        .file_stem()
+        .map_or("machine".into(), |s| s.to_string_lossy().into_owned());
+    let mechanics_fmu = crate::write_fmu(
+        &s.mechanics,
+        &format!("{stem}.{MECHANICS}"),
+        out_dir,
+        platforms,
+    )
+    .map_err(rendered)?;
+    let hydraulics_fmu = crate::write_fmu(
+        &s.hydraulics,
+        &format!("{stem}.{HYDRAULICS}"),
+        out_dir,
+        platforms,
+    )
+    .map_err(rendered)?;
+    let experiment = &s.mechanics.model.default_experiment;
+    let links = s.links();
+    let model = s.model.clone();
+    let system = System::pair(
+        &format!("{model}-actuators"),
+        format!(
+            "{model} split at its cylinders: the mechanism with force actuators, the circuit with driven cylinders"
+        ),
+        experiment.step_size,
+        Some(experiment.stop_time),
+        (MECHANICS, s.mechanics),
+        (HYDRAULICS, s.hydraulics),
+        links,
+    );
+    let ssp = crate::system::write(&system, out_dir, platforms)?;
+    Ok(vec![mechanics_fmu, hydraulics_fmu, ssp])
+}
