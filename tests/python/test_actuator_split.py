@@ -173,3 +173,34 @@ def test_the_generated_ssp_runs_in_ecos(built, tmp_path, report):
     swing = np.ptp(reference)
     assert swing > 1e-3, "the valve step moved the rod"
     assert e < 0.05 * swing, (e, swing)
+
+
+def test_seed_002_table_1_in_short_form(built, report):
+    """docs/cosimulation/naya_table1.py (the full table: docs/cosimulation.md) at 10 and 2 ms
+    over the seed's 10 s manoeuvre: the unified method (one FMU), Gauss–Seidel, and the
+    strongly coupled split (Gauss–Seidel iterated from saved FMU states within each step)."""
+    import sys
+    sys.path.insert(0, str(harness.ROOT / "docs" / "cosimulation"))
+    import naya_table1 as study
+
+    rows, _, converged = study.table(built, steps=(0.01, 0.002),
+                                     methods=("unified", "gauss-seidel", "iterated"))
+    for row in rows:
+        report("seed 002 table 1 (short): " + study.markdown([row]).splitlines()[-1])
+    error = {(m, h): dc for m, h, _, _, _, dc, _, failure in rows if failure is None}
+    assert len(error) == len(rows), rows
+    # The unified method is the more accurate at the seed's 10 ms (the seed's claim, by how
+    # much is measured: docs/cosimulation.md), and the split converges as the step falls.
+    assert error[("unified", 0.01)] < error[("gauss-seidel", 0.01)]
+    assert error[("gauss-seidel", 0.002)] < 0.5 * error[("gauss-seidel", 0.01)]
+    # Iterated to convergence within each step, the split is the unified method again, to
+    # within a tenth of the unified method's own error.
+    whole = study.unified(built, 0.002).array()
+    iterated = study.split(built, 0.002, "iterated").array()
+    gap = np.abs(iterated - whole).max(axis=0)
+    report(f"seed 002 table 1 (short): iterated split vs unified at 2 ms: max |Δs| {gap[0]:.3e} m, "
+           f"|Δp1| {gap[1]:.3e} Pa, |Δp2| {gap[2]:.3e} Pa (the unified's own error against the "
+           f"converged run {error[('unified', 0.002)]:.3e} m)")
+    # (Not bit for bit: the hydraulics follows the pin distance as a parabola through the
+    # step, the mechanics the trapezoidal rule on the joint angle; 1.8e-6 m here.)
+    assert gap[0] < 0.1 * error[("unified", 0.002)]
