@@ -68,8 +68,8 @@ struct Equilibrium {
     /// `<joint>.<part>`: `hook.yaw`, `hook.pitch`, `hook.roll`), in the description's
     /// chart (a re-charted rotation's angles, not the solver's).
     joints: Vec<(String, f64)>,
-    /// Per cylinder: its force on the eyes and its pin distance.
-    cylinders: Vec<(f64, f64)>,
+    /// Cylinder name → its force on the eyes and its pin distance.
+    cylinders: Vec<(String, f64, f64)>,
     /// Volume name → pressure.
     pressures: Vec<(String, f64)>,
 }
@@ -154,9 +154,14 @@ fn equilibrium(whole: &Lowered) -> Result<Equilibrium, Vec<Diagnostic>> {
         .filter(|(_, b)| b.joint.dof() == 1)
         .map(|(i, b)| (b.joint_name.clone(), inst.probe(Probe::JointPosition(i))))
         .collect();
-    let cylinders = (0..model.circuit.cylinders.len())
-        .map(|i| {
+    let cylinders = model
+        .circuit
+        .cylinders
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
             (
+                c.name.clone(),
                 inst.probe(Probe::CylinderForce(i)),
                 inst.probe(Probe::CylinderLength(i)),
             )
@@ -313,8 +318,15 @@ fn mechanics_table(
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    for (c, (force, _)) in circuit_cylinders.iter().zip(&eq.cylinders) {
+    for c in &circuit_cylinders {
         let (Some(cap), Some(rod), Some(cname)) = (c.get("cap"), c.get("rod"), c.get("name"))
+        else {
+            continue;
+        };
+        let Some((_, force, _)) = eq
+            .cylinders
+            .iter()
+            .find(|(n, ..)| Some(n.as_str()) == cname.as_str())
         else {
             continue;
         };
@@ -394,7 +406,7 @@ fn hydraulics_table(
         t.remove(key);
     }
     // Each cylinder between the ground and a slider whose travel is its pin distance.
-    for (c, (_, length)) in cylinders.iter().zip(&eq.cylinders) {
+    for (c, _, length) in &eq.cylinders {
         let body = format!("{c}_eye");
         if hydraulic.contains(&body) {
             return Err(global(
@@ -560,10 +572,7 @@ pub fn write_split(
 ) -> Result<Vec<PathBuf>, Vec<String>> {
     let rendered = |ds: Vec<Diagnostic>| ds.iter().map(|d| top.render(d)).collect::<Vec<_>>();
     let s = split(top).map_err(rendered)?;
-    let stem = top
-        .path
-        .file_stem()
-        .map_or("machine".into(), |s| s.to_string_lossy().into_owned());
+    let stem = top.file_stem().unwrap_or_else(|| "machine".into());
     let mechanics_fmu = crate::write_fmu(
         &s.mechanics,
         &format!("{stem}.{MECHANICS}"),

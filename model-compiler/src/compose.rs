@@ -265,10 +265,7 @@ pub fn write_split(
 ) -> Result<Vec<PathBuf>, Vec<String>> {
     let rendered = |ds: Vec<Diagnostic>| ds.iter().map(|d| top.render(d)).collect::<Vec<_>>();
     let s = split(top).map_err(rendered)?;
-    let stem = top
-        .path
-        .file_stem()
-        .map_or("machine".into(), |s| s.to_string_lossy().into_owned());
+    let stem = top.file_stem().unwrap_or_else(|| "machine".into());
     let carrier_fmu =
         crate::write_fmu(&s.carrier, &format!("{stem}.{CARRIER}"), out_dir, platforms)
             .map_err(rendered)?;

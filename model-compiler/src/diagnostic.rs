@@ -75,6 +75,13 @@ pub struct Source {
 }
 
 impl Source {
+    /// The file name without its extension (`naya-rod` of `models/naya-rod.toml`).
+    pub fn file_stem(&self) -> Option<String> {
+        self.path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+    }
+
     pub fn new(path: impl AsRef<Path>, text: impl Into<String>) -> Source {
         Source {
             path: path.as_ref().to_path_buf(),

@@ -150,9 +150,7 @@ pub fn build_version(
         })?;
     }
     let stem = source
-        .path
         .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| l.model.model_identifier.clone());
     write_fmu_version(&l, &stem, out_dir, platforms, flavour)
 }

@@ -425,21 +425,10 @@ fn split_at_base(source: &Source, output: &Path, platforms: &[String], named: bo
         );
         return true;
     }
-    match model_compiler::compose::write_split(source, output, platforms) {
-        Ok(paths) => {
-            for p in paths {
-                println!("{}", p.display());
-            }
-            true
-        }
-        Err(errors) => {
-            for e in errors {
-                eprintln!("{e}\n");
-            }
-            eprintln!("{}: the split was not built", source.path.display());
-            false
-        }
-    }
+    built_split(
+        source,
+        model_compiler::compose::write_split(source, output, platforms),
+    )
 }
 
 /// `--split actuators` of one description (one without cylinders is left whole, with a
@@ -456,7 +445,15 @@ fn split_at_actuators(source: &Source, output: &Path, platforms: &[String], name
         }
         return true;
     }
-    match model_compiler::actuator_split::write_split(source, output, platforms) {
+    built_split(
+        source,
+        model_compiler::actuator_split::write_split(source, output, platforms),
+    )
+}
+
+/// Prints the files a split wrote, or its errors; whether it was built.
+fn built_split(source: &Source, result: Result<Vec<PathBuf>, Vec<String>>) -> bool {
+    match result {
         Ok(paths) => {
             for p in paths {
                 println!("{}", p.display());

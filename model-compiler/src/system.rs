@@ -131,20 +131,19 @@ impl System {
         carrier: (&str, Lowered, &str),
         carried: (&str, Lowered, &str),
     ) -> System {
-        let links = mount_links((0, carrier.2), (1, carried.2));
-        let component = |(name, lowered, _): (&str, Lowered, &str)| Component {
-            name: name.to_string(),
-            lowered,
-            parameters: Vec::new(),
-        };
-        System {
-            name: name.to_string(),
-            description: Some(description),
+        let links = mount_links((0, carrier.2), (1, carried.2))
+            .into_iter()
+            .map(|(from, to, _)| (from, to))
+            .collect();
+        System::pair(
+            name,
+            description,
             step,
             stop,
-            components: vec![component(carrier), component(carried)],
+            (carrier.0, carrier.1),
+            (carried.0, carried.1),
             links,
-        }
+        )
     }
 
     /// Two components joined output → input by `links` (`0` the first component, `1` the
