@@ -112,6 +112,12 @@ pub fn split(top: &Source) -> Result<ActuatorSplit, Vec<Diagnostic>> {
 }
 
 fn refuse_what_cannot_be_cut(d: &Description) -> Result<(), Vec<Diagnostic>> {
+    if d.carries.is_some() {
+        return Err(global(
+            "--split actuators does not cut a machine with [carries] yet",
+            "build it whole (one FMU), or split it at the base (--split base)",
+        ));
+    }
     let Some(h) = d.hydraulics.as_ref().filter(|h| !h.cylinders.is_empty()) else {
         return Err(global(
             "--split actuators cuts a machine at its cylinders, and this one has none",
@@ -126,9 +132,6 @@ fn refuse_what_cannot_be_cut(d: &Description) -> Result<(), Vec<Diagnostic>> {
     };
     if !h.motors.is_empty() {
         return Err(not_yet("rotary motors"));
-    }
-    if d.carries.is_some() {
-        return Err(not_yet("[carries] (split it at the base instead)"));
     }
     if d.bodies.iter().any(|b| b.flexible.is_some()) {
         return Err(not_yet("flexible bodies"));

@@ -152,3 +152,98 @@ fn the_cosimulated_halves_converge_to_the_whole_machine() {
         assert!(*o > 0.8, "orders {orders:?}, errors {errors:?}");
     }
 }
+
+#[test]
+fn every_shipped_machine_of_cylinders_splits_and_starts_at_rest() {
+    // Two cylinders and a closed loop (the PATU tilt four-bar), a friction-held cylinder,
+    // a spherical hook: each half starts where the whole stands, and held at the other
+    // half's start values it stays there.
+    for file in [
+        "patu-pvg32.toml",
+        "jaiswal-fourbar-friction.toml",
+        "hydraulic-crane.toml",
+    ] {
+        let mut whole = Machine::load(file);
+        whole.inst.initialize(0.0).unwrap();
+        let s = actuator_split::split(&source(file)).unwrap_or_else(|e| panic!("{file}: {e:?}"));
+        let cylinders = s.cylinders.clone();
+        let (mut mech, mut hyd) = (
+            Machine::from_model(s.mechanics.model),
+            Machine::from_model(s.hydraulics.model),
+        );
+        mech.inst.initialize(0.0).unwrap();
+        hyd.inst.initialize(0.0).unwrap();
+        let model = whole.inst.model().clone();
+        let mut lengths = Vec::new();
+        for c in &cylinders {
+            let i = model
+                .circuit
+                .cylinders
+                .iter()
+                .position(|k| &k.name == c)
+                .unwrap();
+            let force = whole
+                .inst
+                .probe(fmu_runtime::model::Probe::CylinderForce(i));
+            let length = whole
+                .inst
+                .probe(fmu_runtime::model::Probe::CylinderLength(i));
+            println!(
+                "{file} {c}: whole F {force:.6} N, s {length:.9} m; mechanics F in {:.6}, s {:.9}; hydraulics F {:.6}",
+                mech.get(&format!("{c}.force")),
+                mech.get(&format!("{c}.length")),
+                hyd.get(&format!("{c}.force")),
+            );
+            assert!(
+                rel(mech.get(&format!("{c}.force")), force) < 1e-12,
+                "{file} {c}"
+            );
+            assert!(
+                rel(hyd.get(&format!("{c}.force")), force) < 1e-9,
+                "{file} {c}"
+            );
+            assert!(
+                rel(mech.get(&format!("{c}.length")), length) < 1e-12,
+                "{file} {c}"
+            );
+            lengths.push(length);
+        }
+        for k in 1..=200 {
+            let t = k as f64 * 1e-3;
+            mech.inst.advance(t).unwrap();
+            hyd.inst.advance(t).unwrap();
+        }
+        for (c, l) in cylinders.iter().zip(&lengths) {
+            let moved = mech.get(&format!("{c}.length")) - l;
+            let force = hyd.get(&format!("{c}.force")) - mech.get(&format!("{c}.force"));
+            println!(
+                "{file} {c} after 0.2 s held: length moved {moved:.3e} m, force {force:.3e} N"
+            );
+            assert!(moved.abs() < 1e-9, "{file} {c}: {moved}");
+            assert!(force.abs() < 1e-6 * mech.get(&format!("{c}.force")).abs().max(1.0));
+        }
+    }
+}
+
+#[test]
+fn what_cannot_be_cut_yet_is_refused_with_what_to_do() {
+    for (file, what) in [
+        ("excavator.toml", "rotary motors"),
+        ("long-boom-crane.toml", "flexible bodies"),
+        ("truck-crane.toml", "[carries]"),
+    ] {
+        let errors = match actuator_split::split(&source(file)) {
+            Ok(_) => panic!("{file} was cut"),
+            Err(e) => e,
+        };
+        let text: Vec<String> = errors
+            .iter()
+            .map(|d| format!("{} / {}", d.message, d.help))
+            .collect();
+        println!("{file}: {text:?}");
+        assert!(
+            text[0].contains(what) && text[0].contains("build it whole"),
+            "{text:?}"
+        );
+    }
+}
