@@ -17,6 +17,12 @@ Methods of the split (the seed's co-integration, done as co-simulation of two FM
   — the seed's co-integration, which integrates the hydraulics again at every Newton
   iteration of the multibody step.
 
+And the seed's third method, **kinematic guidance**: the rod alone (no hydraulics) with its
+pivot driven by a `joint-motion` port along the angle the unified run took at the same step
+(its rate and acceleration by central differences of the recorded angle), as the seed
+replays s(t) from its unified run; it is a cost baseline (its accuracy is the unified run's
+by construction).
+
 Each run reports the largest difference of the cylinder length s and the chamber pressures
 p1, p2 from the whole machine at 1 ms (the issue's reference) and from the whole machine at
 0.05 ms (converged), the CPU time inside `fmi2DoStep` for the 10 s, and where the run
@@ -43,7 +49,7 @@ import harness  # noqa: E402
 
 T_END = 10.0
 STEPS = (0.01, 0.005, 0.002, 0.001, 0.0005, 0.0002)
-METHODS = ("unified", "gauss-seidel", "jacobi", "jacobi + extrapolation",
+METHODS = ("kinematic guidance", "unified", "gauss-seidel", "jacobi", "jacobi + extrapolation",
            "gauss-seidel + extrapolation", "iterated")
 SAMPLE = 0.01
 UNSTABLE = 1e-3  # m: a run this far from the reference has left it
@@ -111,6 +117,67 @@ def unified(fmus, h, t_end=T_END):
         run.failure = f"failed at {t:.3f} s: {e}"
     run.cpu = m.cpu
     m.free()
+    return run
+
+
+def guidance_description():
+    """models/naya-rod.toml without its circuit, the pivot driven by a joint-motion port
+    `guide` (the description's text up to its hydraulics, at rest as given)."""
+    text = (ROOT / "models" / "naya-rod.toml").read_text()
+    head = text[: text.index("[hydraulics.oil]")]
+    lines = [ln for ln in head.splitlines() if not ln.startswith("solve_for")]
+    head = "\n".join(lines).replace("static_equilibrium = true", "static_equilibrium = false")
+    head = head.replace('name = "naya-rod"', 'name = "naya-guidance"', 1)
+    return head + """
+[[interface.ports]]
+name = "guide"
+type = "joint-motion"
+on = "pivot"
+[[interface.outputs]]
+name = "rod.angle"
+quantity = "pivot.q"
+"""
+
+
+def build_guidance(out_dir: Path) -> Path:
+    """Writes and builds naya-guidance.toml into `out_dir`; returns the FMU."""
+    import subprocess
+    toml = out_dir / "naya-guidance.toml"
+    toml.write_text(guidance_description())
+    subprocess.run([str(harness.HYDROMECH), "build", str(toml), "-o", str(out_dir)],
+                   check=True, capture_output=True)
+    return out_dir / "naya-guidance.fmu"
+
+
+def kinematic_guidance(fmus, h, t_end=T_END):
+    """The unified run's angle at step h replayed on the guided rod; the run's samples are
+    the unified run's (accuracy is not the point), its CPU the guided rod's."""
+    whole = Model(fmus["naya-rod"], "whole")
+    kappa0 = whole.get("valve.command")
+    n = round(t_end / h)
+    angle = [whole.get("rod.angle")]
+    for k in range(1, n + 1):
+        t = (k - 1) * h
+        whole.set("valve.command", valve(kappa0, t, h))
+        whole.slave.doStep(t, h, 1)
+        angle.append(whole.get("rod.angle"))
+    whole.free()
+    angle = np.array(angle)
+    rate = np.gradient(angle, h)
+    acceleration = np.gradient(rate, h)
+    run = unified(fmus, h, t_end)
+    guided = Model(fmus["naya-guidance"], "guidance")
+    try:
+        for k in range(1, n + 1):
+            t = (k - 1) * h
+            guided.set("guide.q", angle[k - 1])
+            guided.set("guide.qd", rate[k - 1])
+            guided.set("guide.qdd", acceleration[k - 1])
+            guided.step(t, h)
+    except Exception as e:  # noqa: BLE001 - reported
+        run.failure = f"failed at {t:.3f} s: {e}"
+    run.cpu = guided.cpu
+    guided.free()
     return run
 
 
@@ -212,8 +279,12 @@ def table(fmus, steps=STEPS, methods=METHODS, t_end=T_END):
     rows = []
     for method in methods:
         for h in steps:
-            run = (unified(fmus, h, t_end) if method == "unified"
-                   else split(fmus, h, method, t_end, converged))
+            if method == "unified":
+                run = unified(fmus, h, t_end)
+            elif method == "kinematic guidance":
+                run = kinematic_guidance(fmus, h, t_end)
+            else:
+                run = split(fmus, h, method, t_end, converged)
             d1 = differences(run, ref_1ms)
             dc = differences(run, converged)
             rows.append((method, h, *d1, dc[0], run.cpu, run.failure))
@@ -225,6 +296,10 @@ def markdown(rows):
            "| max \\|Δs\\| vs converged | CPU in fmi2DoStep, 10 s | |",
            "|---|---|---|---|---|---|---|"]
     for method, h, ds, dp1, dp2, dc, cpu, failure in rows:
+        if method == "kinematic guidance":
+            out.append(f"| {method} | {h * 1e3:g} ms | (replays the unified run) | | | "
+                       f"{cpu:.3f} s | {failure or ''} |")
+            continue
         out.append(f"| {method} | {h * 1e3:g} ms | {ds:.2e} m | {dp1 / 1e5:.3f}, {dp2 / 1e5:.3f} bar "
                    f"| {dc:.2e} m | {cpu:.3f} s | {failure or ''} |")
     return "\n".join(out)
@@ -232,6 +307,7 @@ def markdown(rows):
 
 def main(build_dir: Path):
     fmus = {p.stem: p for p in build_dir.glob("*.fmu")}
+    fmus["naya-guidance"] = build_guidance(build_dir)
     rows, ref_1ms, converged = table(fmus)
     text = markdown(rows)
     here = Path(__file__).resolve().parent
