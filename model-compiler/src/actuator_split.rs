@@ -527,15 +527,7 @@ fn hydraulics_table(
 /// Compiles one half; its errors have no place in the user's file, so they name the half.
 fn compile_half(t: &Table, half: &str, model: &str) -> Result<Lowered, Vec<Diagnostic>> {
     let context = format!("{model} split at its actuators, the {half}");
-    let unplaced = |ds: Vec<Diagnostic>| {
-        ds.into_iter()
-            .map(|d| Diagnostic {
-                span: None,
-                message: format!("{context}: {}", d.message),
-                ..d
-            })
-            .collect::<Vec<_>>()
-    };
+    let unplaced = |ds| Diagnostic::unplaced(ds, &context);
     let text = toml::to_string(t)
         .map_err(|e| global(format!("{context}: {e}"), "report this as a hydromech bug"))?;
     let d = Description::parse(&text).map_err(|e| unplaced(vec![e]))?;

@@ -208,15 +208,7 @@ pub fn whole(top: &Source, d: &Description) -> Result<(Description, Lowered), Ve
         )]
     })?;
     // Errors of the merged text have no place in either file: by name, without position.
-    let unplaced = |ds: Vec<Diagnostic>| {
-        ds.into_iter()
-            .map(|d| Diagnostic {
-                span: None,
-                message: format!("{context}: {}", d.message),
-                ..d
-            })
-            .collect::<Vec<_>>()
-    };
+    let unplaced = |ds| Diagnostic::unplaced(ds, &context);
     let description = Description::parse(&text).map_err(|e| unplaced(vec![e]))?;
     let mut lowered = lower::lower(&description).map_err(unplaced)?;
     lowered.warnings = unplaced(std::mem::take(&mut lowered.warnings));

@@ -65,6 +65,18 @@ impl Diagnostic {
     pub fn global(message: impl Into<String>, help: impl Into<String>) -> Diagnostic {
         Diagnostic::new(None, message, help)
     }
+
+    /// Errors of a description the compiler generated (a merge, a split's half): their
+    /// positions are in no file the user has, so they lose them and say `context` instead.
+    pub fn unplaced(ds: Vec<Diagnostic>, context: &str) -> Vec<Diagnostic> {
+        ds.into_iter()
+            .map(|d| Diagnostic {
+                span: None,
+                message: format!("{context}: {}", d.message),
+                ..d
+            })
+            .collect()
+    }
 }
 
 /// A description file and its text, used to turn byte offsets into line:column.
