@@ -1,24 +1,29 @@
-//! `hydromech build --split actuators`: one description as two FMUs cut at its cylinders,
-//! and the SSP system joining them — seed 002's co-simulated method (a multibody and a
+//! `hydromech build --split actuators`: one description as two FMUs cut at its cylinders
+//! and rotary motors, and the SSP system joining them — seed 002's co-simulated method (a multibody and a
 //! hydraulic solver exchanging actuator force and motion), Project Chrono's crane and
 //! actuator FMU pair.
 //!
 //! - **Mechanics** (`<stem>.mechanics.fmu`): the mechanism with a force actuator where each
 //!   cylinder was, between the same eyes: input `<cylinder>.force` (positive pushes the eyes
 //!   apart), outputs `<cylinder>.length` and `<cylinder>.speed`. The length does not depend
-//!   on the force within a communication step (no direct feedthrough).
+//!   on the force within a communication step (no direct feedthrough). Each rotary motor's
+//!   joint gets a `joint-force` port `<motor>.joint`: input `<motor>.joint.torque`, outputs
+//!   `<motor>.joint.angle` and `<motor>.joint.speed` — the joint's, not the motor shaft's,
+//!   which turns `gear_ratio` times faster.
 //! - **Hydraulics** (`<stem>.hydraulics.fmu`): the circuit with each cylinder between the
 //!   ground and a slider whose travel is the pin distance, driven by a `joint-motion` port
 //!   `<cylinder>.motion` (inputs `.q`, `.qd`, `.qdd`: distance, rate, acceleration); output
 //!   `<cylinder>.force`, the cylinder's force on its eyes (friction included), and the
-//!   pressures.
+//!   pressures. Each motor turns a shaft on the ground driven by a `joint-motion` port
+//!   `<motor>.motion` along its joint's angle; output `<motor>.torque`, the motor's torque on
+//!   its joint (gear and shaft friction included).
 //! - **The system** (`<model>-actuators.ssp`): length → `motion.q`, speed → `motion.qd`,
-//!   force → force.
+//!   force → force; joint angle → `motion.q`, joint speed → `motion.qd`, torque → torque.
 //!
 //! Both halves start where the whole machine's static equilibrium put it: the compiler
 //! solves the whole machine once, then gives the mechanics its joint coordinates and each
-//! actuator the cylinder's force, and the hydraulics each chamber's pressure and the
-//! pin distances (`init.solve_for` values, such as seed 002's κ0, carried over by slot
+//! actuator the cylinder's force (each motor's joint its torque), and the hydraulics each
+//! chamber's pressure, the pin distances and the motors' joint angles (`init.solve_for` values, such as seed 002's κ0, carried over by slot
 //! name). Each half is a description of its own, compiled and checked like any other.
 
 use crate::description::Description;
@@ -42,6 +47,8 @@ pub struct ActuatorSplit {
     pub hydraulics: Lowered,
     /// The cylinders cut, in the description's order.
     pub cylinders: Vec<String>,
+    /// The rotary motors cut, in the description's order.
+    pub motors: Vec<String>,
     /// The whole machine's name.
     pub model: String,
 }
@@ -49,16 +56,27 @@ pub struct ActuatorSplit {
 impl ActuatorSplit {
     /// `(from, to)` variable pairs: `0` the mechanics, `1` the hydraulics.
     pub fn links(&self) -> Vec<((usize, String), (usize, String))> {
-        self.cylinders
-            .iter()
-            .flat_map(|c| {
-                [
-                    ((0, format!("{c}.length")), (1, format!("{c}.motion.q"))),
-                    ((0, format!("{c}.speed")), (1, format!("{c}.motion.qd"))),
-                    ((1, format!("{c}.force")), (0, format!("{c}.force"))),
-                ]
-            })
-            .collect()
+        let cylinders = self.cylinders.iter().flat_map(|c| {
+            [
+                ((0, format!("{c}.length")), (1, format!("{c}.motion.q"))),
+                ((0, format!("{c}.speed")), (1, format!("{c}.motion.qd"))),
+                ((1, format!("{c}.force")), (0, format!("{c}.force"))),
+            ]
+        });
+        let motors = self.motors.iter().flat_map(|m| {
+            [
+                (
+                    (0, format!("{m}.joint.angle")),
+                    (1, format!("{m}.motion.q")),
+                ),
+                (
+                    (0, format!("{m}.joint.speed")),
+                    (1, format!("{m}.motion.qd")),
+                ),
+                ((1, format!("{m}.torque")), (0, format!("{m}.joint.torque"))),
+            ]
+        });
+        cylinders.chain(motors).collect()
     }
 }
 
@@ -72,6 +90,15 @@ struct Equilibrium {
     cylinders: Vec<(String, f64, f64)>,
     /// Volume name → pressure.
     pressures: Vec<(String, f64)>,
+    /// Motor name → its joint's name, its torque on the joint and the joint's angle.
+    motors: Vec<Motor>,
+}
+
+struct Motor {
+    name: String,
+    joint: String,
+    torque: f64,
+    angle: f64,
 }
 
 fn global(message: impl Into<String>, help: impl Into<String>) -> Vec<Diagnostic> {
@@ -94,6 +121,7 @@ pub fn split(top: &Source) -> Result<ActuatorSplit, Vec<Diagnostic>> {
         .flat_map(|h| &h.cylinders)
         .map(|c| c.name.get_ref().clone())
         .collect();
+    let motors: Vec<String> = eq.motors.iter().map(|m| m.name.clone()).collect();
     let hydraulic = hydraulic_names(&table);
     let name = d.model.name.get_ref().clone();
 
@@ -101,12 +129,26 @@ pub fn split(top: &Source) -> Result<ActuatorSplit, Vec<Diagnostic>> {
     let hydraulics = hydraulics_table(&table, &eq, &cylinders, &hydraulic, &name)?;
     let mut mechanics = compile_half(&mechanics, MECHANICS, &name)?;
     let mut hydraulics = compile_half(&hydraulics, HYDRAULICS, &name)?;
-    carry_slot_values(&whole, &mut mechanics);
-    carry_slot_values(&whole, &mut hydraulics);
+    // Slots the halves share with the whole take its values (the equilibrium's
+    // `init.solve_for` results among them); each motor's joint its torque.
+    let shared = || {
+        whole
+            .model
+            .params
+            .iter()
+            .map(|w| (w.name.clone(), w.default))
+    };
+    let torques = eq
+        .motors
+        .iter()
+        .map(|m| (format!("{}.joint.torque", m.name), m.torque));
+    set_slot_values(&mut mechanics, shared().chain(torques));
+    set_slot_values(&mut hydraulics, shared());
     Ok(ActuatorSplit {
         mechanics,
         hydraulics,
         cylinders,
+        motors,
         model: name,
     })
 }
@@ -118,23 +160,21 @@ fn refuse_what_cannot_be_cut(d: &Description) -> Result<(), Vec<Diagnostic>> {
             "build it whole (one FMU), or split it at the base (--split base)",
         ));
     }
-    let Some(h) = d.hydraulics.as_ref().filter(|h| !h.cylinders.is_empty()) else {
+    if !d
+        .hydraulics
+        .as_ref()
+        .is_some_and(|h| !h.cylinders.is_empty() || !h.motors.is_empty())
+    {
         return Err(global(
-            "--split actuators cuts a machine at its cylinders, and this one has none",
+            "--split actuators cuts a machine at its cylinders and motors, and this one has none",
             "build it whole, or add [[hydraulics.cylinders]]",
         ));
-    };
-    let not_yet = |what: &str| {
-        global(
-            format!("--split actuators does not cut a machine with {what} yet"),
-            "build it whole (one FMU), or split a machine whose actuators are cylinders",
-        )
-    };
-    if !h.motors.is_empty() {
-        return Err(not_yet("rotary motors"));
     }
     if d.bodies.iter().any(|b| b.flexible.is_some()) {
-        return Err(not_yet("flexible bodies"));
+        return Err(global(
+            "--split actuators does not cut a machine with flexible bodies yet",
+            "build it whole (one FMU), or split a machine of rigid bodies",
+        ));
     }
     Ok(())
 }
@@ -178,10 +218,23 @@ fn equilibrium(whole: &Lowered) -> Result<Equilibrium, Vec<Diagnostic>> {
         .filter(|(_, n)| matches!(n, Node::Volume(_)))
         .map(|(i, n)| (n.name().to_string(), inst.probe(Probe::NodePressure(i))))
         .collect();
+    let motors = model
+        .circuit
+        .motors
+        .iter()
+        .enumerate()
+        .map(|(i, m)| Motor {
+            name: m.name.clone(),
+            joint: model.mechanism.bodies[m.body].joint_name.clone(),
+            torque: inst.probe(Probe::MotorTorque(i)),
+            angle: inst.probe(Probe::JointPosition(m.body)),
+        })
+        .collect();
     Ok(Equilibrium {
         joints,
         cylinders,
         pressures,
+        motors,
     })
 }
 
@@ -264,9 +317,29 @@ fn start_as_given(t: &mut Table) {
     t.remove("carries");
 }
 
+/// The half's name, and a description that says which half of what it is and what it
+/// exchanges with its partner (shown by importers and on its documentation page).
 fn renamed(t: &mut Table, name: &str, half: &str) {
+    let role = if half == MECHANICS {
+        "the mechanism, each cylinder a force actuator and each rotary motor a joint torque, \
+         from the hydraulics FMU; gives it each actuator's length and speed (joint angle and \
+         speed)"
+    } else {
+        "the circuit, each cylinder and motor driven along the length and speed (joint angle \
+         and speed) from the mechanics FMU; gives it each actuator's force (torque)"
+    };
     if let Some(Value::Table(model)) = t.get_mut("model") {
+        let whole = model
+            .get("description")
+            .and_then(Value::as_str)
+            .map(|d| format!(" The whole machine: {d}"))
+            .unwrap_or_default();
+        let text = format!(
+            "The {half} of {name} split at its actuators (hydromech build --split actuators, \
+             coupled by {name}-actuators.ssp): {role}.{whole}"
+        );
         model.insert("name".into(), Value::String(format!("{name}-{half}")));
+        model.insert("description".into(), Value::String(text));
     }
 }
 
@@ -383,6 +456,26 @@ fn mechanics_table(
             }
         }
     }
+    for m in &eq.motors {
+        let port = format!("{}.joint", m.name);
+        push(
+            &mut iface,
+            "ports",
+            entry(&[
+                ("name", text(&port)),
+                ("type", text("joint-force")),
+                ("on", text(&m.joint)),
+            ]),
+        );
+        push(
+            &mut iface,
+            "outputs",
+            entry(&[
+                ("name", text(&format!("{port}.angle"))),
+                ("quantity", text(&format!("{}.q", m.joint))),
+            ]),
+        );
+    }
     t.insert("interface".into(), Value::Table(iface));
     t
 }
@@ -419,41 +512,44 @@ fn hydraulics_table(
                 format!("rename the circuit's '{body}'"),
             ));
         }
+        let stroke = format!("{c}_stroke");
         push(
             &mut t,
             "bodies",
-            entry(&[
-                ("name", text(&body)),
-                ("parent", text("ground")),
-                (
-                    "joint",
-                    Value::Table(entry(&[
-                        ("type", text("prismatic")),
-                        ("name", text(&format!("{c}_stroke"))),
-                        ("origin", Value::Array(vec![Value::Float(0.0); 3])),
-                        (
-                            "axis",
-                            Value::Array(vec![
-                                Value::Float(1.0),
-                                Value::Float(0.0),
-                                Value::Float(0.0),
-                            ]),
-                        ),
-                        ("initial", Value::Float(*length)),
-                    ])),
-                ),
-                // Our choice: the drive moves it as prescribed, so its mass shows only in
-                // the drive's own force output, never in the cylinder's.
-                ("mass", Value::Float(1.0)),
-                ("com", Value::Array(vec![Value::Float(0.0); 3])),
-                (
-                    "inertia",
-                    Value::Array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0].map(Value::Float).to_vec()),
-                ),
-            ]),
+            driven_body(&body, &stroke, "prismatic", [1.0, 0.0, 0.0], *length),
+        );
+    }
+    // Each motor on a shaft turning on the ground along its joint's angle.
+    for m in &eq.motors {
+        let (body, joint) = (format!("{}_shaft", m.name), format!("{}_turn", m.name));
+        for taken in [&body, &joint] {
+            if hydraulic.contains(taken) {
+                return Err(global(
+                    format!(
+                        "--split actuators names the shaft of motor '{}' '{taken}', which the circuit already uses",
+                        m.name
+                    ),
+                    format!("rename the circuit's '{taken}'"),
+                ));
+            }
+        }
+        push(
+            &mut t,
+            "bodies",
+            driven_body(&body, &joint, "revolute", [0.0, 0.0, 1.0], m.angle),
         );
     }
     if let Some(Value::Table(h)) = t.get_mut("hydraulics") {
+        if let Some(Value::Array(motors)) = h.get_mut("motors") {
+            for m in motors.iter_mut() {
+                if let Value::Table(m) = m
+                    && let Some(Value::String(name)) = m.get("name")
+                {
+                    let joint = text(&format!("{name}_turn"));
+                    m.insert("joint".into(), joint);
+                }
+            }
+        }
         if let Some(Value::Array(cyls)) = h.get_mut("cylinders") {
             for c in cyls.iter_mut() {
                 let Some(cname) = c.get("name").and_then(Value::as_str).map(str::to_string) else {
@@ -520,8 +616,55 @@ fn hydraulics_table(
             );
         }
     }
+    for m in &eq.motors {
+        push(
+            &mut iface,
+            "ports",
+            entry(&[
+                ("name", text(&format!("{}.motion", m.name))),
+                ("type", text("joint-motion")),
+                ("on", text(&format!("{}_turn", m.name))),
+            ]),
+        );
+        let torque = format!("{}.torque", m.name);
+        if !outputs.contains(&torque) {
+            push(
+                &mut iface,
+                "outputs",
+                entry(&[("name", text(&torque)), ("quantity", text(&torque))]),
+            );
+        }
+    }
     t.insert("interface".into(), Value::Table(iface));
     Ok(t)
+}
+
+/// A body on the ground whose one joint (`kind` along `axis`, starting at `initial`) a
+/// `joint-motion` port drives: a cylinder's rod eye, a motor's shaft.
+fn driven_body(body: &str, joint: &str, kind: &str, axis: [f64; 3], initial: f64) -> Table {
+    let vector = |v: [f64; 3]| Value::Array(v.map(Value::Float).to_vec());
+    entry(&[
+        ("name", text(body)),
+        ("parent", text("ground")),
+        (
+            "joint",
+            Value::Table(entry(&[
+                ("type", text(kind)),
+                ("name", text(joint)),
+                ("origin", vector([0.0; 3])),
+                ("axis", vector(axis)),
+                ("initial", Value::Float(initial)),
+            ])),
+        ),
+        // Our choice: the drive moves it as prescribed, so its mass shows only in the
+        // drive's own force output, never in the actuator's.
+        ("mass", Value::Float(1.0)),
+        ("com", vector([0.0; 3])),
+        (
+            "inertia",
+            Value::Array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0].map(Value::Float).to_vec()),
+        ),
+    ])
 }
 
 /// Compiles one half; its errors have no place in the user's file, so they name the half.
@@ -536,21 +679,16 @@ fn compile_half(t: &Table, half: &str, model: &str) -> Result<Lowered, Vec<Diagn
     Ok(lowered)
 }
 
-/// Slots the halves share with the whole machine take its values (the equilibrium's
-/// `init.solve_for` results among them).
-fn carry_slot_values(whole: &Lowered, half: &mut Lowered) {
-    let (ids, values): (Vec<ParamId>, Vec<f64>) = half
-        .model
-        .params
-        .iter()
-        .enumerate()
-        .filter_map(|(i, slot)| {
-            whole
+/// Gives the half's slots of these names these values (names it lacks are skipped).
+fn set_slot_values(half: &mut Lowered, values: impl Iterator<Item = (String, f64)>) {
+    let (ids, values): (Vec<ParamId>, Vec<f64>) = values
+        .filter_map(|(name, v)| {
+            let i = half
                 .model
                 .params
                 .iter()
-                .find(|w| w.name == slot.name)
-                .map(|w| (ParamId(i as u32), w.default))
+                .position(|slot| slot.name == name)?;
+            Some((ParamId(i as u32), v))
         })
         .unzip();
     lower::apply_parameter_values(&mut half.model, &ids, &values);
@@ -588,7 +726,7 @@ pub fn write_split(
     let system = System::pair(
         &format!("{model}-actuators"),
         format!(
-            "{model} split at its cylinders: the mechanism with force actuators, the circuit with driven cylinders"
+            "{model} split at its actuators: the mechanism with force actuators and joint torques, the circuit with driven cylinders and motor shafts"
         ),
         experiment.step_size,
         Some(experiment.stop_time),

@@ -254,7 +254,7 @@ impl From<InterfaceArg> for model_compiler::Interface {
 enum SplitAt {
     /// At the base of the machine a carrier carries ([carries]).
     Base,
-    /// At the cylinders: mechanics and hydraulics as two FMUs.
+    /// At the cylinders and rotary motors: mechanics and hydraulics as two FMUs.
     Actuators,
 }
 
@@ -431,15 +431,17 @@ fn split_at_base(source: &Source, output: &Path, platforms: &[String], named: bo
     )
 }
 
-/// `--split actuators` of one description (one without cylinders is left whole, with a
-/// note when it was named).
+/// `--split actuators` of one description (one without cylinders or motors is left whole,
+/// with a note when it was named).
 fn split_at_actuators(source: &Source, output: &Path, platforms: &[String], named: bool) -> bool {
-    let cylinders = model_compiler::description::Description::parse(&source.text)
-        .is_ok_and(|d| d.hydraulics.is_some_and(|h| !h.cylinders.is_empty()));
-    if !cylinders {
+    let actuators = model_compiler::description::Description::parse(&source.text).is_ok_and(|d| {
+        d.hydraulics
+            .is_some_and(|h| !h.cylinders.is_empty() || !h.motors.is_empty())
+    });
+    if !actuators {
         if named {
             eprintln!(
-                "{}: note: no cylinders, nothing to split at actuators",
+                "{}: note: no cylinders or motors, nothing to split at actuators",
                 source.path.display()
             );
         }
