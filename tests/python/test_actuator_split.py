@@ -13,7 +13,6 @@ docs/cosimulation.md).
 
 from __future__ import annotations
 
-import csv
 import subprocess
 
 import numpy as np
@@ -141,30 +140,13 @@ def test_the_split_converges_to_the_whole_through_an_fmpy_master(built, report):
         assert all(r > 0.8 for r in rates), (order, es)
 
 
-def test_the_generated_ssp_runs_in_ecos(built, tmp_path, report):
-    """ecos' own master on the `.ssp` at 1 ms, the valve step as a scenario."""
-    whole = Model(built["naya-rod"], "whole")
-    kappa0 = whole.get("valve.command")
-    whole.free()
-    scenario = tmp_path / "manoeuvre.xml"
-    scenario.write_text(
-        '<?xml version="1.0" encoding="UTF-8"?>\n<ecos:Scenario xmlns:ecos='
-        '"http://github.com/Ecos-platform/libecos/resources/schema/ScenarioConfig" eps="1e-6">\n'
-        f'  <ecos:action t="{T_STEP}">\n    <ecos:variable id="hydraulics::valve.command">'
-        f'<ecos:real value="{kappa0 - 0.01!r}"/></ecos:variable>\n  </ecos:action>\n'
-        "</ecos:Scenario>\n")
-    p = subprocess.run(
-        [str(harness.ecos_binary()), "simulate", "--path", str(built["ssp"]), "--stopTime",
-         str(T_END), "--stepSize", "0.001", "--noParallel", "--scenarioConfig", str(scenario)],
-        cwd=tmp_path, env=harness.ecos_env(), capture_output=True, text=True, timeout=600,
-        stdin=subprocess.DEVNULL)
-    assert p.returncode == 0, p.stdout + p.stderr
-    with open(tmp_path / "naya-rod-actuators.csv", newline="") as f:
-        rows = list(csv.reader(f, skipinitialspace=True))
-    data = np.array([[float(x) for x in r] for r in rows[1:] if r])
-    col = {h.strip().split("[", 1)[0]: i for i, h in enumerate(rows[0])}
-    times = 0.01 * np.arange(1, round(T_END / 0.01) + 1)
-    length = np.interp(times, data[:, col["time"]], data[:, col["mechanics::cylinder.length"]])
+def test_the_generated_ssp_runs_in_ecos(built, report):
+    """ecos' own master on the `.ssp` at 1 ms, the valve step as a scenario
+    (docs/cosimulation/naya_table1.py runs it at every step of the table)."""
+    study = table1_study()
+    run = study.ecos(built, 1e-3, T_END)
+    assert run.failure is None, run.failure
+    length = run.array()[:, 0]
     reference = whole_run(built, 1e-4)
     jacobi = np.abs(split_run(built, 1e-3, "jacobi") - reference).max()
     e = np.abs(length - reference).max()
@@ -173,6 +155,15 @@ def test_the_generated_ssp_runs_in_ecos(built, tmp_path, report):
     swing = np.ptp(reference)
     assert swing > 1e-3, "the valve step moved the rod"
     assert e < 0.05 * swing, (e, swing)
+    # ecos steps both FMUs on the values of the step's start: FMPy's Jacobi master.
+    assert abs(e - jacobi) < 0.05 * jacobi, (e, jacobi)
+
+
+def table1_study():
+    import sys
+    sys.path.insert(0, str(harness.ROOT / "docs" / "cosimulation"))
+    import naya_table1
+    return naya_table1
 
 
 def test_seed_002_table_1_in_short_form(built, report):
@@ -180,10 +171,7 @@ def test_seed_002_table_1_in_short_form(built, report):
     over the seed's 10 s manoeuvre: kinematic guidance (the rod driven along the unified
     run's angle), the unified method (one FMU), Gauss–Seidel, and the strongly coupled split
     (Gauss–Seidel iterated from saved FMU states within each step)."""
-    import sys
-    sys.path.insert(0, str(harness.ROOT / "docs" / "cosimulation"))
-    import naya_table1 as study
-
+    study = table1_study()
     fmus = dict(built)
     fmus["naya-guidance"] = study.build_guidance(built["naya-rod"].parent)
     rows, _, converged = study.table(fmus, steps=(0.01, 0.002),
