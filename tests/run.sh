@@ -195,11 +195,11 @@ stage_build_fmus() {
     # --split base: also the carrier and carried FMUs of every description with [carries]
     # (truck-crane), so that the protocol, validation and ecos suites import them too.
     cargo run --release --bin hydromech -- build --split base
-    # --split actuators: seed 002's rod, the Chrono-style crane and the knuckle crane (two
-    # motors) also as mechanics and hydraulics FMUs (+ .ssp), so that every suite imports
-    # those too.
+    # --split actuators: seed 002's rod, the Chrono-style crane, the knuckle crane (two
+    # motors) and the long-boom crane (a flexible boom) also as mechanics and hydraulics
+    # FMUs (+ .ssp), so that every suite imports those too.
     target/release/hydromech build --split actuators models/naya-rod.toml \
-        models/hydraulic-crane.toml models/knuckle-crane.toml
+        models/hydraulic-crane.toml models/knuckle-crane.toml models/long-boom-crane.toml
     # The same models as FMI 3.0 Co-Simulation FMUs (tests/python/test_fmi3.py and the Rust
     # importer's import_fmi3.rs compare them with the FMI 2.0 ones bit for bit).
     rm -rf fmus/fmi3

@@ -23,8 +23,10 @@
 //! Both halves start where the whole machine's static equilibrium put it: the compiler
 //! solves the whole machine once, then gives the mechanics its joint coordinates and each
 //! actuator the cylinder's force (each motor's joint its torque), and the hydraulics each
-//! chamber's pressure, the pin distances and the motors' joint angles (`init.solve_for` values, such as seed 002's κ0, carried over by slot
-//! name). Each half is a description of its own, compiled and checked like any other.
+//! chamber's pressure, the pin distances and the motors' joint angles; the slots the
+//! equilibrium solved for (`init.solve_for`, seed 002's κ0) carry its values. A flexible
+//! body's deformation the mechanics solves again at those joint coordinates and forces.
+//! Each half is a description of its own, compiled and checked like any other.
 
 use crate::description::Description;
 use crate::diagnostic::{Diagnostic, Source};
@@ -129,14 +131,15 @@ pub fn split(top: &Source) -> Result<ActuatorSplit, Vec<Diagnostic>> {
     let hydraulics = hydraulics_table(&table, &eq, &cylinders, &hydraulic, &name)?;
     let mut mechanics = compile_half(&mechanics, MECHANICS, &name)?;
     let mut hydraulics = compile_half(&hydraulics, HYDRAULICS, &name)?;
-    // Slots the halves share with the whole take its values (the equilibrium's
-    // `init.solve_for` results among them); each motor's joint its torque.
+    // The slots the whole machine's equilibrium solved for (`init.solve_for`, seed 002's
+    // κ0) take its values in both halves; each motor's joint its torque. No other slot is
+    // carried: the halves' chamber pre-charges and joint coordinates are the equilibrium's
+    // already, and a closed chamber's pre-charge slot would put its pressure back.
     let shared = || {
-        whole
-            .model
-            .params
-            .iter()
-            .map(|w| (w.name.clone(), w.default))
+        whole.solve_for.iter().map(|id| {
+            let slot = &whole.model.params[id.index()];
+            (slot.name.clone(), slot.default)
+        })
     };
     let torques = eq
         .motors
@@ -168,12 +171,6 @@ fn refuse_what_cannot_be_cut(d: &Description) -> Result<(), Vec<Diagnostic>> {
         return Err(global(
             "--split actuators cuts a machine at its cylinders and motors, and this one has none",
             "build it whole, or add [[hydraulics.cylinders]]",
-        ));
-    }
-    if d.bodies.iter().any(|b| b.flexible.is_some()) {
-        return Err(global(
-            "--split actuators does not cut a machine with flexible bodies yet",
-            "build it whole (one FMU), or split a machine of rigid bodies",
         ));
     }
     Ok(())
@@ -304,13 +301,17 @@ fn text(s: &str) -> Value {
 }
 
 /// Both halves start from the given state (the whole machine's equilibrium), not from a
-/// solve of their own.
+/// solve of their own — except a flexible body's deformation, which the description cannot
+/// give: the mechanics solves it again, at the given joint coordinates and actuator forces,
+/// where it is the whole's.
 fn start_as_given(t: &mut Table) {
+    let flexible = matches!(t.get("bodies"), Some(Value::Array(bodies))
+        if bodies.iter().any(|b| b.get("flexible").is_some()));
     let init = t
         .entry("init")
         .or_insert_with(|| Value::Table(Table::new()));
     if let Value::Table(init) = init {
-        init.insert("static_equilibrium".into(), Value::Boolean(false));
+        init.insert("static_equilibrium".into(), Value::Boolean(flexible));
         init.remove("solve_for");
     }
     t.remove("report");
@@ -489,7 +490,6 @@ fn hydraulics_table(
 ) -> Result<Table, Vec<Diagnostic>> {
     let mut t = whole.clone();
     renamed(&mut t, name, HYDRAULICS);
-    start_as_given(&mut t);
     for key in [
         "bodies",
         "markers",
@@ -501,6 +501,7 @@ fn hydraulics_table(
     ] {
         t.remove(key);
     }
+    start_as_given(&mut t);
     // Each cylinder between the ground and a slider whose travel is its pin distance.
     for (c, _, length) in &eq.cylinders {
         let body = format!("{c}_eye");
