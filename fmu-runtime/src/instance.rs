@@ -1,5 +1,6 @@
 //! Per-run state of a machine and the public stepping API used by the FMI layer.
 
+use crate::estimator::{Estimator, EstimatorState};
 use crate::mechanics::BaseMotion;
 use crate::model::{Binding, Causality, CompiledModel, ParamId, Probe, Variability, Variable};
 use crate::solver::{self, Layout, Workspace};
@@ -240,6 +241,8 @@ pub struct Snapshot {
     /// failed step): the next step's input change is counted from them.
     pub(crate) rates_params: Vec<f64>,
     pub(crate) initialized: bool,
+    /// The estimator's covariance and sample clocks (an estimator FMU).
+    pub(crate) estimator: Option<EstimatorState>,
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
@@ -472,6 +475,8 @@ impl Snapshot {
             params,
             rates_params,
             initialized,
+            // Not in the encoding yet: restoring it into an estimator is refused.
+            estimator: None,
         })
     }
 }
@@ -596,6 +601,11 @@ pub struct Instance {
     recharts: u64,
     /// The explicit-ODE view for Model Exchange, made when first asked for.
     ode: Option<Box<solver::ode::OdeWork>>,
+    /// The error-state Kalman filter of a model with sensors, made at initialization.
+    estimator: Option<Box<Estimator>>,
+    /// This instance is an estimator's twin (the copy its Jacobians are taken on): it has
+    /// no estimator of its own.
+    twin: bool,
     /// Test hook: the internal step after this many more fails (checks failure paths that
     /// a small test model cannot reach by physics).
     #[cfg(test)]
@@ -640,6 +650,8 @@ impl Instance {
             last_parameter_work: 0.0,
             recharts: 0,
             ode: None,
+            estimator: None,
+            twin: false,
             #[cfg(test)]
             fail_after_internal_steps: None,
         };
@@ -954,7 +966,66 @@ impl Instance {
                 last_successful_time: start_time,
             })?;
         }
+        self.estimator = None;
+        let model = Arc::clone(&self.model);
+        if let (Some(spec), false) = (&model.estimator, self.twin) {
+            let e = Estimator::new(self, spec).map_err(|message| StepError {
+                message: format!("the estimator: {message}"),
+                last_successful_time: start_time,
+            })?;
+            self.estimator = Some(Box::new(e));
+        }
         Ok(())
+    }
+
+    /// An initialized copy of this initialized instance without an estimator, for the
+    /// estimator's Jacobians (allocated once, at initialization).
+    pub(crate) fn twin(&self) -> Result<Instance, String> {
+        let mut t = Instance::new(Arc::clone(&self.model));
+        t.twin = true;
+        t.params.copy_from_slice(&self.params);
+        t.initialize(self.state.time).map_err(|e| e.message)?;
+        t.mirror(self);
+        Ok(t)
+    }
+
+    /// Takes `other`'s state and parameters (same model): a twin following its instance.
+    pub(crate) fn mirror(&mut self, other: &Instance) {
+        self.state.copy_from(&other.state);
+        self.params.copy_from_slice(&other.params);
+    }
+
+    /// The estimator of a model with sensors (after initialization).
+    pub fn estimator(&self) -> Option<&Estimator> {
+        self.estimator.as_deref()
+    }
+
+    /// The estimator's prediction and correction after a successful communication step.
+    fn estimate(&mut self) -> Result<(), StepError> {
+        let Some(mut e) = self.estimator.take() else {
+            return Ok(());
+        };
+        let model = Arc::clone(&self.model);
+        let result = match &model.estimator {
+            Some(spec) => e.update(self, spec),
+            None => Ok(()),
+        };
+        self.estimator = Some(e);
+        result.map_err(|message| StepError {
+            message: format!("the estimator at t = {} s: {message}", self.state.time),
+            last_successful_time: self.state.time,
+        })
+    }
+
+    /// Number of pressure states (the first entries of w).
+    pub fn pressure_states(&self) -> usize {
+        self.layout.n_pressures
+    }
+
+    /// After the estimator overwrote the state (and its rates from the ODE view): the
+    /// integrator's extrapolation starts again from the new rates.
+    pub(crate) fn restart_after_correction(&mut self) {
+        solver::predictor::restart_history(&mut self.state);
     }
 
     /// Gives the initialized machine initial joint rates (e.g. a spinning rotor); the
@@ -997,7 +1068,13 @@ impl Instance {
     pub fn begin_step(&mut self, to_time: f64) -> Result<StepPlan, StepError> {
         // Prescribed motions follow the inputs as they stand at this communication point.
         solver::drives::anchor(&mut self.work, &self.params, self.state.time);
-        // Inputs changed since the last step: its rates are those of the old inputs.
+        // Inputs changed since the last step: its rates are those of the old inputs. (What
+        // only an estimator reads is no input of the machine.)
+        if let Some(spec) = &self.model.estimator {
+            for id in spec.slots() {
+                self.rates_params[id.index()] = self.params[id.index()];
+            }
+        }
         if self.initialized && !self.rates_current && self.params != self.rates_params {
             solver::input_change::rates_for_new_inputs(
                 &self.model,
@@ -1099,6 +1176,7 @@ impl Instance {
     /// Ends a communication step begun by [`Instance::begin_step`] with the result of its
     /// internal steps: the input rates follow the inputs, input derivatives are used up.
     pub fn finish_step(&mut self, result: Result<(), StepError>) -> Result<(), StepError> {
+        let result = result.and_then(|()| self.estimate());
         if !self.has_slopes {
             if result.is_ok() {
                 self.rates_follow_inputs();
@@ -1261,6 +1339,11 @@ impl Instance {
             params: self.params.clone(),
             rates_params: self.rates_params.clone(),
             initialized: self.initialized,
+            estimator: self.estimator.as_ref().and_then(|e| {
+                let mut s = None;
+                e.save(&mut s);
+                s
+            }),
         }
     }
 
@@ -1271,6 +1354,10 @@ impl Instance {
             snap.params.copy_from_slice(&self.params);
             snap.rates_params.copy_from_slice(&self.rates_params);
             snap.initialized = self.initialized;
+            match &self.estimator {
+                Some(e) => e.save(&mut snap.estimator),
+                None => snap.estimator = None,
+            }
         } else {
             *snap = self.snapshot();
         }
@@ -1289,6 +1376,15 @@ impl Instance {
             return Err(
                 "the FMU state holds sparse factors but this model has no sparse path".into(),
             );
+        }
+        match (&mut self.estimator, &snap.estimator) {
+            (Some(e), Some(s)) => e.load(s)?,
+            (None, _) => {}
+            (Some(_), None) => {
+                return Err(
+                    "the FMU state holds no estimator covariance for this estimator".into(),
+                );
+            }
         }
         self.state.copy_from(&snap.state);
         self.apply_charts();

@@ -10,6 +10,7 @@
 //! - [`hydraulics`]: lumped-fluid control volumes, valves, pumps and cylinders.
 //! - [`solver`]: implicit trapezoidal rule, augmented-Lagrangian Newton loop, projections,
 //!   static-equilibrium initialisation.
+//! - [`estimator`]: the error-state Kalman filter of an estimator FMU (seed 001, ch. 3).
 //! - [`fmi2`]: the exported `fmi2*` functions, the call-state machine, FMU-state handling.
 //! - [`fmi3`]: the exported `fmi3*` functions (Co-Simulation) on the same component.
 
@@ -17,6 +18,7 @@
 // obscure the equations they implement.
 #![allow(clippy::needless_range_loop)]
 
+pub mod estimator;
 pub mod fmi2;
 pub mod fmi3;
 pub mod hydraulics;

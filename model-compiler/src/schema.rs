@@ -459,6 +459,20 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("model", K::Name, true, "The carried machine's description file, relative to this one."),
         ("name", K::Name, false, "Its component name in the split (`<file>.<name>.fmu`, model `<model>-<name>`); default \"carried\"."),
     ]),
+    ("estimator", "The sensors of an estimator FMU and how far its model is trusted.", &[
+        ("acceleration_noise", K::Q, false, "σ_z̈: continuous-time intensity of the acceleration noise of each independent joint coordinate, SI (rad/s² or m/s² times √s); default 1."),
+        ("pressure_noise", K::Q, false, "σ_p: continuous-time intensity of the pressure noise per √s (\"1 bar\" = 1e5 Pa/√s); default 1 bar."),
+        ("initial_coordinate_sigma", K::Q, false, "Initial standard deviation of the independent coordinates (rad or m); default 0.01."),
+        ("initial_rate_sigma", K::Q, false, "Initial standard deviation of their rates (rad/s or m/s); default 0.01."),
+        ("initial_pressure_sigma", K::Q, false, "Initial standard deviation of the pressures; default 1 bar."),
+        ("sensors", K::Defs("sensor"), false, "The measured quantities."),
+    ]),
+    ("sensor", "One measured quantity: FMU inputs `sensor.<name>` and `sensor.<name>.valid`.", &[
+        ("name", K::Name, true, "The sensor's name (letters, digits, '_')."),
+        ("measures", K::Name, true, "The quantity, as an interface output's: a joint coordinate (\"lift.q\"), a body's angular rate (\"boom.angular_velocity.z\"), a pressure (\"cap_side.p\"), a cylinder's length or a marker's position (\"tip.position.y\")."),
+        ("sigma", K::Q, true, "Noise standard deviation in the quantity's unit (\"0.05 deg\", \"2 bar\")."),
+        ("rate", K::Q, false, "Sample rate (\"100 Hz\"); default: a sample at every step whose flag is set."),
+    ]),
     ("report", "The standard manoeuvre and plots of `hydromech report` (documentation only).", &[
         ("stop_time", K::Q, false, "End of the run [s]; default [experiment] stop_time."),
         ("step", K::Q, false, "Communication step of the run [s]; default [experiment] step_size."),
@@ -531,6 +545,7 @@ const ROOT: &[F] = &[
     ("interface", K::Def("interface"), false, "The FMI interface."),
     ("report", K::Def("report"), false, "Standard manoeuvre and plots of `hydromech report`."),
     ("carries", K::Def("carries"), false, "A machine from another description standing on [interface.mount]: one FMU of both, or with `hydromech build --split base` two FMUs and an SSP archive."),
+    ("estimator", K::Def("estimator"), false, "Sensors and plant noise of the error-state Kalman filter of `hydromech build --estimator` (seed 001, ch. 3)."),
 ];
 
 fn kind(k: K, doc: &str) -> Value {
@@ -744,6 +759,7 @@ mod tests {
             include_str!("description/hydraulics.rs"),
             include_str!("description/quantity.rs"),
             include_str!("description/report.rs"),
+            include_str!("description/estimator.rs"),
         ];
         let mut in_code = std::collections::BTreeSet::new();
         for src in sources {

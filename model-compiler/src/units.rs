@@ -28,6 +28,7 @@ impl Dim {
     pub const VOLUME: Dim = Dim([0, 3, 0, 0, 0, 0, 0, 0]);
     pub const VELOCITY: Dim = Dim([0, 1, -1, 0, 0, 0, 0, 0]);
     pub const ACCELERATION: Dim = Dim([0, 1, -2, 0, 0, 0, 0, 0]);
+    pub const FREQUENCY: Dim = Dim([0, 0, -1, 0, 0, 0, 0, 0]);
     pub const ANGULAR_VELOCITY: Dim = Dim([0, 0, -1, 0, 0, 0, 0, 1]);
     pub const ANGULAR_ACCELERATION: Dim = Dim([0, 0, -2, 0, 0, 0, 0, 1]);
     pub const FORCE: Dim = Dim([1, 1, -2, 0, 0, 0, 0, 0]);

@@ -300,6 +300,7 @@ pub(crate) fn test_model(guid: &str) -> CompiledModel {
                 free,
             ),
         ],
+        estimator: None,
     }
 }
 

@@ -12,6 +12,7 @@
 //! created.
 
 mod circuit;
+pub mod estimator;
 pub mod file;
 mod flexible;
 mod interface;
@@ -27,7 +28,7 @@ pub use ports::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the serialized [`CompiledModel`] layout; bump on any change of these types.
-pub const MODEL_FORMAT_VERSION: u32 = 17;
+pub const MODEL_FORMAT_VERSION: u32 = 18;
 
 /// Index into the instance parameter vector (see module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -156,6 +157,9 @@ pub struct CompiledModel {
     pub ports: Vec<Port>,
     /// The FMI interface, in `modelDescription.xml` order.
     pub variables: Vec<Variable>,
+    /// The sensors and plant noise of an estimator FMU (`hydromech build --estimator`);
+    /// `None` for the machine itself.
+    pub estimator: Option<estimator::EstimatorSpec>,
 }
 
 /// Why a serialized model could not be used.
@@ -270,6 +274,9 @@ impl CompiledModel {
         let nn = self.circuit.nodes.len();
         let ns = self.circuit.spools.len();
         let err = |m: String| Err(ModelError(m));
+        if let Some(e) = &self.estimator {
+            e.validate(self).map_err(ModelError)?;
+        }
         let mut ids = Vec::new();
         self.collect_params(&mut ids);
         if let Some(bad) = ids.iter().find(|p| p.index() >= np) {

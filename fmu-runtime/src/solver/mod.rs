@@ -16,7 +16,7 @@ pub mod newton;
 pub mod ode;
 mod outputs;
 pub mod plan;
-mod predictor;
+pub(crate) mod predictor;
 mod projection;
 pub mod sparse_lu;
 pub mod sparsity;

@@ -130,6 +130,7 @@ pub fn model(
         circuit,
         ports: vec![],
         variables,
+        estimator: None,
     }
 }
 

@@ -6,12 +6,14 @@
 //! strings with a unit. The structs mirror the file; defaults and checks live in
 //! [`crate::lower`].
 
+mod estimator;
 mod flexible;
 mod hydraulics;
 mod mechanism;
 mod quantity;
 mod report;
 
+pub use estimator::*;
 pub use flexible::*;
 pub use hydraulics::*;
 pub use mechanism::*;
@@ -50,6 +52,8 @@ pub struct Description {
     pub report: Option<ReportDesc>,
     /// A machine from another description standing on this one's mount.
     pub carries: Option<CarriesDesc>,
+    /// The sensors of `hydromech build --estimator` and the plant noise.
+    pub estimator: Option<EstimatorDesc>,
 }
 
 /// `[carries]`: another machine description stands on this carrier's `[interface.mount]`:

@@ -659,6 +659,16 @@ fn global_quantity(probe: &Probe) -> Resolved {
     }
 }
 
+/// The probe and unit of a sensor's quantity (`[[estimator.sensors]] measures`), named as
+/// an interface output's.
+pub(super) fn sensor_quantity(
+    cx: &mut Ctx,
+    q: &Name,
+    model: &CompiledModel,
+) -> Option<(Probe, Option<String>)> {
+    resolve_quantity(cx, q, model, &HashMap::new()).map(|r| (r.probe, r.unit))
+}
+
 /// `<component>.<quantity>` → probe, type, unit and description.
 fn resolve_quantity(
     cx: &mut Ctx,

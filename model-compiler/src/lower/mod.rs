@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod base;
 mod circuit;
+mod estimator;
 pub mod flexible;
 mod flexible_files;
 mod interface;
@@ -108,6 +109,9 @@ pub struct Lowered {
     pub report: ReportSpec,
     /// The flexible bodies' reductions, in the order of `Mechanism::flexible`.
     pub flexible: Vec<flexible::FlexibleLowered>,
+    /// The description's `[estimator]`: what `hydromech build --estimator` puts into the
+    /// model (the machine's own FMU leaves it out).
+    pub estimator: Option<fmu_runtime::model::estimator::EstimatorSpec>,
 }
 
 /// Compile-time facts about a body of the lowered mechanism (parallel to its bodies).
@@ -612,12 +616,14 @@ pub fn lower_at(
         circuit,
         ports,
         variables: Vec::new(),
+        estimator: None,
     };
     // Points on flexible bodies move onto their interface nodes before anything reads them.
     let flexible_bodies = std::mem::take(&mut cx.flexible);
     flexible::attach(&mut cx, &flexible_bodies, &mut model);
     model.variables = interface::lower_interface(&mut cx, d, &model);
     let solve_for = interface::solve_for_targets(&mut cx, d, &model);
+    let estimator = estimator::lower_estimator(&mut cx, d, &model);
     model.params = std::mem::take(&mut cx.params);
 
     let visuals = visual::lower_visuals(&mut cx, d);
@@ -650,6 +656,7 @@ pub fn lower_at(
         visuals,
         report,
         flexible: flexible_bodies,
+        estimator,
     })
 }
 

@@ -1,0 +1,363 @@
+//! The estimator: an error-state extended Kalman filter around the unmodified model (seed
+//! 001, thesis ch. 3, eqs 3.1–3.19), run by the instance after every communication step
+//! when its model declares sensors ([`crate::model::estimator::EstimatorSpec`]).
+//!
+//! The filter's state is the error of the model's minimal continuous states — the
+//! independent joint coordinates z_i, their rates ż_i and the first-order states w
+//! (pressures, spools, friction states), the explicit-ODE view of [`crate::solver::ode`] —
+//! the thesis's x = [Δz_i; Δż_i; Δp] (eq 3.1) with the spools and friction states added.
+//! Per step:
+//!
+//! 1. the model advances unmodified (the instance's trapezoidal Newton loop);
+//! 2. **Jacobians** at the step's end, by forward differences through the ODE view: each
+//!    state perturbed in turn gives a column of A = ∂ẋ/∂x (the coupled mechanics and
+//!    hydraulics, the cross blocks the thesis left at zero included) and of H, the sensors'
+//!    ∂h/∂x. Each perturbed state solves the exact position problem for the dependent
+//!    coordinates, so H of a sensor on a dependent joint is exact to first order;
+//! 3. **predict** P with the trapezoidal transition of A and the plant noise Q (eqs
+//!    3.17–3.18: σ_z̈² [h³/3 h²/2; h²/2 h] per independent coordinate and its rate, σ_p² h
+//!    per pressure; none on spools and friction states) — [`filter`];
+//! 4. **correct** with the sensors that have a sample: innovation y = o − h(x) (eq 3.5),
+//!    gain, Δx (eqs 3.6–3.9); the model is overwritten with x + Δx: the independent
+//!    coordinates, rates and first-order states set, the dependent coordinates by the
+//!    exact position problem and their rates by the velocity problem (not the thesis's
+//!    linearisation, eqs 3.11–3.16), the accelerations and state rates recomputed, the
+//!    integrator's extrapolation history restarted at them.
+//!
+//! Every buffer is allocated when the instance initializes; a step allocates nothing.
+
+pub mod filter;
+
+use crate::instance::Instance;
+use crate::model::estimator::EstimatorSpec;
+use crate::solver::ode::StateKind;
+use filter::ErrorStateFilter;
+
+/// A sensor's sample was not usable.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EstimationError(pub String);
+
+/// What an FMU state keeps of an estimator: the covariance, the sample clocks, the last
+/// innovations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EstimatorState {
+    pub covariance: Vec<f64>,
+    pub next_sample: Vec<f64>,
+    pub time: f64,
+    pub innovation: Vec<f64>,
+    pub innovation_sigma: Vec<f64>,
+    pub corrections: u64,
+}
+
+/// The filter of one instance and its buffers.
+pub struct Estimator {
+    filter: ErrorStateFilter,
+    /// Filter states: the first `n` of the `len` ODE states (the work integrals after them
+    /// are bookkeeping, not estimated); `nf` independent coordinates.
+    n: usize,
+    nf: usize,
+    /// Filter states that are pressures (plant noise σ_p).
+    pressure: Vec<bool>,
+    x: Vec<f64>,
+    xp: Vec<f64>,
+    f0: Vec<f64>,
+    fk: Vec<f64>,
+    /// Sensor values at x and their first-order change per state (ns × n).
+    y0: Vec<f64>,
+    h: Vec<f64>,
+    /// The step's corrections: sensor indices, innovations and variances.
+    rows: Vec<usize>,
+    y: Vec<f64>,
+    r: Vec<f64>,
+    /// A copy of the instance the Jacobians are taken on, so that the instance itself
+    /// continues bit for bit as the model alone where no sample corrects it.
+    twin: Box<Instance>,
+    /// The next sample instant of each sensor [s].
+    next_sample: Vec<f64>,
+    /// The time the covariance was last carried to [s].
+    time: f64,
+    /// Per sensor: the innovation of its last sample and that sample's time (NaN before).
+    innovation: Vec<f64>,
+    innovation_sigma: Vec<f64>,
+    /// Corrections made since initialization.
+    corrections: u64,
+}
+
+impl Estimator {
+    /// The filter of an initialized instance whose model declares `spec`.
+    pub fn new(inst: &mut Instance, spec: &EstimatorSpec) -> Result<Estimator, String> {
+        let len = inst.ode_len()?;
+        let kinds: Vec<StateKind> = (0..len).filter_map(|k| inst.ode_kind(k)).collect();
+        let n = kinds
+            .iter()
+            .take_while(|k| {
+                matches!(
+                    k,
+                    StateKind::Coordinate(_) | StateKind::Rate(_) | StateKind::FirstOrder(_)
+                )
+            })
+            .count();
+        let nf = kinds
+            .iter()
+            .filter(|k| matches!(k, StateKind::Coordinate(_)))
+            .count();
+        let n_pressures = inst.pressure_states();
+        let pressure: Vec<bool> = kinds[..n]
+            .iter()
+            .map(|k| matches!(k, StateKind::FirstOrder(j) if *j < n_pressures))
+            .collect();
+        let [sz, szd, sp] = spec.initial_sigma;
+        let p0: Vec<f64> = (0..n)
+            .map(|k| {
+                let s = if k < nf {
+                    sz
+                } else if k < 2 * nf {
+                    szd
+                } else if pressure[k] {
+                    sp
+                } else {
+                    0.0
+                };
+                s * s
+            })
+            .collect();
+        let ns = spec.sensors.len();
+        let time = inst.time();
+        Ok(Estimator {
+            filter: ErrorStateFilter::new(n, ns, &p0),
+            n,
+            nf,
+            pressure,
+            x: vec![0.0; len],
+            xp: vec![0.0; len],
+            f0: vec![0.0; len],
+            fk: vec![0.0; len],
+            y0: vec![0.0; ns],
+            h: vec![0.0; ns * n],
+            rows: Vec::with_capacity(ns),
+            y: Vec::with_capacity(ns),
+            r: Vec::with_capacity(ns),
+            twin: Box::new(inst.twin()?),
+            next_sample: vec![time; ns],
+            time,
+            innovation: vec![f64::NAN; ns],
+            innovation_sigma: vec![f64::NAN; ns],
+            corrections: 0,
+        })
+    }
+
+    /// Number of estimated states.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The standard deviation of estimated state `k` (of x = [z_i; ż_i; w]).
+    pub fn sigma(&self, k: usize) -> f64 {
+        self.filter.variance(k).max(0.0).sqrt()
+    }
+
+    /// The innovation (measured − predicted) of sensor `i`'s last sample, and its
+    /// predicted standard deviation √(H P⁻ Hᵀ + R); NaN before its first sample.
+    pub fn innovation(&self, i: usize) -> (f64, f64) {
+        (self.innovation[i], self.innovation_sigma[i])
+    }
+
+    /// Saves what an FMU state keeps (into `to`, reusing its buffers when it has them).
+    pub fn save(&self, to: &mut Option<EstimatorState>) {
+        match to {
+            Some(s) if s.covariance.len() == self.n * self.n => {
+                s.covariance.copy_from_slice(self.filter.covariance());
+                s.next_sample.copy_from_slice(&self.next_sample);
+                s.time = self.time;
+                s.innovation.copy_from_slice(&self.innovation);
+                s.innovation_sigma.copy_from_slice(&self.innovation_sigma);
+                s.corrections = self.corrections;
+            }
+            _ => {
+                *to = Some(EstimatorState {
+                    covariance: self.filter.covariance().to_vec(),
+                    next_sample: self.next_sample.clone(),
+                    time: self.time,
+                    innovation: self.innovation.clone(),
+                    innovation_sigma: self.innovation_sigma.clone(),
+                    corrections: self.corrections,
+                })
+            }
+        }
+    }
+
+    /// Takes a saved state; `Err` when it belongs to another estimator.
+    pub fn load(&mut self, s: &EstimatorState) -> Result<(), String> {
+        if s.covariance.len() != self.n * self.n || s.next_sample.len() != self.next_sample.len() {
+            return Err("the FMU state holds another estimator's covariance".into());
+        }
+        self.filter.set_covariance(&s.covariance);
+        self.next_sample.copy_from_slice(&s.next_sample);
+        self.time = s.time;
+        self.innovation.copy_from_slice(&s.innovation);
+        self.innovation_sigma.copy_from_slice(&s.innovation_sigma);
+        self.corrections = s.corrections;
+        Ok(())
+    }
+
+    /// Corrections made since initialization.
+    pub fn corrections(&self) -> u64 {
+        self.corrections
+    }
+
+    /// A = ∂ẋ/∂x of the last step (row-major n × n).
+    pub fn jacobian(&self) -> &[f64] {
+        self.filter.jacobian()
+    }
+
+    /// The error covariance (row-major n × n).
+    pub fn covariance(&self) -> &[f64] {
+        self.filter.covariance()
+    }
+
+    /// Carries the covariance to the instance's time and corrects the model with the
+    /// sensors that have a sample (after a communication step).
+    pub fn update(&mut self, inst: &mut Instance, spec: &EstimatorSpec) -> Result<(), String> {
+        let dt = inst.time() - self.time;
+        self.time = inst.time();
+        if dt <= 0.0 || dt.is_nan() {
+            return Ok(());
+        }
+        self.jacobians(inst, spec)?;
+        self.plant_noise(inst, spec, dt);
+        self.filter.predict(dt);
+        self.samples(inst, spec, dt)?;
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        for (row, &i) in self.rows.iter().enumerate() {
+            self.filter
+                .measurement_row(row)
+                .copy_from_slice(&self.h[i * self.n..(i + 1) * self.n]);
+        }
+        self.filter.correct(&self.y, &self.r)?;
+        for (row, &i) in self.rows.iter().enumerate() {
+            self.innovation[i] = self.y[row];
+            self.innovation_sigma[i] = self.filter.innovation_variance(row).sqrt();
+        }
+        // x̂ = x + Δx: the model overwritten, its rates made consistent again.
+        // No pressure below the oil's vapour pressure: the correction is projected there.
+        let vapour = inst.params()[inst.model().circuit.oil.air.vapour_pressure.index()];
+        self.xp.copy_from_slice(&self.x);
+        for (k, (x, dx)) in self.xp.iter_mut().zip(self.filter.correction()).enumerate() {
+            *x += dx;
+            if k < self.n && self.pressure[k] {
+                *x = x.max(vapour);
+            }
+        }
+        inst.set_ode_states(&self.xp)?;
+        inst.ode_derivatives(&mut self.fk)?;
+        inst.restart_after_correction();
+        self.corrections += 1;
+        Ok(())
+    }
+
+    /// A and H by forward differences at the instance's state, on its twin.
+    fn jacobians(&mut self, inst: &Instance, spec: &EstimatorSpec) -> Result<(), String> {
+        let n = self.n;
+        let twin = &mut self.twin;
+        twin.mirror(inst);
+        twin.ode_states(&mut self.x)?;
+        // The base point through the same position solve as the perturbed ones: the
+        // instance's dependent coordinates close the loops to the step's tolerance, the
+        // solve to its own, and the difference, divided by δ, filled every column of the
+        // accelerations' row alike (∂θ̈/∂θ = ∂θ̈/∂ω = ∂θ̈/∂spool = 565 /s² on the four-bar).
+        twin.set_ode_states(&self.x)?;
+        twin.ode_derivatives(&mut self.f0)?;
+        for (y, s) in self.y0.iter_mut().zip(&spec.sensors) {
+            *y = twin.probe(s.probe);
+        }
+        for k in 0..n {
+            // δ: 1e-6 of the state's scale, far above the noise the position solve leaves
+            // in the dependent coordinates (a column within 1e-12 rad of the consistent
+            // configuration read through δ = 1.5e-8 × 5 MPa gave H a pressure column of
+            // 1e-9 rad/Pa where the exact one is 0, and the gain drove the pressures off).
+            let scale = self.x[k]
+                .abs()
+                .max(if self.pressure[k] { 1e6 } else { 1.0 });
+            let delta = 1e-6 * scale;
+            twin.mirror(inst);
+            twin.set_ode_states(&self.x)?;
+            self.xp.copy_from_slice(&self.x);
+            self.xp[k] += delta;
+            twin.set_ode_states(&self.xp)?;
+            twin.ode_derivatives(&mut self.fk)?;
+            let a = self.filter.jacobian_mut();
+            for i in 0..n {
+                a[i * n + k] = (self.fk[i] - self.f0[i]) / delta;
+            }
+            for (i, s) in spec.sensors.iter().enumerate() {
+                self.h[i * n + k] = (twin.probe(s.probe) - self.y0[i]) / delta;
+            }
+        }
+        Ok(())
+    }
+
+    /// Q over a step dt (thesis eqs 3.17–3.18, continuous-time intensities).
+    fn plant_noise(&mut self, inst: &Instance, spec: &EstimatorSpec, dt: f64) {
+        let (n, nf) = (self.n, self.nf);
+        let p = inst.params();
+        let sa = p[spec.acceleration_noise.index()];
+        let sp = p[spec.pressure_noise.index()];
+        let q = self.filter.noise_mut();
+        q.fill(0.0);
+        let qa = sa * sa;
+        for k in 0..nf {
+            let (z, v) = (k, nf + k);
+            q[z * n + z] = qa * dt * dt * dt / 3.0;
+            q[z * n + v] = qa * dt * dt / 2.0;
+            q[v * n + z] = qa * dt * dt / 2.0;
+            q[v * n + v] = qa * dt;
+        }
+        for k in 2 * nf..n {
+            if self.pressure[k] {
+                q[k * n + k] = sp * sp * dt;
+            }
+        }
+    }
+
+    /// The sensors with a sample at this step: valid flag set, sample instant reached.
+    fn samples(&mut self, inst: &Instance, spec: &EstimatorSpec, dt: f64) -> Result<(), String> {
+        self.rows.clear();
+        self.y.clear();
+        self.r.clear();
+        let p = inst.params();
+        let t = inst.time();
+        for (i, s) in spec.sensors.iter().enumerate() {
+            if p[s.valid.index()] < 0.5 || t < self.next_sample[i] - 0.5 * dt {
+                continue;
+            }
+            let (value, sigma) = (p[s.value.index()], p[s.sigma.index()]);
+            if !value.is_finite() {
+                return Err(format!(
+                    "sensor.{} is {value} while sensor.{}.valid is set: clear the flag for a missing sample",
+                    s.name, s.name
+                ));
+            }
+            if !(sigma.is_finite() && sigma > 0.0) {
+                return Err(format!(
+                    "sensor.{}.sigma must be positive, is {sigma}",
+                    s.name
+                ));
+            }
+            if s.period > 0.0 {
+                while self.next_sample[i] <= t + 0.5 * dt {
+                    self.next_sample[i] += s.period;
+                }
+            }
+            self.rows.push(i);
+            self.y.push(value - self.y0[i]);
+            self.r.push(sigma * sigma);
+        }
+        Ok(())
+    }
+}

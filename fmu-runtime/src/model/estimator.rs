@@ -1,0 +1,102 @@
+//! What an estimator FMU measures and how far it trusts its model (seed 001, thesis ch. 3:
+//! the error-state Kalman filter; the filter itself is [`crate::estimator`]).
+
+use super::{CompiledModel, ParamId, Probe};
+use serde::{Deserialize, Serialize};
+
+/// A sensor: one quantity of the machine, measured with white noise.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sensor {
+    pub name: String,
+    /// What it measures: a joint coordinate (encoder), a body's angular rate (gyroscope),
+    /// a pressure, a cylinder's length or a marker's position.
+    pub probe: Probe,
+    /// Noise standard deviation, in the quantity's SI unit (a tunable slot).
+    pub sigma: ParamId,
+    /// Sample period [s]: a sample is taken at most once per period, at the first step end
+    /// on or after each sample instant; 0 = at every step.
+    pub period: f64,
+    /// The measured value and its validity flag (≥ 0.5: a sample): slots the master sets
+    /// through the FMU's inputs `sensor.<name>` and `sensor.<name>.valid`.
+    pub value: ParamId,
+    pub valid: ParamId,
+}
+
+/// The sensors and the plant noise of an estimator.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EstimatorSpec {
+    pub sensors: Vec<Sensor>,
+    /// Continuous-time intensity σ_z̈ of the acceleration noise on each independent
+    /// coordinate [rad/s²·√s or m/s²·√s]: over a step h its variance is σ² h (thesis eqs
+    /// 3.17–3.18).
+    pub acceleration_noise: ParamId,
+    /// Continuous-time intensity σ_p of the pressure noise [Pa/√s]: σ² h per
+    /// step, so the tuning does not change with the step (the thesis's discrete σ_p,D had
+    /// to be rescaled with Δt by hand).
+    pub pressure_noise: ParamId,
+    /// Initial standard deviations of the independent coordinates [rad or m], their rates
+    /// [rad/s or m/s] and the pressures [Pa].
+    pub initial_sigma: [f64; 3],
+}
+
+/// Probes a sensor may measure.
+pub fn is_sensor_quantity(p: &Probe) -> bool {
+    matches!(
+        p,
+        Probe::JointPosition(_)
+            | Probe::BodyAngularVelocity(..)
+            | Probe::NodePressure(_)
+            | Probe::CylinderLength(_)
+            | Probe::MarkerPosition(..)
+    )
+}
+
+impl EstimatorSpec {
+    /// The slots only the estimator reads (measurements, flags, noise): the machine's
+    /// motion does not depend on them, so their changes are no input change to it.
+    pub fn slots(&self) -> impl Iterator<Item = ParamId> + '_ {
+        [self.acceleration_noise, self.pressure_noise]
+            .into_iter()
+            .chain(
+                self.sensors
+                    .iter()
+                    .flat_map(|s| [s.sigma, s.value, s.valid]),
+            )
+    }
+
+    /// Every index in range, every sensor measuring a sensor quantity.
+    pub fn validate(&self, m: &CompiledModel) -> Result<(), String> {
+        let np = m.params.len();
+        let slot = |id: ParamId, what: &str| {
+            if id.index() < np {
+                Ok(())
+            } else {
+                Err(format!("{what} refers to slot {} of {np}", id.index()))
+            }
+        };
+        slot(self.acceleration_noise, "estimator.acceleration_noise")?;
+        slot(self.pressure_noise, "estimator.pressure_noise")?;
+        if self
+            .initial_sigma
+            .iter()
+            .any(|s| !(s.is_finite() && *s >= 0.0))
+        {
+            return Err(format!(
+                "the estimator's initial standard deviations must be finite and ≥ 0, are {:?}",
+                self.initial_sigma
+            ));
+        }
+        for s in &self.sensors {
+            if !is_sensor_quantity(&s.probe) || !s.probe.is_valid(m) {
+                return Err(format!("sensor {} measures {:?}", s.name, s.probe));
+            }
+            if !(s.period.is_finite() && s.period >= 0.0) {
+                return Err(format!("sensor {} has sample period {}", s.name, s.period));
+            }
+            for (id, what) in [(s.sigma, "sigma"), (s.value, "value"), (s.valid, "valid")] {
+                slot(id, &format!("sensor {} {what}", s.name))?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,387 @@
+//! The estimator (issue 19, seed 001 ch. 3): an error-state Kalman filter around the
+//! unmodified model, on synthetic measurements: seed 001 Pub I's four-bar as a "truth" with
+//! perturbed parameters (the load +20 %, the oil's bulk modulus −30 %; its cylinder has no
+//! seal friction to double) driven by Pub II's valve; its sensors, with Gaussian noise,
+//! drive the estimator of the nominal model; the nominal model alone is the open loop.
+
+#![allow(clippy::needless_range_loop)] // per-state tables index several arrays at once
+
+mod common;
+
+use common::Machine;
+use fmu_runtime::model::Probe;
+use fmu_runtime::model::estimator::EstimatorSpec;
+use model_compiler::description::Description;
+use std::path::Path;
+
+/// Seed 001 Pub I's hydraulic four-bar.
+const FOURBAR: &str = "jaiswal-fourbar.toml";
+
+/// A reproducible normal sample (xorshift64*, Box–Muller).
+struct Noise(u64);
+
+impl Noise {
+    fn uniform(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        ((self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+
+    fn normal(&mut self) -> f64 {
+        let (u, v) = (self.uniform(), self.uniform());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+}
+
+fn model_text(file: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../models")
+        .join(file);
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// `file` with `estimator` appended, compiled with its estimator.
+fn estimator_machine(file: &str, estimator: &str) -> (Machine, EstimatorSpec) {
+    let text = format!("{}\n{estimator}", model_text(file));
+    let d = Description::parse(&text).unwrap_or_else(|e| panic!("{}", e.message));
+    let mut l = model_compiler::compile_description(&d).unwrap_or_else(|e| panic!("{e:?}"));
+    let spec = l.estimator.clone().expect("an [estimator]");
+    l.model.estimator = Some(spec.clone());
+    l.model.validate().unwrap();
+    (Machine::from_model(l.model), spec)
+}
+
+/// Sets slot `name` to `f(default)`.
+fn perturb(m: &mut Machine, name: &str, f: impl Fn(f64) -> f64) {
+    let (i, slot) = m
+        .inst
+        .model()
+        .params
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.name == name)
+        .unwrap_or_else(|| panic!("no slot {name}"));
+    let v = f(slot.default);
+    m.inst.set_param(fmu_runtime::model::ParamId(i as u32), v);
+}
+
+/// The truth of the four-bar: the load +20 % (all three links), the oil and hoses −30 %
+/// stiffer (Pub I's cylinder has no seal friction).
+fn fourbar_truth() -> Machine {
+    let mut m = Machine::load(FOURBAR);
+    for body in ["crank", "coupler", "rocker"] {
+        perturb(&mut m, &format!("{body}.mass"), |v| 1.2 * v);
+    }
+    for v in ["oil", "hose", "cap_side", "rod_side"] {
+        perturb(&mut m, &format!("{v}.bulk_modulus"), |b| 0.7 * b);
+    }
+    m
+}
+
+/// Pub II's valve: +10 V from 1 to 2.5 s, −10 V from 5 to 8 s.
+fn valve(t: f64) -> f64 {
+    if (1.0..2.5).contains(&t) {
+        10.0
+    } else if (5.0..8.0).contains(&t) {
+        -10.0
+    } else {
+        0.0
+    }
+}
+
+/// What is compared: the crank angle and rate, the three pressures.
+fn states(m: &Machine) -> [f64; 5] {
+    let p = |i| m.inst.probe(Probe::NodePressure(i));
+    let nodes = &m.inst.model().circuit.nodes;
+    let node = |name: &str| nodes.iter().position(|n| n.name() == name).unwrap();
+    [
+        m.inst.probe(Probe::JointPosition(0)),
+        m.inst.probe(Probe::JointVelocity(0)),
+        p(node("hose")),
+        p(node("cap_side")),
+        p(node("rod_side")),
+    ]
+}
+
+struct Run {
+    /// RMS error against the truth of each of `states`: open loop, estimator; and of the
+    /// raw encoder.
+    open: [f64; 5],
+    estimated: [f64; 5],
+    encoder: f64,
+    corrections: u64,
+    /// truth, open loop, estimator at the end.
+    final_states: ([f64; 5], [f64; 5], [f64; 5]),
+}
+
+/// Ten seconds at 1 ms: truth (perturbed, or the nominal machine), open loop and
+/// estimator side by side; the sensors sampled from the truth at `rate` Hz (0: never) with
+/// their σ.
+fn fourbar_run(estimator: &str, rate: f64, nominal: bool) -> Run {
+    let (mut est, spec) = estimator_machine(FOURBAR, estimator);
+    let mut truth = if nominal {
+        Machine::load(FOURBAR)
+    } else {
+        fourbar_truth()
+    };
+    let mut open = Machine::load(FOURBAR);
+    for m in [&mut truth, &mut open, &mut est] {
+        m.inst.initialize(0.0).unwrap();
+    }
+    let mut noise = Noise(0x9e37_79b9_7f4a_7c15);
+    let (h, steps) = (1e-3, 10_000);
+    let every = if rate > 0.0 {
+        (1.0 / (rate * h)).round() as usize
+    } else {
+        usize::MAX
+    };
+    let (mut open_sq, mut est_sq, mut enc_sq, mut n) = ([0.0; 5], [0.0; 5], 0.0, 0.0f64);
+    let mut final_states = ([0.0; 5], [0.0; 5], [0.0; 5]);
+    for k in 1..=steps {
+        let t0 = (k - 1) as f64 * h;
+        for m in [&mut truth, &mut open, &mut est] {
+            m.set("valve.command", valve(t0));
+        }
+        truth.inst.advance(k as f64 * h).unwrap();
+        open.inst.advance(k as f64 * h).unwrap();
+        let sample = rate > 0.0 && k % every == 0;
+        let mut encoder = f64::NAN;
+        for s in &spec.sensors {
+            let sigma = est.inst.params()[s.sigma.index()];
+            let measured = truth.inst.probe(s.probe) + sigma * noise.normal();
+            if s.probe == Probe::JointPosition(0) {
+                encoder = measured;
+            }
+            est.inst.set_param(s.value, measured);
+            est.inst.set_param(s.valid, if sample { 1.0 } else { 0.0 });
+        }
+        if let Err(e) = est.inst.advance(k as f64 * h) {
+            panic!("estimator at step {k}: {}", e.message);
+        }
+        if k == steps {
+            final_states = (states(&truth), states(&open), states(&est));
+        }
+        let (x, o, e) = (states(&truth), states(&open), states(&est));
+        for i in 0..5 {
+            open_sq[i] += (o[i] - x[i]).powi(2);
+            est_sq[i] += (e[i] - x[i]).powi(2);
+        }
+        if sample && encoder.is_finite() {
+            enc_sq += (encoder - x[0]).powi(2);
+            n += 1.0;
+        }
+    }
+    let rms = |sq: [f64; 5]| sq.map(|s| (s / steps as f64).sqrt());
+    Run {
+        open: rms(open_sq),
+        estimated: rms(est_sq),
+        encoder: (enc_sq / n.max(1.0)).sqrt(),
+        corrections: est.inst.estimator().unwrap().corrections(),
+        final_states,
+    }
+}
+
+const NAMES: [&str; 5] = [
+    "crank angle [rad]",
+    "crank rate [rad/s]",
+    "p1 hose [Pa]",
+    "p2 cap side [Pa]",
+    "p3 rod side [Pa]",
+];
+
+fn report(label: &str, r: &Run) {
+    println!("{label}: {} corrections", r.corrections);
+    for i in 0..5 {
+        println!(
+            "  {:<20} open loop {:.3e}  estimator {:.3e}  ({:.1} %)",
+            NAMES[i],
+            r.open[i],
+            r.estimated[i],
+            100.0 * r.estimated[i] / r.open[i]
+        );
+    }
+    println!("  raw encoder RMS error {:.3e} rad", r.encoder);
+}
+
+/// Our choice (the thesis gives no numbers, digest §2.9): a 0.05° encoder (a 13-bit
+/// absolute encoder's resolution), 0.5 bar pressure transducers; plant noise 0.1 rad/s²·√s
+/// and 1 bar/√s.
+fn sensors(acceleration_noise: f64, pressures: bool) -> String {
+    let mut t = format!(
+        r#"
+[estimator]
+acceleration_noise = {acceleration_noise}
+pressure_noise = "1 bar"
+initial_coordinate_sigma = 0.001
+
+[[estimator.sensors]]
+name = "crank"
+measures = "O.q"
+sigma = "0.05 deg"
+"#
+    );
+    if pressures {
+        for (name, volume) in [("p1", "hose"), ("p2", "cap_side"), ("p3", "rod_side")] {
+            t += &format!(
+                "\n[[estimator.sensors]]\nname = \"{name}\"\nmeasures = \"{volume}.p\"\nsigma = \"0.5 bar\"\n"
+            );
+        }
+    }
+    t
+}
+
+#[test]
+fn without_samples_the_estimator_is_the_model_bit_for_bit() {
+    // No sample: the Jacobians are taken on the twin and nothing corrects the instance,
+    // whose sensor inputs change every step without counting as the machine's inputs.
+    let r = fourbar_run(&sensors(0.1, true), 0.0, true);
+    let (_, open, est) = r.final_states;
+    assert_eq!(r.corrections, 0);
+    assert_eq!(open, est);
+    assert_eq!(r.estimated, [0.0; 5]);
+}
+
+#[test]
+fn the_thesis_sensor_set_estimates_the_unmeasured_rate() {
+    // Thesis Table 4.2 set 1: the crank encoder and p1, p2, p3, at 1 kHz, on a truth 20 %
+    // heavier with 30 % softer oil. Measured: angle 3.2 %, rate 21 %, pressures 0.7–1.7 %
+    // of the open loop's RMS error.
+    let r = fourbar_run(&sensors(0.1, true), 1000.0, false);
+    report("encoder + p1, p2, p3 at 1 kHz", &r);
+    assert_eq!(r.corrections, 10_000);
+    // The unmeasured state (the rate) at most 30 % of the open loop's error (issue 19);
+    // the estimated angle more accurate than the raw encoder (the thesis's finding); the
+    // pressures more accurate than their transducers' 0.5 bar.
+    assert!(r.estimated[1] <= 0.3 * r.open[1], "{:?}", r.estimated);
+    assert!(
+        r.estimated[0] < r.encoder,
+        "{} vs {}",
+        r.estimated[0],
+        r.encoder
+    );
+    for i in 2..5 {
+        assert!(r.estimated[i] < 0.5e5, "{}: {}", NAMES[i], r.estimated[i]);
+    }
+}
+
+#[test]
+fn an_encoder_alone_gives_a_better_angle_than_the_encoder() {
+    // With the valve closed the oil column holds the crank: a pressure error moves the
+    // crank by far less than the encoder resolves, so the encoder alone says little of
+    // the pressures (measured at 1 kHz, σ_z̈ = 1: p1, p2 at 73 % of the open loop's
+    // error, p3 at 122 %; at σ_z̈ = 0.01 85–92 %), but its own angle it improves (4.5 %
+    // of the open loop's error, 38 % of the encoder's).
+    let r = fourbar_run(&sensors(1.0, false), 1000.0, false);
+    report("encoder at 1 kHz", &r);
+    assert!(
+        r.estimated[0] < 0.5 * r.encoder,
+        "{} vs {}",
+        r.estimated[0],
+        r.encoder
+    );
+    assert!(r.estimated[0] < 0.1 * r.open[0]);
+}
+
+#[test]
+fn an_fmu_state_restores_the_covariance_and_the_continuation_bit_for_bit() {
+    let (mut est, spec) = estimator_machine(FOURBAR, &sensors(0.1, true));
+    let mut truth = fourbar_truth();
+    est.inst.initialize(0.0).unwrap();
+    truth.inst.initialize(0.0).unwrap();
+    let mut noise = Noise(7);
+    let mut samples = Vec::new();
+    for k in 1..=400 {
+        let t = k as f64 * 1e-3;
+        truth.set("valve.command", valve(t - 1e-3 + 1.0));
+        truth.inst.advance(t).unwrap();
+        samples.push(
+            spec.sensors
+                .iter()
+                .map(|s| truth.inst.probe(s.probe) + 1e-3 * noise.normal())
+                .collect::<Vec<f64>>(),
+        );
+    }
+    let run = |m: &mut Machine, from: usize, to: usize| {
+        for k in from..to {
+            m.set("valve.command", valve(k as f64 * 1e-3 + 1.0));
+            for (s, v) in spec.sensors.iter().zip(&samples[k]) {
+                m.inst.set_param(s.value, *v);
+                m.inst.set_param(s.valid, 1.0);
+            }
+            m.inst.advance((k + 1) as f64 * 1e-3).unwrap();
+        }
+    };
+    run(&mut est, 0, 200);
+    let snap = est.inst.snapshot();
+    let p_at_save = est.inst.estimator().unwrap().covariance().to_vec();
+    run(&mut est, 200, 400);
+    let (first, p_first) = (
+        states(&est),
+        est.inst.estimator().unwrap().covariance().to_vec(),
+    );
+    assert_ne!(p_first, p_at_save);
+    est.inst.restore(&snap).unwrap();
+    assert_eq!(est.inst.estimator().unwrap().covariance(), &p_at_save[..]);
+    run(&mut est, 200, 400);
+    assert_eq!(states(&est), first);
+    assert_eq!(est.inst.estimator().unwrap().covariance(), &p_first[..]);
+}
+
+#[test]
+fn a_missing_sample_is_refused_unless_flagged_and_bad_sensors_are_located() {
+    let (mut est, spec) = estimator_machine(FOURBAR, &sensors(0.1, false));
+    est.inst.initialize(0.0).unwrap();
+    let s = &spec.sensors[0];
+    // NaN without the flag: skipped.
+    est.inst.set_param(s.value, f64::NAN);
+    est.inst.set_param(s.valid, 0.0);
+    est.inst.advance(1e-3).unwrap();
+    // NaN flagged as a sample: an error naming the input.
+    est.inst.set_param(s.valid, 1.0);
+    let e = est.inst.advance(2e-3).unwrap_err();
+    println!("{}", e.message);
+    assert!(e.message.contains("sensor.crank") && e.message.contains("valid"));
+
+    for (bad, expect) in [
+        ("measures = \"nowhere.q\"", "nowhere"),
+        (
+            "measures = \"cylinder.force\"",
+            "not a quantity a sensor measures",
+        ),
+        ("sigma = \"-1 deg\"", "must be positive"),
+        ("sigma = \"2 bar\"", "angle"),
+        ("rate = \"0 Hz\"", "must be positive"),
+    ] {
+        let key = bad.split(' ').next().unwrap();
+        let text = sensors(0.1, false)
+            .lines()
+            .map(|l| {
+                if l.starts_with(&format!("{key} ")) {
+                    bad.to_string()
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let text = if key == "rate" {
+            format!("{text}\n{bad}\n")
+        } else {
+            text
+        };
+        let full = format!("{}\n{text}", model_text(FOURBAR));
+        let d = Description::parse(&full).unwrap();
+        let errors = model_compiler::compile_description(&d)
+            .err()
+            .unwrap_or_default();
+        let found: Vec<String> = errors.iter().map(|d| d.message.clone()).collect();
+        println!("{bad}: {found:?}");
+        assert!(
+            errors
+                .iter()
+                .any(|d| d.message.contains(expect) && d.span.is_some()),
+            "{bad}: {found:?}"
+        );
+    }
+}
