@@ -79,16 +79,7 @@ fn fourbar_truth() -> Machine {
     m
 }
 
-/// Pub II's valve: +10 V from 1 to 2.5 s, −10 V from 5 to 8 s.
-fn valve(t: f64) -> f64 {
-    if (1.0..2.5).contains(&t) {
-        10.0
-    } else if (5.0..8.0).contains(&t) {
-        -10.0
-    } else {
-        0.0
-    }
-}
+use common::pub1_command as valve;
 
 /// What is compared: the crank angle and rate, the three pressures.
 fn states(m: &Machine) -> [f64; 5] {

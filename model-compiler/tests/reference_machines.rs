@@ -281,16 +281,7 @@ fn naya_rod_converges_and_matches_the_reference() {
 // Seed 001 Publication I four-bar
 // ---------------------------------------------------------------------------------------
 
-/// U_ref of seed 001 Pub I: +10 V for 1 ≤ t < 2.5 s, −10 V for 5 ≤ t < 8 s, else 0.
-fn pub1_command(t: f64) -> f64 {
-    if (1.0..2.5).contains(&t) {
-        10.0
-    } else if (5.0..8.0).contains(&t) {
-        -10.0
-    } else {
-        0.0
-    }
-}
+use common::pub1_command;
 
 #[test]
 fn jaiswal_fourbar_pub1_cycle() {

@@ -28,6 +28,18 @@ pub const SHIPPED_MODELS: [&str; 12] = [
     "truck-crane.toml",
 ];
 
+/// U_ref of seed 001 Pub I (and Pub II): +10 V for 1 ≤ t < 2.5 s, −10 V for 5 ≤ t < 8 s,
+/// else 0.
+pub fn pub1_command(t: f64) -> f64 {
+    if (1.0..2.5).contains(&t) {
+        10.0
+    } else if (5.0..8.0).contains(&t) {
+        -10.0
+    } else {
+        0.0
+    }
+}
+
 pub struct Machine {
     pub inst: Instance,
 }
