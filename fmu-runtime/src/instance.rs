@@ -246,7 +246,7 @@ pub struct Snapshot {
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
-const SNAPSHOT_VERSION: u32 = 13;
+const SNAPSHOT_VERSION: u32 = 14;
 
 impl Snapshot {
     /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
@@ -314,6 +314,26 @@ impl Snapshot {
                 out.extend_from_slice(&x.to_bits().to_le_bytes());
             }
         }
+        // An estimator's covariance, sample clocks and innovations.
+        match &self.estimator {
+            None => out.push(0),
+            Some(e) => {
+                out.push(1);
+                out.extend_from_slice(&(e.covariance.len() as u32).to_le_bytes());
+                out.extend_from_slice(&(e.next_sample.len() as u32).to_le_bytes());
+                out.extend_from_slice(&e.corrections.to_le_bytes());
+                let vectors: [&[f64]; 5] = [
+                    &e.covariance,
+                    &e.next_sample,
+                    &[e.time],
+                    &e.innovation,
+                    &e.innovation_sigma,
+                ];
+                for x in vectors.into_iter().flatten() {
+                    out.extend_from_slice(&x.to_bits().to_le_bytes());
+                }
+            }
+        }
         let sum = checksum(out);
         out.extend_from_slice(&sum.to_le_bytes());
     }
@@ -338,7 +358,10 @@ impl Snapshot {
             + s.coupling.len()
             + s.coupling_phi_z.len();
         let words = s.partition.len() + s.tangent_pivots.len() + s.projection_pivots.len();
-        8 + 4 + 4 + guid.len() + 16 + 2 + 4 + 8 + 4 + 4 * words + 8 * floats + 8
+        let estimator = self.estimator.as_ref().map_or(1, |e| {
+            1 + 4 + 4 + 8 + 8 * (e.covariance.len() + 3 * e.next_sample.len() + 1)
+        });
+        8 + 4 + 4 + guid.len() + 16 + 2 + 4 + 8 + 4 + 4 * words + 8 * floats + estimator + 8
     }
 
     /// Decodes and checks bytes produced by [`Snapshot::encode`] for `model`.
@@ -463,6 +486,11 @@ impl Snapshot {
                 return Err("the FMU state is corrupted (a joint chart is not a rotation)".into());
             }
         }
+        let estimator = match r.take(1)?[0] {
+            0 => None,
+            1 => Some(decode_estimator(&mut r, model)?),
+            _ => return Err("the FMU state is corrupted (estimator flag)".into()),
+        };
         if r.pos != body.len() {
             return Err("the FMU state has trailing bytes".into());
         }
@@ -475,10 +503,38 @@ impl Snapshot {
             params,
             rates_params,
             initialized,
-            // Not in the encoding yet: restoring it into an estimator is refused.
-            estimator: None,
+            estimator,
         })
     }
+}
+
+/// The estimator part of an encoded FMU state: sizes checked against the model's sensors
+/// and against each other (the covariance is n × n), every number finite.
+fn decode_estimator(r: &mut Reader, model: &CompiledModel) -> Result<EstimatorState, String> {
+    let (nn, ns) = (r.u32()? as usize, r.u32()? as usize);
+    let n = (nn as f64).sqrt().round() as usize;
+    let sensors = model.estimator.as_ref().map_or(0, |e| e.sensors.len());
+    if model.estimator.is_none() || n * n != nn || ns != sensors || n > 4096 {
+        return Err("the FMU state's estimator does not match this model".into());
+    }
+    let corrections = r.u64()?;
+    let mut e = EstimatorState {
+        covariance: vec![0.0; nn],
+        next_sample: vec![0.0; ns],
+        time: 0.0,
+        innovation: vec![0.0; ns],
+        innovation_sigma: vec![0.0; ns],
+        corrections,
+    };
+    r.fill(&mut e.covariance)?;
+    if (0..n).any(|i| e.covariance[i * n + i] < 0.0) {
+        return Err("the FMU state's estimator covariance has a negative variance".into());
+    }
+    r.fill(&mut e.next_sample)?;
+    e.time = r.f64()?;
+    r.fill(&mut e.innovation)?;
+    r.fill(&mut e.innovation_sigma)?;
+    Ok(e)
 }
 
 /// FNV-1a 64: detects truncation and bit flips in serialized states.
@@ -1323,6 +1379,19 @@ impl Instance {
         match (probe, &self.ode) {
             (Probe::ContinuousState(k), Some(o)) => o.value(&self.state, k, false),
             (Probe::StateDerivative(k), Some(o)) => o.value(&self.state, k, true),
+            (Probe::EstimateSigma(k), _) => self
+                .estimator
+                .as_ref()
+                .filter(|e| k < e.len())
+                .map_or(f64::NAN, |e| e.sigma(k)),
+            (Probe::Innovation(i), _) => self
+                .estimator
+                .as_ref()
+                .map_or(f64::NAN, |e| e.innovation(i).0),
+            (Probe::InnovationSigma(i), _) => self
+                .estimator
+                .as_ref()
+                .map_or(f64::NAN, |e| e.innovation(i).1),
             _ => solver::probe(&self.model, &self.layout, &self.state, &self.work, probe),
         }
     }
@@ -1377,14 +1446,17 @@ impl Instance {
                 "the FMU state holds sparse factors but this model has no sparse path".into(),
             );
         }
-        match (&mut self.estimator, &snap.estimator) {
-            (Some(e), Some(s)) => e.load(s)?,
-            (None, _) => {}
-            (Some(_), None) => {
+        let estimating = self.model.estimator.is_some() && snap.initialized;
+        match (&self.estimator, &snap.estimator) {
+            (_, None) if estimating => {
                 return Err(
                     "the FMU state holds no estimator covariance for this estimator".into(),
                 );
             }
+            (Some(e), Some(s)) if !e.fits(s) => {
+                return Err("the FMU state holds another estimator's covariance".into());
+            }
+            _ => {}
         }
         self.state.copy_from(&snap.state);
         self.apply_charts();
@@ -1395,6 +1467,22 @@ impl Instance {
         self.clear_input_derivatives();
         solver::cut_references(&self.model, &self.layout, &self.params, &mut self.work);
         self.refresh_outputs();
+        // An estimator's filter: made here when the instance restored into had none yet (a
+        // fresh instance taking a serialized state), then given the saved covariance.
+        match &snap.estimator {
+            Some(s) if estimating => {
+                if self.estimator.is_none() {
+                    let model = Arc::clone(&self.model);
+                    if let Some(spec) = &model.estimator {
+                        self.estimator = Some(Box::new(Estimator::new(self, spec)?));
+                    }
+                }
+                if let Some(e) = &mut self.estimator {
+                    e.load(s)?;
+                }
+            }
+            _ => self.estimator = None,
+        }
         Ok(())
     }
 

@@ -316,6 +316,9 @@ fn start_as_given(t: &mut Table) {
     }
     t.remove("report");
     t.remove("carries");
+    // The sensors of an estimator read both halves' quantities: an estimator of a split
+    // machine is not built (`hydromech build --estimator` builds the whole machine's).
+    t.remove("estimator");
 }
 
 /// The half's name, and a description that says which half of what it is and what it

@@ -25,6 +25,7 @@ pub mod description;
 pub mod diagnostic;
 pub mod documentation;
 pub mod equilibrium;
+pub mod estimator_fmu;
 pub mod flexible;
 pub mod fmu_xml;
 pub mod inspect;
@@ -153,6 +154,37 @@ pub fn build_version(
         .file_stem()
         .unwrap_or_else(|| l.model.model_identifier.clone());
     write_fmu_version(&l, &stem, out_dir, platforms, flavour)
+}
+
+/// `hydromech build --estimator`: `<out_dir>/<stem>.estimator.fmu`, the machine of a
+/// description with `[estimator]` and its error-state Kalman filter (model
+/// `<name>-estimator`, FMI 2.0 Co-Simulation); returns its path.
+pub fn build_estimator(
+    source: &Source,
+    out_dir: &Path,
+    platforms: &[String],
+) -> Result<PathBuf, Vec<Diagnostic>> {
+    runtime::select(platforms)
+        .map(drop)
+        .map_err(platform_error)?;
+    let mut l = compile(source)?;
+    l.model.name = format!("{}-{}", l.model.name, estimator_fmu::SUFFIX);
+    l.model.model_identifier = names::model_identifier(&l.model.name);
+    estimator_fmu::declare_estimator(&mut l).map_err(|e| {
+        vec![Diagnostic::global(
+            format!("the estimator: {e}"),
+            "add [estimator] with its [[estimator.sensors]] (docs/description-format.md), or build without --estimator",
+        )]
+    })?;
+    let stem = source
+        .file_stem()
+        .unwrap_or_else(|| l.model.model_identifier.clone());
+    write_fmu(
+        &l,
+        &format!("{stem}.{}", estimator_fmu::SUFFIX),
+        out_dir,
+        platforms,
+    )
 }
 
 fn platform_error(e: String) -> Vec<Diagnostic> {

@@ -47,6 +47,12 @@ enum Command {
         /// (`<file>.hydraulics.fmu`) and `<model>-actuators.ssp` joining them.
         #[arg(long, value_enum)]
         split: Option<SplitAt>,
+        /// Also write `<file>.estimator.fmu` for each description with [estimator]: the
+        /// machine with its error-state Kalman filter (inputs `sensor.<name>` and
+        /// `sensor.<name>.valid`; outputs the estimate, each state's standard deviation and
+        /// each sensor's innovation).
+        #[arg(long)]
+        estimator: bool,
         /// FMI version of the FMUs: 2 (FMI 2.0 Co-Simulation, the default) or 3 (FMI 3.0
         /// Co-Simulation, with intermediate update and early return; platform folders
         /// x86_64-linux, x86_64-windows, aarch64-linux).
@@ -160,13 +166,14 @@ fn main() -> ExitCode {
             output,
             platforms,
             split,
+            estimator,
             fmi,
             interface,
         } => build(
             models,
             &output,
             &platforms,
-            split,
+            (split, estimator),
             model_compiler::Flavour::new(fmi.into(), interface.into()),
         ),
         Command::Check { models } => check(&models),
@@ -350,12 +357,14 @@ fn build(
     models: Vec<PathBuf>,
     output: &Path,
     platforms: &[String],
-    split: Option<SplitAt>,
+    (split, estimator): (Option<SplitAt>, bool),
     flavour: model_compiler::Flavour,
 ) -> ExitCode {
-    if flavour != model_compiler::Flavour::default() && split.is_some() {
-        eprintln!("error: --split builds FMI 2.0 Co-Simulation FMUs and SSP files only");
-        eprintln!("help: leave out --fmi 3 and --interface, or --split");
+    if flavour != model_compiler::Flavour::default() && (split.is_some() || estimator) {
+        eprintln!(
+            "error: --split and --estimator build FMI 2.0 Co-Simulation FMUs (and SSP files) only"
+        );
+        eprintln!("help: leave out --fmi 3 and --interface, or --split and --estimator");
         return ExitCode::from(1);
     }
     // Named descriptions without [carries] get a note; models/ is split where it can be.
@@ -395,13 +404,14 @@ fn build(
                     fmu.display(),
                     started.elapsed().as_secs_f64()
                 );
-                match split {
+                let split = match split {
                     Some(SplitAt::Base) => split_at_base(source, output, platforms, named),
                     Some(SplitAt::Actuators) => {
                         split_at_actuators(source, output, platforms, named)
                     }
                     None => true,
-                }
+                };
+                split && (!estimator || with_estimator(source, output, platforms, named))
             }
             Err(errors) => {
                 report(source, &errors);
@@ -451,6 +461,32 @@ fn split_at_actuators(source: &Source, output: &Path, platforms: &[String], name
         source,
         model_compiler::actuator_split::write_split(source, output, platforms),
     )
+}
+
+/// `--estimator` of one description (one without [estimator] is left alone, with a note
+/// when it was named).
+fn with_estimator(source: &Source, output: &Path, platforms: &[String], named: bool) -> bool {
+    let declared = model_compiler::description::Description::parse(&source.text)
+        .is_ok_and(|d| d.estimator.is_some());
+    if !declared {
+        if named {
+            eprintln!(
+                "{}: note: no [estimator], no estimator FMU",
+                source.path.display()
+            );
+        }
+        return true;
+    }
+    match model_compiler::build_estimator(source, output, platforms) {
+        Ok(fmu) => {
+            println!("{}", fmu.display());
+            true
+        }
+        Err(errors) => {
+            report(source, &errors);
+            false
+        }
+    }
 }
 
 /// Prints the files a split wrote, or its errors; whether it was built.

@@ -102,7 +102,7 @@ pub fn declare_states(l: &mut Lowered) -> Result<usize, String> {
 }
 
 /// What a state is (for its description) and its unit when it has a fixed one.
-fn describe(m: &CompiledModel, kind: StateKind) -> (String, Option<&'static str>) {
+pub(crate) fn describe(m: &CompiledModel, kind: StateKind) -> (String, Option<&'static str>) {
     let joint = |c: usize| {
         let indices = m.mechanism.coordinate_indices();
         indices

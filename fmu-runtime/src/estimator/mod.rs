@@ -76,7 +76,8 @@ pub struct Estimator {
     next_sample: Vec<f64>,
     /// The time the covariance was last carried to [s].
     time: f64,
-    /// Per sensor: the innovation of its last sample and that sample's time (NaN before).
+    /// Per sensor: the innovation of its last sample and its predicted standard deviation
+    /// (0 before the first: an output an importer reads from the start must be a number).
     innovation: Vec<f64>,
     innovation_sigma: Vec<f64>,
     /// Corrections made since initialization.
@@ -140,8 +141,8 @@ impl Estimator {
             twin: Box::new(inst.twin()?),
             next_sample: vec![time; ns],
             time,
-            innovation: vec![f64::NAN; ns],
-            innovation_sigma: vec![f64::NAN; ns],
+            innovation: vec![0.0; ns],
+            innovation_sigma: vec![0.0; ns],
             corrections: 0,
         })
     }
@@ -161,7 +162,7 @@ impl Estimator {
     }
 
     /// The innovation (measured − predicted) of sensor `i`'s last sample, and its
-    /// predicted standard deviation √(H P⁻ Hᵀ + R); NaN before its first sample.
+    /// predicted standard deviation √(H P⁻ Hᵀ + R); 0 before its first sample.
     pub fn innovation(&self, i: usize) -> (f64, f64) {
         (self.innovation[i], self.innovation_sigma[i])
     }
@@ -190,9 +191,14 @@ impl Estimator {
         }
     }
 
+    /// Whether a saved state has this estimator's dimensions.
+    pub fn fits(&self, s: &EstimatorState) -> bool {
+        s.covariance.len() == self.n * self.n && s.next_sample.len() == self.next_sample.len()
+    }
+
     /// Takes a saved state; `Err` when it belongs to another estimator.
     pub fn load(&mut self, s: &EstimatorState) -> Result<(), String> {
-        if s.covariance.len() != self.n * self.n || s.next_sample.len() != self.next_sample.len() {
+        if !self.fits(s) {
             return Err("the FMU state holds another estimator's covariance".into());
         }
         self.filter.set_covariance(&s.covariance);

@@ -154,6 +154,13 @@ pub enum Probe {
     /// force element `i`.
     ActuatorLength(usize),
     ActuatorSpeed(usize),
+    /// An estimator FMU: the standard deviation of estimated state `k` of x = [z_i; ż_i; w]
+    /// (`crate::estimator`), from the error covariance after the step's correction.
+    EstimateSigma(usize),
+    /// An estimator FMU: sensor `i`'s last innovation (measured − predicted) and its
+    /// predicted standard deviation √(H P⁻ Hᵀ + R); 0 before its first sample.
+    Innovation(usize),
+    InnovationSigma(usize),
 }
 
 impl Variable {
@@ -218,6 +225,12 @@ impl Probe {
                         Some(super::PortKind::Mount { .. })
                     )
             }
+            Probe::Innovation(i) | Probe::InnovationSigma(i) => {
+                m.estimator.as_ref().is_some_and(|e| i < e.sensors.len())
+            }
+            // How many states the filter has is the runtime's (like the continuous states);
+            // one past them reads NaN.
+            Probe::EstimateSigma(_) => m.estimator.is_some(),
             _ => true,
         }
     }

@@ -247,7 +247,11 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
         Probe::NewtonIterations => st.iterations as f64,
         Probe::StepCount => st.steps as f64,
         // The ODE's partition lives in the instance, which answers these itself.
-        Probe::ContinuousState(_) | Probe::StateDerivative(_) => f64::NAN,
+        Probe::ContinuousState(_)
+        | Probe::StateDerivative(_)
+        | Probe::EstimateSigma(_)
+        | Probe::Innovation(_)
+        | Probe::InnovationSigma(_) => f64::NAN,
         Probe::ModalCoordinate(f, k) => st.z[m.mechanism.modal_start(f) + k],
         Probe::ModalVelocity(f, k) => st.zd[m.mechanism.modal_start(f) + k],
         Probe::StrainEnergy(f) => {

@@ -103,7 +103,7 @@ pub(super) fn lower_estimator(
             "sigma",
             sigma,
             Expect::Dim(dim),
-            &format!("Noise standard deviation of {what}"),
+            "Noise standard deviation",
         );
         let value = cx.slot(
             component.clone(),
