@@ -1050,8 +1050,13 @@ impl Instance {
 
     /// Takes `other`'s state and parameters (same model): a twin following its instance.
     pub(crate) fn mirror(&mut self, other: &Instance) {
-        self.state.copy_from(&other.state);
+        self.mirror_state(other);
         self.params.copy_from_slice(&other.params);
+    }
+
+    /// Takes `other`'s state only (its parameters already taken this step).
+    pub(crate) fn mirror_state(&mut self, other: &Instance) {
+        self.state.copy_from(&other.state);
     }
 
     /// The estimator of a model with sensors (after initialization).

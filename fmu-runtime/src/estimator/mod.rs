@@ -291,7 +291,7 @@ impl Estimator {
                 .abs()
                 .max(if self.pressure[k] { 1e6 } else { 1.0 });
             let delta = 1e-6 * scale;
-            twin.mirror(inst);
+            twin.mirror_state(inst);
             twin.set_ode_states(&self.x)?;
             self.xp.copy_from_slice(&self.x);
             self.xp[k] += delta;

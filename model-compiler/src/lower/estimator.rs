@@ -64,15 +64,15 @@ pub(super) fn lower_estimator(
             );
             continue;
         }
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        if !crate::names::is_identifier(name) {
             cx.error(
                 s.name.span(),
                 format!("sensor name '{name}' is not a plain identifier"),
-                "use letters, digits and '_' (it becomes the FMU input sensor.<name>)",
+                "use letters, digits and '_', not a digit first (it becomes the FMU input sensor.<name>)",
             );
             continue;
         }
-        let Some((probe, _unit)) = interface::sensor_quantity(cx, &s.measures, model) else {
+        let Some(probe) = interface::sensor_quantity(cx, &s.measures, model) else {
             continue;
         };
         let Some(dim) = sensor_dimension(&probe, model) else {

@@ -659,14 +659,10 @@ fn global_quantity(probe: &Probe) -> Resolved {
     }
 }
 
-/// The probe and unit of a sensor's quantity (`[[estimator.sensors]] measures`), named as
-/// an interface output's.
-pub(super) fn sensor_quantity(
-    cx: &mut Ctx,
-    q: &Name,
-    model: &CompiledModel,
-) -> Option<(Probe, Option<String>)> {
-    resolve_quantity(cx, q, model, &HashMap::new()).map(|r| (r.probe, r.unit))
+/// The probe of a sensor's quantity (`[[estimator.sensors]] measures`), named as an
+/// interface output's.
+pub(super) fn sensor_quantity(cx: &mut Ctx, q: &Name, model: &CompiledModel) -> Option<Probe> {
+    resolve_quantity(cx, q, model, &HashMap::new()).map(|r| r.probe)
 }
 
 /// `<component>.<quantity>` → probe, type, unit and description.
