@@ -202,7 +202,7 @@ stage_build_fmus() {
         models/hydraulic-crane.toml models/knuckle-crane.toml models/long-boom-crane.toml
     # --estimator: the machines with [estimator] also as estimator FMUs (sensor inputs,
     # σ and innovation outputs), imported by every suite too.
-    target/release/hydromech build --estimator models/jaiswal-fourbar.toml
+    target/release/hydromech build --estimator models/jaiswal-fourbar.toml models/patu-pvg32.toml
     # The same models as FMI 3.0 Co-Simulation FMUs (tests/python/test_fmi3.py and the Rust
     # importer's import_fmi3.rs compare them with the FMI 2.0 ones bit for bit).
     rm -rf fmus/fmi3

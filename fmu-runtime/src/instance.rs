@@ -1400,6 +1400,13 @@ impl Instance {
                 .estimator
                 .as_ref()
                 .map_or(f64::NAN, |e| e.innovation(i).1),
+            (Probe::EstimatedLoad(i), _) => self
+                .model
+                .estimator
+                .as_ref()
+                .and_then(|e| e.loads.as_ref())
+                .and_then(|l| l.on.get(i))
+                .map_or(f64::NAN, |&(_, slot)| self.params[slot.index()]),
             _ => solver::probe(&self.model, &self.layout, &self.state, &self.work, probe),
         }
     }

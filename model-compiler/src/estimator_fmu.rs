@@ -46,7 +46,9 @@ pub fn declare_estimator(l: &mut Lowered) -> Result<usize, String> {
         .map_err(|e| format!("the estimator at the default start: {}", e.message))?;
     let e = inst.estimator().ok_or("the estimator did not start")?;
     let n = e.len();
-    let kinds: Vec<StateKind> = (0..n).filter_map(|k| inst.ode_kind(k)).collect();
+    // The ODE's states, then the loads of the independent coordinates that have one.
+    let n_ode = n - e.loads();
+    let kinds: Vec<StateKind> = (0..n_ode).filter_map(|k| inst.ode_kind(k)).collect();
     let mut vr = m
         .variables
         .iter()
@@ -157,7 +159,10 @@ pub fn declare_estimator(l: &mut Lowered) -> Result<usize, String> {
             next_vr(),
         ));
     }
-    for id in [spec.acceleration_noise, spec.pressure_noise] {
+    for id in [spec.acceleration_noise, spec.pressure_noise]
+        .into_iter()
+        .chain(spec.loads.as_ref().map(|l| l.noise))
+    {
         let slot = &m.params[id.index()];
         vars.push(slot_var(
             slot.name.clone(),
@@ -180,6 +185,47 @@ pub fn declare_estimator(l: &mut Lowered) -> Result<usize, String> {
             format!("Standard deviation of the estimated {what}"),
             next_vr(),
         ));
+    }
+    if let Some(loads) = &spec.loads {
+        let joint = |c: usize| {
+            let b = m
+                .mechanism
+                .coordinate_indices()
+                .iter()
+                .position(|i| *i == Some(c))?;
+            let prismatic = matches!(
+                m.mechanism.bodies[b].joint,
+                fmu_runtime::model::JointKind::Prismatic { .. }
+            );
+            Some((
+                m.mechanism.bodies[b].joint_name.clone(),
+                if prismatic { "N" } else { "N.m" },
+            ))
+        };
+        let estimated = kinds.iter().filter_map(|k| match k {
+            StateKind::Coordinate(c) if loads.on.iter().any(|(on, _)| on == c) => Some(*c),
+            _ => None,
+        });
+        for (k, c) in estimated.enumerate() {
+            let Some((j, unit)) = joint(c) else { continue };
+            let i = loads.on.iter().position(|(on, _)| *on == c).unwrap_or(0);
+            vars.push(output(
+                format!("{j}.load"),
+                Probe::EstimatedLoad(i),
+                Some(unit.to_string()),
+                format!(
+                    "Estimated load error on joint {j}: the generalized force the estimator applies"
+                ),
+                next_vr(),
+            ));
+            vars.push(output(
+                format!("{j}.load.sigma"),
+                Probe::EstimateSigma(n_ode + k),
+                Some(unit.to_string()),
+                format!("Standard deviation of the estimated load error on joint {j}"),
+                next_vr(),
+            ));
+        }
     }
     for v in &vars {
         if m.variables.iter().any(|w| w.name == v.name) {

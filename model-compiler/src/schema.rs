@@ -465,6 +465,8 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("initial_coordinate_sigma", K::Q, false, "Initial standard deviation of the independent coordinates (rad or m); default 0.01."),
         ("initial_rate_sigma", K::Q, false, "Initial standard deviation of their rates (rad/s or m/s); default 0.01."),
         ("initial_pressure_sigma", K::Q, false, "Initial standard deviation of the pressures; default 1 bar."),
+        ("load_noise", K::Q, false, "Estimate load errors: the intensity of a random-walk generalized force on each independent joint (N·m/√s or N/√s) that the model carries; default none."),
+        ("initial_load_sigma", K::Q, false, "Initial standard deviation of the load errors (N·m or N); default 0."),
         ("sensors", K::Defs("sensor"), false, "The measured quantities."),
     ]),
     ("sensor", "One measured quantity: FMU inputs `sensor.<name>` and `sensor.<name>.valid`.", &[

@@ -9,65 +9,12 @@
 mod common;
 
 use common::Machine;
+use common::estimation::{Noise, estimator_machine, model_text, perturb};
 use fmu_runtime::model::Probe;
-use fmu_runtime::model::estimator::EstimatorSpec;
 use model_compiler::description::Description;
-use std::path::Path;
 
 /// Seed 001 Pub I's hydraulic four-bar.
 const FOURBAR: &str = "jaiswal-fourbar.toml";
-
-/// A reproducible normal sample (xorshift64*, Box–Muller).
-struct Noise(u64);
-
-impl Noise {
-    fn uniform(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        ((self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-
-    fn normal(&mut self) -> f64 {
-        let (u, v) = (self.uniform(), self.uniform());
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-    }
-}
-
-/// The shipped description without its own `[estimator]` (each test brings its sensors).
-fn model_text(file: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../models")
-        .join(file);
-    let mut t: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
-    t.remove("estimator");
-    toml::to_string(&t).unwrap()
-}
-
-/// `file` with `estimator` appended, compiled with its estimator.
-fn estimator_machine(file: &str, estimator: &str) -> (Machine, EstimatorSpec) {
-    let text = format!("{}\n{estimator}", model_text(file));
-    let d = Description::parse(&text).unwrap_or_else(|e| panic!("{}", e.message));
-    let mut l = model_compiler::compile_description(&d).unwrap_or_else(|e| panic!("{e:?}"));
-    let spec = l.estimator.clone().expect("an [estimator]");
-    l.model.estimator = Some(spec.clone());
-    l.model.validate().unwrap();
-    (Machine::from_model(l.model), spec)
-}
-
-/// Sets slot `name` to `f(default)`.
-fn perturb(m: &mut Machine, name: &str, f: impl Fn(f64) -> f64) {
-    let (i, slot) = m
-        .inst
-        .model()
-        .params
-        .iter()
-        .enumerate()
-        .find(|(_, p)| p.name == name)
-        .unwrap_or_else(|| panic!("no slot {name}"));
-    let v = f(slot.default);
-    m.inst.set_param(fmu_runtime::model::ParamId(i as u32), v);
-}
 
 /// The truth of the four-bar: the load +20 % (all three links), the oil and hoses −30 %
 /// stiffer (Pub I's cylinder has no seal friction).

@@ -17,71 +17,11 @@
 mod common;
 
 use common::Machine;
+use common::pvg32::{Measurement, interp, load_measurement};
 
 const FILE: &str = "patu-pvg32.toml";
 const H: f64 = 0.001;
 const DEG: f64 = 180.0 / std::f64::consts::PI;
-
-/// The measured signals, on the file's 5 ms grid.
-struct Measurement {
-    t: Vec<f64>,
-    u1: Vec<f64>,
-    u2: Vec<f64>,
-    pp: Vec<f64>,
-    pt: Vec<f64>,
-    z1: Vec<f64>,
-    z2: Vec<f64>,
-    s1: Vec<f64>,
-    s2: Vec<f64>,
-    p: [Vec<f64>; 4],
-}
-
-fn load_measurement() -> Measurement {
-    let path =
-        common::workspace().join("tests/data/patu-crane/patu_pvg32_lift_measured_27s_5ms.csv");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("measurement {} cannot be read: {e}", path.display()));
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    let col = |name: &str| {
-        header
-            .iter()
-            .position(|h| h.trim() == name)
-            .unwrap_or_else(|| panic!("no column {name}"))
-    };
-    let rows: Vec<Vec<f64>> = lines
-        .map(|l| l.split(',').map(|x| x.trim().parse().unwrap()).collect())
-        .collect();
-    let get = |name: &str| -> Vec<f64> {
-        let c = col(name);
-        rows.iter().map(|r| r[c]).collect()
-    };
-    Measurement {
-        t: get("t_s"),
-        u1: get("U1_V"),
-        u2: get("U2_V"),
-        pp: get("pP_Pa"),
-        pt: get("pT_Pa"),
-        z1: get("z1_deg"),
-        z2: get("z2abs_deg"),
-        s1: get("s1_m"),
-        s2: get("s2_m"),
-        p: [get("p1_Pa"), get("p2_Pa"), get("p3_Pa"), get("p4_Pa")],
-    }
-}
-
-/// Linear interpolation of `y(t)` on the measurement grid (clamped at the ends).
-fn interp(t: &[f64], y: &[f64], x: f64) -> f64 {
-    let k = t.partition_point(|&ti| ti <= x);
-    if k == 0 {
-        return y[0];
-    }
-    if k >= t.len() {
-        return y[t.len() - 1];
-    }
-    let (t0, t1) = (t[k - 1], t[k]);
-    y[k - 1] + (y[k] - y[k - 1]) * (x - t0) / (t1 - t0)
-}
 
 /// The model's signals at the measurement's samples.
 #[derive(Default)]

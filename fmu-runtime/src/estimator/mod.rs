@@ -24,6 +24,13 @@
 //!    linearisation, eqs 3.11–3.16), the accelerations and state rates recomputed, the
 //!    integrator's extrapolation history restarted at them.
 //!
+//! With `loads` declared, the state also carries a generalized force per independent
+//! coordinate (seed 001 Pub III: "modeling errors in the force model"): a random walk the
+//! model applies on the coordinate's joint, so that a persistent error (a heavier payload,
+//! friction the model lacks) is carried by the model instead of being corrected again at
+//! every sample — without it the correction of a stiff oil column's pressure or of a joint
+//! angle is undone by the model's own forces between samples.
+//!
 //! Every buffer is allocated when the instance initializes; a step allocates nothing.
 
 pub mod filter;
@@ -53,9 +60,13 @@ pub struct EstimatorState {
 pub struct Estimator {
     filter: ErrorStateFilter,
     /// Filter states: the first `n` of the `len` ODE states (the work integrals after them
-    /// are bookkeeping, not estimated); `nf` independent coordinates.
+    /// are bookkeeping, not estimated), then one load per entry of `loads`; `nf`
+    /// independent coordinates; `dim` = n + loads.
     n: usize,
     nf: usize,
+    dim: usize,
+    /// The slots of the estimated loads (those of the independent coordinates).
+    loads: Vec<crate::model::ParamId>,
     /// Filter states that are pressures (plant noise σ_p).
     pressure: Vec<bool>,
     x: Vec<f64>,
@@ -108,9 +119,24 @@ impl Estimator {
             .map(|k| matches!(k, StateKind::FirstOrder(j) if *j < n_pressures))
             .collect();
         let [sz, szd, sp] = spec.initial_sigma;
-        let p0: Vec<f64> = (0..n)
+        let loads: Vec<_> = match &spec.loads {
+            Some(l) => kinds[..nf]
+                .iter()
+                .filter_map(|k| match k {
+                    StateKind::Coordinate(c) => l.on.iter().find(|(on, _)| on == c),
+                    _ => None,
+                })
+                .map(|&(_, slot)| slot)
+                .collect(),
+            None => Vec::new(),
+        };
+        let sl = spec.loads.as_ref().map_or(0.0, |l| l.initial_sigma);
+        let dim = n + loads.len();
+        let p0: Vec<f64> = (0..dim)
             .map(|k| {
-                let s = if k < nf {
+                let s = if k >= n {
+                    sl
+                } else if k < nf {
                     sz
                 } else if k < 2 * nf {
                     szd
@@ -125,16 +151,18 @@ impl Estimator {
         let ns = spec.sensors.len();
         let time = inst.time();
         Ok(Estimator {
-            filter: ErrorStateFilter::new(n, ns, &p0),
+            filter: ErrorStateFilter::new(dim, ns, &p0),
             n,
             nf,
+            dim,
+            loads,
             pressure,
             x: vec![0.0; len],
             xp: vec![0.0; len],
             f0: vec![0.0; len],
             fk: vec![0.0; len],
             y0: vec![0.0; ns],
-            h: vec![0.0; ns * n],
+            h: vec![0.0; ns * dim],
             rows: Vec::with_capacity(ns),
             y: Vec::with_capacity(ns),
             r: Vec::with_capacity(ns),
@@ -149,14 +177,24 @@ impl Estimator {
 
     /// Number of estimated states.
     pub fn len(&self) -> usize {
-        self.n
+        self.dim
     }
 
     pub fn is_empty(&self) -> bool {
-        self.n == 0
+        self.dim == 0
     }
 
-    /// The standard deviation of estimated state `k` (of x = [z_i; ż_i; w]).
+    /// Number of estimated loads (the last states).
+    pub fn loads(&self) -> usize {
+        self.loads.len()
+    }
+
+    /// The slot of estimated load `j` (state `len() − loads() + j`).
+    pub fn load_slot(&self, j: usize) -> crate::model::ParamId {
+        self.loads[j]
+    }
+
+    /// The standard deviation of estimated state `k` (of x = [z_i; ż_i; w; loads]).
     pub fn sigma(&self, k: usize) -> f64 {
         self.filter.variance(k).max(0.0).sqrt()
     }
@@ -170,7 +208,7 @@ impl Estimator {
     /// Saves what an FMU state keeps (into `to`, reusing its buffers when it has them).
     pub fn save(&self, to: &mut Option<EstimatorState>) {
         match to {
-            Some(s) if s.covariance.len() == self.n * self.n => {
+            Some(s) if s.covariance.len() == self.dim * self.dim => {
                 s.covariance.copy_from_slice(self.filter.covariance());
                 s.next_sample.copy_from_slice(&self.next_sample);
                 s.time = self.time;
@@ -193,7 +231,7 @@ impl Estimator {
 
     /// Whether a saved state has this estimator's dimensions.
     pub fn fits(&self, s: &EstimatorState) -> bool {
-        s.covariance.len() == self.n * self.n && s.next_sample.len() == self.next_sample.len()
+        s.covariance.len() == self.dim * self.dim && s.next_sample.len() == self.next_sample.len()
     }
 
     /// Takes a saved state; `Err` when it belongs to another estimator.
@@ -215,12 +253,12 @@ impl Estimator {
         self.corrections
     }
 
-    /// A = ∂ẋ/∂x of the last step (row-major n × n).
+    /// A = ∂ẋ/∂x of the last step (row-major, `len()` squared).
     pub fn jacobian(&self) -> &[f64] {
         self.filter.jacobian()
     }
 
-    /// The error covariance (row-major n × n).
+    /// The error covariance (row-major, `len()` squared).
     pub fn covariance(&self) -> &[f64] {
         self.filter.covariance()
     }
@@ -243,7 +281,7 @@ impl Estimator {
         for (row, &i) in self.rows.iter().enumerate() {
             self.filter
                 .measurement_row(row)
-                .copy_from_slice(&self.h[i * self.n..(i + 1) * self.n]);
+                .copy_from_slice(&self.h[i * self.dim..(i + 1) * self.dim]);
         }
         self.filter.correct(&self.y, &self.r)?;
         for (row, &i) in self.rows.iter().enumerate() {
@@ -254,11 +292,17 @@ impl Estimator {
         // No pressure below the oil's vapour pressure: the correction is projected there.
         let vapour = inst.params()[inst.model().circuit.oil.air.vapour_pressure.index()];
         self.xp.copy_from_slice(&self.x);
-        for (k, (x, dx)) in self.xp.iter_mut().zip(self.filter.correction()).enumerate() {
-            *x += dx;
-            if k < self.n && self.pressure[k] {
+        let dx = self.filter.correction();
+        for (k, x) in self.xp[..self.n].iter_mut().enumerate() {
+            *x += dx[k];
+            if self.pressure[k] {
                 *x = x.max(vapour);
             }
+        }
+        // The loads first: the rates below are computed with them.
+        for (j, &slot) in self.loads.iter().enumerate() {
+            let f = inst.params()[slot.index()] + dx[self.n + j];
+            inst.set_param(slot, f);
         }
         inst.set_ode_states(&self.xp)?;
         inst.ode_derivatives(&mut self.fk)?;
@@ -269,7 +313,7 @@ impl Estimator {
 
     /// A and H by forward differences at the instance's state, on its twin.
     fn jacobians(&mut self, inst: &Instance, spec: &EstimatorSpec) -> Result<(), String> {
-        let n = self.n;
+        let (n, dim) = (self.n, self.dim);
         let twin = &mut self.twin;
         twin.mirror(inst);
         twin.ode_states(&mut self.x)?;
@@ -299,10 +343,26 @@ impl Estimator {
             twin.ode_derivatives(&mut self.fk)?;
             let a = self.filter.jacobian_mut();
             for i in 0..n {
-                a[i * n + k] = (self.fk[i] - self.f0[i]) / delta;
+                a[i * dim + k] = (self.fk[i] - self.f0[i]) / delta;
             }
             for (i, s) in spec.sensors.iter().enumerate() {
-                self.h[i * n + k] = (twin.probe(s.probe) - self.y0[i]) / delta;
+                self.h[i * dim + k] = (twin.probe(s.probe) - self.y0[i]) / delta;
+            }
+        }
+        // A load's column: the rates' change per unit of generalized force (δ = 1e-6 of
+        // 1 kN or the load, a force far above the solve's noise); its row is zero (a random
+        // walk), and no sensor reads a force (H's column is zero).
+        twin.mirror_state(inst);
+        for (j, &slot) in self.loads.iter().enumerate() {
+            let f = twin.params()[slot.index()];
+            let delta = 1e-6 * f.abs().max(1e3);
+            twin.set_param(slot, f + delta);
+            twin.set_ode_states(&self.x)?;
+            twin.ode_derivatives(&mut self.fk)?;
+            twin.set_param(slot, f);
+            let a = self.filter.jacobian_mut();
+            for i in 0..n {
+                a[i * dim + n + j] = (self.fk[i] - self.f0[i]) / delta;
             }
         }
         Ok(())
@@ -310,7 +370,7 @@ impl Estimator {
 
     /// Q over a step dt (thesis eqs 3.17–3.18, continuous-time intensities).
     fn plant_noise(&mut self, inst: &Instance, spec: &EstimatorSpec, dt: f64) {
-        let (n, nf) = (self.n, self.nf);
+        let (n, nf, dim) = (self.n, self.nf, self.dim);
         let p = inst.params();
         let sa = p[spec.acceleration_noise.index()];
         let sp = p[spec.pressure_noise.index()];
@@ -319,14 +379,20 @@ impl Estimator {
         let qa = sa * sa;
         for k in 0..nf {
             let (z, v) = (k, nf + k);
-            q[z * n + z] = qa * dt * dt * dt / 3.0;
-            q[z * n + v] = qa * dt * dt / 2.0;
-            q[v * n + z] = qa * dt * dt / 2.0;
-            q[v * n + v] = qa * dt;
+            q[z * dim + z] = qa * dt * dt * dt / 3.0;
+            q[z * dim + v] = qa * dt * dt / 2.0;
+            q[v * dim + z] = qa * dt * dt / 2.0;
+            q[v * dim + v] = qa * dt;
         }
         for k in 2 * nf..n {
             if self.pressure[k] {
-                q[k * n + k] = sp * sp * dt;
+                q[k * dim + k] = sp * sp * dt;
+            }
+        }
+        if let Some(l) = &spec.loads {
+            let sl = p[l.noise.index()];
+            for k in n..dim {
+                q[k * dim + k] = sl * sl * dt;
             }
         }
     }

@@ -37,6 +37,24 @@ pub struct EstimatorSpec {
     /// Initial standard deviations of the independent coordinates [rad or m], their rates
     /// [rad/s or m/s] and the pressures [Pa].
     pub initial_sigma: [f64; 3],
+    /// Load errors estimated as states (seed 001 Pub III: "modeling errors in the force
+    /// model"); none unless the description asks.
+    pub loads: Option<LoadErrors>,
+}
+
+/// Unknown generalized forces on the joints (a payload heavier than modelled, friction
+/// the model lacks): one state per independent coordinate whose joint has a slot, a random
+/// walk of intensity `noise`, applied to the model as a generalized force on its
+/// coordinate so that the correction persists.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoadErrors {
+    /// Continuous-time intensity [N·m/√s or N/√s].
+    pub noise: ParamId,
+    /// Initial standard deviation [N·m or N].
+    pub initial_sigma: f64,
+    /// (joint coordinate, slot of the generalized force applied on it) — slots the
+    /// estimator writes, `<joint>.load`.
+    pub on: Vec<(usize, ParamId)>,
 }
 
 /// Probes a sensor may measure.
@@ -52,8 +70,9 @@ pub fn is_sensor_quantity(p: &Probe) -> bool {
 }
 
 impl EstimatorSpec {
-    /// The slots only the estimator reads (measurements, flags, noise): the machine's
-    /// motion does not depend on them, so their changes are no input change to it.
+    /// The slots only the estimator reads or writes (measurements, flags, noise, the load
+    /// errors): the machine's motion does not depend on the first; the estimator makes the
+    /// rates consistent with the last itself. Their changes are no input change to it.
     pub fn slots(&self) -> impl Iterator<Item = ParamId> + '_ {
         [self.acceleration_noise, self.pressure_noise]
             .into_iter()
@@ -61,6 +80,11 @@ impl EstimatorSpec {
                 self.sensors
                     .iter()
                     .flat_map(|s| [s.sigma, s.value, s.valid]),
+            )
+            .chain(
+                self.loads.iter().flat_map(|l| {
+                    std::iter::once(l.noise).chain(l.on.iter().map(|&(_, slot)| slot))
+                }),
             )
     }
 
@@ -85,6 +109,23 @@ impl EstimatorSpec {
                 "the estimator's initial standard deviations must be finite and ≥ 0, are {:?}",
                 self.initial_sigma
             ));
+        }
+        if let Some(l) = &self.loads {
+            slot(l.noise, "estimator.load_noise")?;
+            if !(l.initial_sigma.is_finite() && l.initial_sigma >= 0.0) {
+                return Err(format!(
+                    "the estimator's initial load standard deviation must be finite and ≥ 0, is {}",
+                    l.initial_sigma
+                ));
+            }
+            for &(c, id) in &l.on {
+                if c >= m.mechanism.coordinates() {
+                    return Err(format!(
+                        "an estimated load on coordinate {c}, which does not exist"
+                    ));
+                }
+                slot(id, "an estimated load")?;
+            }
         }
         for s in &self.sensors {
             if !is_sensor_quantity(&s.probe) || !s.probe.is_valid(m) {

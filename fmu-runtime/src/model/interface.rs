@@ -161,6 +161,9 @@ pub enum Probe {
     /// predicted standard deviation √(H P⁻ Hᵀ + R); 0 before its first sample.
     Innovation(usize),
     InnovationSigma(usize),
+    /// An estimator FMU: the estimated load error on joint coordinate `loads.on[i]`
+    /// [N·m or N].
+    EstimatedLoad(usize),
 }
 
 impl Variable {
@@ -231,6 +234,11 @@ impl Probe {
             // How many states the filter has is the runtime's (like the continuous states);
             // one past them reads NaN.
             Probe::EstimateSigma(_) => m.estimator.is_some(),
+            Probe::EstimatedLoad(i) => m
+                .estimator
+                .as_ref()
+                .and_then(|e| e.loads.as_ref())
+                .is_some_and(|l| i < l.on.len()),
             _ => true,
         }
     }

@@ -363,6 +363,14 @@ impl Evaluation {
                 self.power += self.port_power[k];
             }
         }
+        // An estimator's load errors: generalized forces on their coordinates.
+        if let Some(loads) = m.estimator.as_ref().and_then(|e| e.loads.as_ref()) {
+            for &(c, id) in &loads.on {
+                let f = p[id.index()];
+                self.r_mech[c] -= f;
+                self.power += f * zd[c];
+            }
+        }
         // Ropes: the tension turns the drum to pay out, `T·r` on its coordinate.
         for (r, s) in mech.ropes().zip(&self.ropes) {
             if let Some(c) = self.kin.bodies[r.drum].coordinate {

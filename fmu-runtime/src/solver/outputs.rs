@@ -251,7 +251,8 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
         | Probe::StateDerivative(_)
         | Probe::EstimateSigma(_)
         | Probe::Innovation(_)
-        | Probe::InnovationSigma(_) => f64::NAN,
+        | Probe::InnovationSigma(_)
+        | Probe::EstimatedLoad(_) => f64::NAN,
         Probe::ModalCoordinate(f, k) => st.z[m.mechanism.modal_start(f) + k],
         Probe::ModalVelocity(f, k) => st.zd[m.mechanism.modal_start(f) + k],
         Probe::StrainEnergy(f) => {

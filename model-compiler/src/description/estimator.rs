@@ -19,6 +19,14 @@ pub struct EstimatorDesc {
     pub initial_coordinate_sigma: Option<Quantity>,
     pub initial_rate_sigma: Option<Quantity>,
     pub initial_pressure_sigma: Option<Quantity>,
+    /// Estimate load errors (seed 001 Pub III, "modeling errors in the force model"): a
+    /// generalized force on each independent joint, a random walk of this intensity
+    /// (N·m/√s on a revolute joint, N/√s on a prismatic one) that the model then carries.
+    /// Without it, none.
+    pub load_noise: Option<Quantity>,
+    /// Initial standard deviation of the load errors (N·m or N; default 0: the model's
+    /// loads are right at the start).
+    pub initial_load_sigma: Option<Quantity>,
     #[serde(default)]
     pub sensors: Vec<Located<SensorDesc>>,
 }

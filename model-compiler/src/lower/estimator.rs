@@ -7,7 +7,7 @@
 use super::{Ctx, Expect, interface};
 use crate::description::{Description, Quantity};
 use crate::units::Dim;
-use fmu_runtime::model::estimator::{EstimatorSpec, Sensor, is_sensor_quantity};
+use fmu_runtime::model::estimator::{EstimatorSpec, LoadErrors, Sensor, is_sensor_quantity};
 use fmu_runtime::model::{CompiledModel, JointKind, ParamId, Probe};
 use std::collections::HashSet;
 
@@ -50,6 +50,54 @@ pub(super) fn lower_estimator(
             cx.require_non_negative(q, v, "an initial standard deviation");
             initial_sigma[slot] = v;
         }
+    }
+    let loads = e.load_noise.as_ref().map(|q| {
+        let v = cx.value(q, Expect::Plain("N m or N, times √s"));
+        cx.require_positive(q, v, "the load noise");
+        let noise = cx.field_slot(
+            "estimator",
+            "load_noise",
+            v,
+            Expect::Plain("N m or N, times √s"),
+            "Intensity of the load errors' random walk on each independent joint",
+        );
+        let initial_sigma = e.initial_load_sigma.as_ref().map_or(0.0, |q| {
+            let v = cx.value(q, Expect::Plain("N m or N"));
+            cx.require_non_negative(q, v, "an initial standard deviation");
+            v
+        });
+        let mech = &model.mechanism;
+        let on = mech
+            .coordinate_indices()
+            .iter()
+            .enumerate()
+            .filter_map(|(b, c)| {
+                let c = (*c)?;
+                let name = &mech.bodies[b].joint_name;
+                let slot = cx.field_slot(
+                    name,
+                    "load",
+                    0.0,
+                    Expect::Plain("N m or N"),
+                    "Estimated load error: the generalized force the estimator applies on the joint",
+                );
+                Some((c, slot))
+            })
+            .collect();
+        LoadErrors {
+            noise,
+            initial_sigma,
+            on,
+        }
+    });
+    if loads.is_none()
+        && let Some(q) = &e.initial_load_sigma
+    {
+        cx.error(
+            q.span(),
+            "initial_load_sigma without load_noise".to_string(),
+            "give load_noise (the load errors' intensity) to estimate loads, or remove initial_load_sigma",
+        );
     }
     let mut names = HashSet::new();
     let mut sensors = Vec::new();
@@ -132,6 +180,7 @@ pub(super) fn lower_estimator(
         acceleration_noise,
         pressure_noise,
         initial_sigma,
+        loads,
     })
 }
 

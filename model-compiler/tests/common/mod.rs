@@ -4,7 +4,9 @@
 
 #![allow(dead_code)]
 
+pub mod estimation;
 pub mod hex;
+pub mod pvg32;
 
 use fmu_runtime::Instance;
 use fmu_runtime::model::{Binding, CompiledModel, Variable};
