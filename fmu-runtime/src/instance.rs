@@ -1024,7 +1024,11 @@ impl Instance {
         }
         self.estimator = None;
         let model = Arc::clone(&self.model);
-        if let (Some(spec), false) = (&model.estimator, self.twin) {
+        // (A model with no sensor has nothing to estimate: a plant whose model errors a
+        // test sets, for one.)
+        if let (Some(spec), false) = (&model.estimator, self.twin)
+            && !spec.sensors.is_empty()
+        {
             let e = Estimator::new(self, spec).map_err(|message| StepError {
                 message: format!("the estimator: {message}"),
                 last_successful_time: start_time,
@@ -1407,6 +1411,12 @@ impl Instance {
                 .and_then(|e| e.loads.as_ref())
                 .and_then(|l| l.on.get(i))
                 .map_or(f64::NAN, |&(_, slot)| self.params[slot.index()]),
+            (Probe::SensorBias(i), _) => self
+                .model
+                .estimator
+                .as_ref()
+                .and_then(|e| e.sensors.get(i)?.bias.as_ref())
+                .map_or(f64::NAN, |b| self.params[b.value.index()]),
             _ => solver::probe(&self.model, &self.layout, &self.state, &self.work, probe),
         }
     }

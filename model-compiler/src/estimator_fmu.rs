@@ -47,7 +47,7 @@ pub fn declare_estimator(l: &mut Lowered) -> Result<usize, String> {
     let e = inst.estimator().ok_or("the estimator did not start")?;
     let n = e.len();
     // The ODE's states, then the loads of the independent coordinates that have one.
-    let n_ode = n - e.loads();
+    let n_ode = n - e.errors();
     let kinds: Vec<StateKind> = (0..n_ode).filter_map(|k| inst.ode_kind(k)).collect();
     let mut vr = m
         .variables
@@ -162,6 +162,11 @@ pub fn declare_estimator(l: &mut Lowered) -> Result<usize, String> {
     for id in [spec.acceleration_noise, spec.pressure_noise]
         .into_iter()
         .chain(spec.loads.as_ref().map(|l| l.noise))
+        .chain(
+            spec.sensors
+                .iter()
+                .filter_map(|s| s.bias.as_ref().map(|b| b.noise)),
+        )
     {
         let slot = &m.params[id.index()];
         vars.push(slot_var(
@@ -186,46 +191,62 @@ pub fn declare_estimator(l: &mut Lowered) -> Result<usize, String> {
             next_vr(),
         ));
     }
+    // The estimated errors (states n_ode.., the loads then the sensors' biases): the
+    // value and its σ.
+    let mut errors: Vec<(String, String, Probe, &str)> = Vec::new();
     if let Some(loads) = &spec.loads {
-        let joint = |c: usize| {
-            let b = m
+        // The estimated loads are those of the independent coordinates, in their order.
+        for kind in &kinds {
+            let StateKind::Coordinate(c) = *kind else {
+                continue;
+            };
+            let Some(i) = loads.on.iter().position(|(on, _)| *on == c) else {
+                continue;
+            };
+            let Some(b) = m
                 .mechanism
                 .coordinate_indices()
                 .iter()
-                .position(|i| *i == Some(c))?;
+                .position(|k| *k == Some(c))
+            else {
+                continue;
+            };
             let prismatic = matches!(
                 m.mechanism.bodies[b].joint,
                 fmu_runtime::model::JointKind::Prismatic { .. }
             );
-            Some((
-                m.mechanism.bodies[b].joint_name.clone(),
-                if prismatic { "N" } else { "N.m" },
-            ))
-        };
-        let estimated = kinds.iter().filter_map(|k| match k {
-            StateKind::Coordinate(c) if loads.on.iter().any(|(on, _)| on == c) => Some(*c),
-            _ => None,
-        });
-        for (k, c) in estimated.enumerate() {
-            let Some((j, unit)) = joint(c) else { continue };
-            let i = loads.on.iter().position(|(on, _)| *on == c).unwrap_or(0);
-            vars.push(output(
-                format!("{j}.load"),
+            let unit = if prismatic { "N" } else { "N.m" }.to_string();
+            let name = format!("{}.load", m.mechanism.bodies[b].joint_name);
+            errors.push((
+                name,
+                unit,
                 Probe::EstimatedLoad(i),
-                Some(unit.to_string()),
-                format!(
-                    "Estimated load error on joint {j}: the generalized force the estimator applies"
-                ),
-                next_vr(),
-            ));
-            vars.push(output(
-                format!("{j}.load.sigma"),
-                Probe::EstimateSigma(n_ode + k),
-                Some(unit.to_string()),
-                format!("Standard deviation of the estimated load error on joint {j}"),
-                next_vr(),
+                "load error on the joint",
             ));
         }
+    }
+    for (i, s) in spec.sensors.iter().enumerate() {
+        if s.bias.is_some() {
+            let unit = unit(s.value).unwrap_or_default();
+            let name = format!("sensor.{}.bias", s.name);
+            errors.push((name, unit, Probe::SensorBias(i), "bias of the sensor"));
+        }
+    }
+    for (k, (name, unit, probe, what)) in errors.into_iter().enumerate() {
+        vars.push(output(
+            name.clone(),
+            probe,
+            Some(unit.clone()),
+            format!("Estimated {what}: what the estimator adds to the model"),
+            next_vr(),
+        ));
+        vars.push(output(
+            format!("{name}.sigma"),
+            Probe::EstimateSigma(n_ode + k),
+            Some(unit),
+            format!("Standard deviation of the estimated {what}"),
+            next_vr(),
+        ));
     }
     for v in &vars {
         if m.variables.iter().any(|w| w.name == v.name) {

@@ -474,6 +474,8 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("measures", K::Name, true, "The quantity, as an interface output's: a joint coordinate (\"lift.q\"), a body's angular rate (\"boom.angular_velocity.z\"), a pressure (\"cap_side.p\"), a cylinder's length or a marker's position (\"tip.position.y\")."),
         ("sigma", K::Q, true, "Noise standard deviation in the quantity's unit (\"0.05 deg\", \"2 bar\")."),
         ("rate", K::Q, false, "Sample rate (\"100 Hz\"); default: a sample at every step whose flag is set."),
+        ("bias_noise", K::Q, false, "Estimate the sensor's bias (an offset it reads on top of the model's value): the intensity of its random walk, the quantity's unit per √s; default none."),
+        ("initial_bias_sigma", K::Q, false, "Initial standard deviation of the bias (the quantity's unit); default 0."),
     ]),
     ("report", "The standard manoeuvre and plots of `hydromech report` (documentation only).", &[
         ("stop_time", K::Q, false, "End of the run [s]; default [experiment] stop_time."),

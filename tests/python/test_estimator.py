@@ -207,6 +207,10 @@ def test_the_patu_estimator_weighs_the_payload_it_was_not_told(patu_fmus, report
         assert by_name[f"{joint}.load"].unit == "N.m"
         assert by_name[f"{joint}.load.sigma"].causality == "output"
     assert by_name["estimator.load_noise"].variability == "tunable"
+    # The encoder's bias (the measured z1's mismatch with the geometry, see the model).
+    assert by_name["sensor.lift_angle.bias"].unit == "rad"
+    assert by_name["sensor.lift_angle.bias.sigma"].causality == "output"
+    assert by_name["sensor.lift_angle.bias_noise"].variability == "tunable"
 
     md_truth = harness.model_description(patu_fmus[0])
     vr = {v.name: v.valueReference for v in md_truth.modelVariables}

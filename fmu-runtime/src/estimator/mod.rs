@@ -29,13 +29,15 @@
 //! model applies on the coordinate's joint, so that a persistent error (a heavier payload,
 //! friction the model lacks) is carried by the model instead of being corrected again at
 //! every sample — without it the correction of a stiff oil column's pressure or of a joint
-//! angle is undone by the model's own forces between samples.
+//! angle is undone by the model's own forces between samples. A sensor with a `bias`
+//! adds its offset, a random walk the sensor reads on top of the model's value.
 //!
 //! Every buffer is allocated when the instance initializes; a step allocates nothing.
 
 pub mod filter;
 
 use crate::instance::Instance;
+use crate::model::ParamId;
 use crate::model::estimator::EstimatorSpec;
 use crate::solver::ode::StateKind;
 use filter::ErrorStateFilter;
@@ -56,17 +58,34 @@ pub struct EstimatorState {
     pub corrections: u64,
 }
 
+/// A model or sensor error estimated as a state: the slot it is kept in, and what it is.
+#[derive(Clone, Copy, Debug)]
+struct ErrorState {
+    slot: ParamId,
+    kind: ErrorKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ErrorKind {
+    /// A generalized force the model applies on an independent joint.
+    Load,
+    /// Sensor `i`'s offset: the sensor reads the model's value plus it.
+    Bias(usize),
+}
+
 /// The filter of one instance and its buffers.
 pub struct Estimator {
     filter: ErrorStateFilter,
     /// Filter states: the first `n` of the `len` ODE states (the work integrals after them
-    /// are bookkeeping, not estimated), then one load per entry of `loads`; `nf`
-    /// independent coordinates; `dim` = n + loads.
+    /// are bookkeeping, not estimated), then the model errors; `nf` independent
+    /// coordinates; `dim` = n + errors.
     n: usize,
     nf: usize,
     dim: usize,
-    /// The slots of the estimated loads (those of the independent coordinates).
-    loads: Vec<crate::model::ParamId>,
+    /// The estimated errors: the loads of the independent coordinates, then the sensors'
+    /// biases.
+    errors: Vec<ErrorState>,
+    n_loads: usize,
     /// Filter states that are pressures (plant noise σ_p).
     pressure: Vec<bool>,
     x: Vec<f64>,
@@ -119,23 +138,41 @@ impl Estimator {
             .map(|k| matches!(k, StateKind::FirstOrder(j) if *j < n_pressures))
             .collect();
         let [sz, szd, sp] = spec.initial_sigma;
-        let loads: Vec<_> = match &spec.loads {
+        let mut errors: Vec<ErrorState> = match &spec.loads {
             Some(l) => kinds[..nf]
                 .iter()
                 .filter_map(|k| match k {
                     StateKind::Coordinate(c) => l.on.iter().find(|(on, _)| on == c),
                     _ => None,
                 })
-                .map(|&(_, slot)| slot)
+                .map(|&(_, slot)| ErrorState {
+                    slot,
+                    kind: ErrorKind::Load,
+                })
                 .collect(),
             None => Vec::new(),
         };
-        let sl = spec.loads.as_ref().map_or(0.0, |l| l.initial_sigma);
-        let dim = n + loads.len();
+        let n_loads = errors.len();
+        for (i, s) in spec.sensors.iter().enumerate() {
+            if let Some(b) = &s.bias {
+                errors.push(ErrorState {
+                    slot: b.value,
+                    kind: ErrorKind::Bias(i),
+                });
+            }
+        }
+        let initial = |e: &ErrorState| match e.kind {
+            ErrorKind::Load => spec.loads.as_ref().map_or(0.0, |l| l.initial_sigma),
+            ErrorKind::Bias(i) => spec.sensors[i]
+                .bias
+                .as_ref()
+                .map_or(0.0, |b| b.initial_sigma),
+        };
+        let dim = n + errors.len();
         let p0: Vec<f64> = (0..dim)
             .map(|k| {
                 let s = if k >= n {
-                    sl
+                    initial(&errors[k - n])
                 } else if k < nf {
                     sz
                 } else if k < 2 * nf {
@@ -149,20 +186,28 @@ impl Estimator {
             })
             .collect();
         let ns = spec.sensors.len();
+        // A bias's column of H: its sensor reads it one to one (set once).
+        let mut h = vec![0.0; ns * dim];
+        for (j, e) in errors.iter().enumerate() {
+            if let ErrorKind::Bias(i) = e.kind {
+                h[i * dim + n + j] = 1.0;
+            }
+        }
         let time = inst.time();
         Ok(Estimator {
             filter: ErrorStateFilter::new(dim, ns, &p0),
             n,
             nf,
             dim,
-            loads,
+            errors,
+            n_loads,
             pressure,
             x: vec![0.0; len],
             xp: vec![0.0; len],
             f0: vec![0.0; len],
             fk: vec![0.0; len],
             y0: vec![0.0; ns],
-            h: vec![0.0; ns * dim],
+            h,
             rows: Vec::with_capacity(ns),
             y: Vec::with_capacity(ns),
             r: Vec::with_capacity(ns),
@@ -184,14 +229,19 @@ impl Estimator {
         self.dim == 0
     }
 
-    /// Number of estimated loads (the last states).
-    pub fn loads(&self) -> usize {
-        self.loads.len()
+    /// Number of estimated errors (the last states: the loads, then the sensors' biases).
+    pub fn errors(&self) -> usize {
+        self.errors.len()
     }
 
-    /// The slot of estimated load `j` (state `len() − loads() + j`).
-    pub fn load_slot(&self, j: usize) -> crate::model::ParamId {
-        self.loads[j]
+    /// Number of estimated loads (the first of the errors).
+    pub fn loads(&self) -> usize {
+        self.n_loads
+    }
+
+    /// The slot of estimated model error `j` (state `len() − errors() + j`).
+    pub fn error_slot(&self, j: usize) -> ParamId {
+        self.errors[j].slot
     }
 
     /// The standard deviation of estimated state `k` (of x = [z_i; ż_i; w; loads]).
@@ -299,10 +349,10 @@ impl Estimator {
                 *x = x.max(vapour);
             }
         }
-        // The loads first: the rates below are computed with them.
-        for (j, &slot) in self.loads.iter().enumerate() {
-            let f = inst.params()[slot.index()] + dx[self.n + j];
-            inst.set_param(slot, f);
+        // The model errors first: the rates below are computed with them.
+        for (j, e) in self.errors.iter().enumerate() {
+            let f = inst.params()[e.slot.index()] + dx[self.n + j];
+            inst.set_param(e.slot, f);
         }
         inst.set_ode_states(&self.xp)?;
         inst.ode_derivatives(&mut self.fk)?;
@@ -349,17 +399,20 @@ impl Estimator {
                 self.h[i * dim + k] = (twin.probe(s.probe) - self.y0[i]) / delta;
             }
         }
-        // A load's column: the rates' change per unit of generalized force (δ = 1e-6 of
-        // 1 kN or the load, a force far above the solve's noise); its row is zero (a random
-        // walk), and no sensor reads a force (H's column is zero).
+        // A load's column: the rates' change per unit of force (δ = 1e-6 of the load or of
+        // 1 kN·m, far above the solve's noise); its row is zero (a random walk), and no
+        // sensor reads one (H's column is zero). A bias moves no rate (A's column is zero).
         twin.mirror_state(inst);
-        for (j, &slot) in self.loads.iter().enumerate() {
-            let f = twin.params()[slot.index()];
+        for (j, e) in self.errors.iter().enumerate() {
+            if e.kind != ErrorKind::Load {
+                continue;
+            }
+            let f = twin.params()[e.slot.index()];
             let delta = 1e-6 * f.abs().max(1e3);
-            twin.set_param(slot, f + delta);
+            twin.set_param(e.slot, f + delta);
             twin.set_ode_states(&self.x)?;
             twin.ode_derivatives(&mut self.fk)?;
-            twin.set_param(slot, f);
+            twin.set_param(e.slot, f);
             let a = self.filter.jacobian_mut();
             for i in 0..n {
                 a[i * dim + n + j] = (self.fk[i] - self.f0[i]) / delta;
@@ -389,11 +442,14 @@ impl Estimator {
                 q[k * dim + k] = sp * sp * dt;
             }
         }
-        if let Some(l) = &spec.loads {
-            let sl = p[l.noise.index()];
-            for k in n..dim {
-                q[k * dim + k] = sl * sl * dt;
-            }
+        for (j, e) in self.errors.iter().enumerate() {
+            let noise = match e.kind {
+                ErrorKind::Load => spec.loads.as_ref().map(|l| l.noise),
+                ErrorKind::Bias(i) => spec.sensors[i].bias.as_ref().map(|b| b.noise),
+            };
+            let s = noise.map_or(0.0, |id| p[id.index()]);
+            let k = n + j;
+            q[k * dim + k] = s * s * dt;
         }
     }
 
@@ -427,7 +483,9 @@ impl Estimator {
                 }
             }
             self.rows.push(i);
-            self.y.push(value - self.y0[i]);
+            // The sensor reads the model's value plus its bias.
+            let bias = s.bias.as_ref().map_or(0.0, |b| p[b.value.index()]);
+            self.y.push(value - self.y0[i] - bias);
             self.r.push(sigma * sigma);
         }
         Ok(())

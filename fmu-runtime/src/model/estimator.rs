@@ -20,6 +20,22 @@ pub struct Sensor {
     /// through the FMU's inputs `sensor.<name>` and `sensor.<name>.valid`.
     pub value: ParamId,
     pub valid: ParamId,
+    /// A bias (offset) of the sensor estimated as a state; none unless asked.
+    pub bias: Option<SensorBias>,
+}
+
+/// A sensor's slowly varying offset (an encoder's mounting, a transducer's zero, a
+/// kinematic mismatch between where the sensor sits and the model): a random walk the
+/// filter estimates; measured value = the model's value + bias + noise.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SensorBias {
+    /// The estimate (slot `sensor.<name>.bias`, written by the estimator).
+    pub value: ParamId,
+    /// Continuous-time intensity of its random walk, the quantity's unit per √s (slot
+    /// `sensor.<name>.bias_noise`).
+    pub noise: ParamId,
+    /// Initial standard deviation, the quantity's unit.
+    pub initial_sigma: f64,
 }
 
 /// The sensors and the plant noise of an estimator.
@@ -38,22 +54,23 @@ pub struct EstimatorSpec {
     /// [rad/s or m/s] and the pressures [Pa].
     pub initial_sigma: [f64; 3],
     /// Load errors estimated as states (seed 001 Pub III: "modeling errors in the force
-    /// model"); none unless the description asks.
-    pub loads: Option<LoadErrors>,
+    /// model"): unknown generalized forces on the joints (a payload heavier than modelled,
+    /// friction the model lacks), one per independent coordinate, applied on its
+    /// coordinate [N·m or N]. None unless the description asks.
+    pub loads: Option<ModelErrors>,
 }
 
-/// Unknown generalized forces on the joints (a payload heavier than modelled, friction
-/// the model lacks): one state per independent coordinate whose joint has a slot, a random
-/// walk of intensity `noise`, applied to the model as a generalized force on its
-/// coordinate so that the correction persists.
+/// Errors of the model the filter estimates as states and the model then carries (so
+/// that a persistent error is not corrected against at every sample): each a random walk
+/// of intensity `noise` from zero with standard deviation `initial_sigma`, held in a slot
+/// the estimator writes and the evaluation applies.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LoadErrors {
-    /// Continuous-time intensity [N·m/√s or N/√s].
+pub struct ModelErrors {
+    /// Continuous-time intensity (unit per √s).
     pub noise: ParamId,
-    /// Initial standard deviation [N·m or N].
+    /// Initial standard deviation.
     pub initial_sigma: f64,
-    /// (joint coordinate, slot of the generalized force applied on it) — slots the
-    /// estimator writes, `<joint>.load`.
+    /// (joint coordinate, slot `<joint>.load`).
     pub on: Vec<(usize, ParamId)>,
 }
 
@@ -86,6 +103,12 @@ impl EstimatorSpec {
                     std::iter::once(l.noise).chain(l.on.iter().map(|&(_, slot)| slot))
                 }),
             )
+            .chain(
+                self.sensors
+                    .iter()
+                    .filter_map(|s| s.bias.as_ref())
+                    .flat_map(|b| [b.value, b.noise]),
+            )
     }
 
     /// Every index in range, every sensor measuring a sensor quantity.
@@ -110,21 +133,23 @@ impl EstimatorSpec {
                 self.initial_sigma
             ));
         }
+        let finite = |v: f64, what: &str| {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{what} must be finite and ≥ 0, is {v}"))
+            }
+        };
         if let Some(l) = &self.loads {
             slot(l.noise, "estimator.load_noise")?;
-            if !(l.initial_sigma.is_finite() && l.initial_sigma >= 0.0) {
-                return Err(format!(
-                    "the estimator's initial load standard deviation must be finite and ≥ 0, is {}",
-                    l.initial_sigma
-                ));
-            }
+            finite(l.initial_sigma, "the initial load standard deviation")?;
             for &(c, id) in &l.on {
                 if c >= m.mechanism.coordinates() {
                     return Err(format!(
-                        "an estimated load on coordinate {c}, which does not exist"
+                        "a load error on coordinate {c}, which does not exist"
                     ));
                 }
-                slot(id, "an estimated load")?;
+                slot(id, "a load error")?;
             }
         }
         for s in &self.sensors {
@@ -136,6 +161,14 @@ impl EstimatorSpec {
             }
             for (id, what) in [(s.sigma, "sigma"), (s.value, "value"), (s.valid, "valid")] {
                 slot(id, &format!("sensor {} {what}", s.name))?;
+            }
+            if let Some(b) = &s.bias {
+                slot(b.value, &format!("sensor {} bias", s.name))?;
+                slot(b.noise, &format!("sensor {} bias_noise", s.name))?;
+                finite(
+                    b.initial_sigma,
+                    "a sensor's initial bias standard deviation",
+                )?;
             }
         }
         Ok(())

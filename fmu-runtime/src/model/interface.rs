@@ -164,6 +164,8 @@ pub enum Probe {
     /// An estimator FMU: the estimated load error on joint coordinate `loads.on[i]`
     /// [N·m or N].
     EstimatedLoad(usize),
+    /// An estimator FMU: sensor `i`'s estimated bias (the quantity's unit).
+    SensorBias(usize),
 }
 
 impl Variable {
@@ -239,6 +241,10 @@ impl Probe {
                 .as_ref()
                 .and_then(|e| e.loads.as_ref())
                 .is_some_and(|l| i < l.on.len()),
+            Probe::SensorBias(i) => m
+                .estimator
+                .as_ref()
+                .is_some_and(|e| e.sensors.get(i).is_some_and(|s| s.bias.is_some())),
             _ => true,
         }
     }

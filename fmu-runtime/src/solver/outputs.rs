@@ -252,7 +252,8 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
         | Probe::EstimateSigma(_)
         | Probe::Innovation(_)
         | Probe::InnovationSigma(_)
-        | Probe::EstimatedLoad(_) => f64::NAN,
+        | Probe::EstimatedLoad(_)
+        | Probe::SensorBias(_) => f64::NAN,
         Probe::ModalCoordinate(f, k) => st.z[m.mechanism.modal_start(f) + k],
         Probe::ModalVelocity(f, k) => st.zd[m.mechanism.modal_start(f) + k],
         Probe::StrainEnergy(f) => {

@@ -46,4 +46,10 @@ pub struct SensorDesc {
     pub sigma: Quantity,
     /// Sample rate (`"100 Hz"`); default: a sample at every step its flag is set.
     pub rate: Option<Quantity>,
+    /// Estimate the sensor's bias (an offset the sensor reads on top of the model's
+    /// value: a mounting offset, a transducer's zero, a geometric mismatch): the intensity
+    /// of its random walk, in the quantity's unit per √s. Without it, none.
+    pub bias_noise: Option<Quantity>,
+    /// Initial standard deviation of the bias (the quantity's unit; default 0).
+    pub initial_bias_sigma: Option<Quantity>,
 }

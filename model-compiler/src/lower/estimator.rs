@@ -7,7 +7,9 @@
 use super::{Ctx, Expect, interface};
 use crate::description::{Description, Quantity};
 use crate::units::Dim;
-use fmu_runtime::model::estimator::{EstimatorSpec, LoadErrors, Sensor, is_sensor_quantity};
+use fmu_runtime::model::estimator::{
+    EstimatorSpec, ModelErrors, Sensor, SensorBias, is_sensor_quantity,
+};
 use fmu_runtime::model::{CompiledModel, JointKind, ParamId, Probe};
 use std::collections::HashSet;
 
@@ -84,7 +86,7 @@ pub(super) fn lower_estimator(
                 Some((c, slot))
             })
             .collect();
-        LoadErrors {
+        ModelErrors {
             noise,
             initial_sigma,
             on,
@@ -166,6 +168,44 @@ pub(super) fn lower_estimator(
             Expect::Dim(Dim::NONE),
             "A new sample (1) or none (0)",
         );
+        let bias = match &s.bias_noise {
+            Some(q) => {
+                let noise = cx.value(q, Expect::Dim(dim));
+                cx.require_positive(q, noise, "a sensor's bias_noise");
+                let initial_sigma = s.initial_bias_sigma.as_ref().map_or(0.0, |q| {
+                    let v = cx.value(q, Expect::Dim(dim));
+                    cx.require_non_negative(q, v, "a sensor's initial_bias_sigma");
+                    v
+                });
+                Some(SensorBias {
+                    value: cx.field_slot(
+                        &component,
+                        "bias",
+                        0.0,
+                        Expect::Dim(dim),
+                        "Estimated bias: the offset the sensor reads on top of the model's value",
+                    ),
+                    noise: cx.field_slot(
+                        &component,
+                        "bias_noise",
+                        noise,
+                        Expect::Dim(dim),
+                        "Intensity of the bias's random walk (per √s)",
+                    ),
+                    initial_sigma,
+                })
+            }
+            None => {
+                if let Some(q) = &s.initial_bias_sigma {
+                    cx.error(
+                        q.span(),
+                        "initial_bias_sigma without bias_noise",
+                        "give bias_noise (the bias's intensity) to estimate the sensor's bias, or remove initial_bias_sigma",
+                    );
+                }
+                None
+            }
+        };
         sensors.push(Sensor {
             name: name.clone(),
             probe,
@@ -173,6 +213,7 @@ pub(super) fn lower_estimator(
             period,
             value,
             valid,
+            bias,
         });
     }
     Some(EstimatorSpec {
