@@ -1137,8 +1137,10 @@ impl Instance {
         // Prescribed motions follow the inputs as they stand at this communication point.
         solver::drives::anchor(&mut self.work, &self.params, self.state.time);
         // Inputs changed since the last step: its rates are those of the old inputs. (What
-        // only an estimator reads is no input of the machine.)
-        if let Some(spec) = &self.model.estimator {
+        // only an estimator reads, or writes and makes the rates consistent with itself, is
+        // no input of the machine; without an estimator a load slot is a disturbance the
+        // master sets, an input like any other.)
+        if let (Some(spec), Some(_)) = (&self.model.estimator, &self.estimator) {
             for id in spec.slots() {
                 self.rates_params[id.index()] = self.params[id.index()];
             }
