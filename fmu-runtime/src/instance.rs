@@ -1370,6 +1370,29 @@ impl Instance {
         Ok(())
     }
 
+    /// After [`Instance::ode_derivatives`]: the reference of
+    /// [`Instance::ode_first_order_change`].
+    pub(crate) fn ode_first_order_reference(&mut self) -> Result<(), String> {
+        self.with_ode(|o, m, l, p, st, ws| o.first_order_reference(m, l, p, st, ws))
+    }
+
+    /// ẋ at x whose first-order states alone differ from those of the last
+    /// [`Instance::ode_derivatives`] (`base` its ẋ), with `load` = (coordinate, force)
+    /// added ([`solver::ode::OdeWork::first_order_change`]); the outputs are refreshed.
+    pub(crate) fn ode_first_order_change(
+        &mut self,
+        x: &[f64],
+        load: Option<(usize, f64)>,
+        base: &[f64],
+        dx: &mut [f64],
+    ) -> Result<(), String> {
+        self.with_ode(|o, m, l, p, st, ws| {
+            o.first_order_change(m, l, p, st, ws, x, load, base, dx)
+        })??;
+        self.capture_outputs();
+        Ok(())
+    }
+
     /// Typical magnitudes of the continuous states ([`solver::ode::OdeWork::nominals`]).
     pub fn ode_nominals(&mut self, nominal: &mut [f64]) -> Result<(), String> {
         self.with_ode(|o, _, l, _, _, _| o.nominals(l, nominal))

@@ -67,8 +67,8 @@ struct ErrorState {
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum ErrorKind {
-    /// A generalized force the model applies on an independent joint.
-    Load,
+    /// A generalized force the model applies on an independent joint (its coordinate).
+    Load(usize),
     /// Sensor `i`'s offset: the sensor reads the model's value plus it.
     Bias(usize),
 }
@@ -145,9 +145,9 @@ impl Estimator {
                     StateKind::Coordinate(c) => l.on.iter().find(|(on, _)| on == c),
                     _ => None,
                 })
-                .map(|&(_, slot)| ErrorState {
+                .map(|&(c, slot)| ErrorState {
                     slot,
-                    kind: ErrorKind::Load,
+                    kind: ErrorKind::Load(c),
                 })
                 .collect(),
             None => Vec::new(),
@@ -162,7 +162,7 @@ impl Estimator {
             }
         }
         let initial = |e: &ErrorState| match e.kind {
-            ErrorKind::Load => spec.loads.as_ref().map_or(0.0, |l| l.initial_sigma),
+            ErrorKind::Load(_) => spec.loads.as_ref().map_or(0.0, |l| l.initial_sigma),
             ErrorKind::Bias(i) => spec.sensors[i]
                 .bias
                 .as_ref()
@@ -376,49 +376,67 @@ impl Estimator {
         for (y, s) in self.y0.iter_mut().zip(&spec.sensors) {
             *y = twin.probe(s.probe);
         }
-        for k in 0..n {
+        let nf = self.nf;
+        // The first-order states and the loads leave the configuration and the rates
+        // alone: their columns by the first-order re-evaluation at the base's kinematics
+        // and reduced mass matrix (no kinematics, inverse dynamics or mass matrix; a
+        // column costs a few hydraulic evaluations instead of four full ones).
+        twin.ode_first_order_reference()?;
+        for k in 2 * nf..n {
+            let delta = 1e-6
+                * self.x[k]
+                    .abs()
+                    .max(if self.pressure[k] { 1e6 } else { 1.0 });
+            self.xp.copy_from_slice(&self.x);
+            self.xp[k] += delta;
+            self.twin
+                .ode_first_order_change(&self.xp, None, &self.f0, &mut self.fk)?;
+            self.columns(spec, k, delta);
+        }
+        // A load's column: the rates' change per unit of force (δ = 1e-6 of 1 kN·m, the
+        // model being linear in it); its row is zero (a random walk), and no sensor reads
+        // one (H's column is zero). A bias moves no rate (A's column is zero).
+        for j in 0..self.errors.len() {
+            let ErrorKind::Load(c) = self.errors[j].kind else {
+                continue;
+            };
+            let delta = 1e-3;
+            self.twin
+                .ode_first_order_change(&self.x, Some((c, delta)), &self.f0, &mut self.fk)?;
+            let a = self.filter.jacobian_mut();
+            for i in 0..n {
+                a[i * dim + n + j] = (self.fk[i] - self.f0[i]) / delta;
+            }
+        }
+        // The coordinates and rates: each through the position and velocity problems.
+        for k in 0..2 * nf {
             // δ: 1e-6 of the state's scale, far above the noise the position solve leaves
             // in the dependent coordinates (a column within 1e-12 rad of the consistent
             // configuration read through δ = 1.5e-8 × 5 MPa gave H a pressure column of
             // 1e-9 rad/Pa where the exact one is 0, and the gain drove the pressures off).
-            let scale = self.x[k]
-                .abs()
-                .max(if self.pressure[k] { 1e6 } else { 1.0 });
-            let delta = 1e-6 * scale;
+            let delta = 1e-6 * self.x[k].abs().max(1.0);
+            let twin = &mut self.twin;
             twin.mirror_state(inst);
             twin.set_ode_states(&self.x)?;
             self.xp.copy_from_slice(&self.x);
             self.xp[k] += delta;
             twin.set_ode_states(&self.xp)?;
             twin.ode_derivatives(&mut self.fk)?;
-            let a = self.filter.jacobian_mut();
-            for i in 0..n {
-                a[i * dim + k] = (self.fk[i] - self.f0[i]) / delta;
-            }
-            for (i, s) in spec.sensors.iter().enumerate() {
-                self.h[i * dim + k] = (twin.probe(s.probe) - self.y0[i]) / delta;
-            }
-        }
-        // A load's column: the rates' change per unit of force (δ = 1e-6 of the load or of
-        // 1 kN·m, far above the solve's noise); its row is zero (a random walk), and no
-        // sensor reads one (H's column is zero). A bias moves no rate (A's column is zero).
-        twin.mirror_state(inst);
-        for (j, e) in self.errors.iter().enumerate() {
-            if e.kind != ErrorKind::Load {
-                continue;
-            }
-            let f = twin.params()[e.slot.index()];
-            let delta = 1e-6 * f.abs().max(1e3);
-            twin.set_param(e.slot, f + delta);
-            twin.set_ode_states(&self.x)?;
-            twin.ode_derivatives(&mut self.fk)?;
-            twin.set_param(e.slot, f);
-            let a = self.filter.jacobian_mut();
-            for i in 0..n {
-                a[i * dim + n + j] = (self.fk[i] - self.f0[i]) / delta;
-            }
+            self.columns(spec, k, delta);
         }
         Ok(())
+    }
+
+    /// Column k of A and H from the twin's rates `fk` and sensors, perturbed by δ.
+    fn columns(&mut self, spec: &EstimatorSpec, k: usize, delta: f64) {
+        let (n, dim) = (self.n, self.dim);
+        let a = self.filter.jacobian_mut();
+        for i in 0..n {
+            a[i * dim + k] = (self.fk[i] - self.f0[i]) / delta;
+        }
+        for (i, s) in spec.sensors.iter().enumerate() {
+            self.h[i * dim + k] = (self.twin.probe(s.probe) - self.y0[i]) / delta;
+        }
     }
 
     /// Q over a step dt (thesis eqs 3.17–3.18, continuous-time intensities).
@@ -444,7 +462,7 @@ impl Estimator {
         }
         for (j, e) in self.errors.iter().enumerate() {
             let noise = match e.kind {
-                ErrorKind::Load => spec.loads.as_ref().map(|l| l.noise),
+                ErrorKind::Load(_) => spec.loads.as_ref().map(|l| l.noise),
                 ErrorKind::Bias(i) => spec.sensors[i].bias.as_ref().map(|b| b.noise),
             };
             let s = noise.map_or(0.0, |id| p[id.index()]);

@@ -69,6 +69,13 @@ pub struct OdeWork {
     zdd: Vec<f64>,
     wd: Vec<f64>,
     r0: Vec<f64>,
+    /// The inverse-dynamics residual of the last [`OdeWork::derivatives`] by the
+    /// first-order re-evaluation, and that of a changed w ([`OdeWork::first_order_change`]).
+    r_mech_base: Vec<f64>,
+    r_mech: Vec<f64>,
+    /// ∂r_j/∂ẇ_j of each dynamic first-order residual at the last
+    /// [`OdeWork::derivatives`] (1 for a pressure, τ for a spool: constant in w).
+    slope: Vec<f64>,
     /// First-order states that are continuous states (their residual involves their rate),
     /// and those that are algebraic.
     dynamic: Vec<usize>,
@@ -137,6 +144,9 @@ impl OdeWork {
             zdd: vec![0.0; nz],
             wd: vec![0.0; nw],
             r0: vec![0.0; nw],
+            r_mech_base: vec![0.0; nz],
+            r_mech: vec![0.0; nz],
+            slope: vec![0.0; nw],
         })
     }
 
@@ -363,6 +373,7 @@ impl OdeWork {
             ws.eval
                 .run_first_order(m, l, p, &st.zd, &st.w, &self.wd, &ws.first_order);
             let c = ws.eval.r_first[j] - self.r0[j];
+            self.slope[j] = c;
             self.wd[j] = -self.r0[j] / c;
         }
         st.wd.copy_from_slice(&self.wd);
@@ -456,6 +467,89 @@ impl OdeWork {
             dx[k] = self.value(st, k, true);
         }
         if dx[..self.len()].iter().all(|v| v.is_finite()) {
+            Ok(())
+        } else {
+            Err("a state derivative is not finite".into())
+        }
+    }
+
+    /// After [`OdeWork::derivatives`]: its inverse-dynamics residual by the first-order
+    /// re-evaluation, the reference of [`OdeWork::first_order_change`].
+    pub fn first_order_reference(
+        &mut self,
+        m: &CompiledModel,
+        l: &Layout,
+        p: &[f64],
+        st: &State,
+        ws: &mut Workspace,
+    ) {
+        ws.eval
+            .run_first_order(m, l, p, &st.zd, &st.w, &st.wd, &ws.first_order);
+        self.r_mech_base.copy_from_slice(&ws.eval.r_mech);
+    }
+
+    /// ẋ where only the first-order states differ from those of the last
+    /// [`OdeWork::derivatives`] (x's, the coordinates and rates must be that call's), and
+    /// `load` = (coordinate, generalized force) adds a force on a coordinate: ẇ as there,
+    /// from first-order re-evaluations; z̈_i moved by the change of the inverse-dynamics
+    /// residual (linear in the actuator forces) through the reduced mass matrix that call
+    /// factored. No kinematics, inverse dynamics or mass matrix: the columns of the
+    /// estimator's Jacobian for pressures, spools and loads. `base` is that call's ẋ; the
+    /// state's w and ẇ are set, its z̈ is not.
+    #[allow(clippy::too_many_arguments)]
+    pub fn first_order_change(
+        &mut self,
+        m: &CompiledModel,
+        l: &Layout,
+        p: &[f64],
+        st: &mut State,
+        ws: &mut Workspace,
+        x: &[f64],
+        load: Option<(usize, f64)>,
+        base: &[f64],
+        dx: &mut [f64],
+    ) -> Result<(), String> {
+        let nf = self.independent();
+        for (i, &j) in self.dynamic.iter().enumerate() {
+            st.w[j] = x[2 * nf + i];
+        }
+        self.wd.fill(0.0);
+        self.solve_algebraic(m, l, p, st, ws)?;
+        ws.eval
+            .run_first_order(m, l, p, &st.zd, &st.w, &self.wd, &ws.first_order);
+        // Each residual is linear in its own rate with the slope the base found.
+        for &j in &self.dynamic {
+            self.wd[j] = -ws.eval.r_first[j] / self.slope[j];
+        }
+        st.wd.copy_from_slice(&self.wd);
+        ws.eval
+            .run_first_order(m, l, p, &st.zd, &st.w, &st.wd, &ws.first_order);
+        self.r_mech.copy_from_slice(&ws.eval.r_mech);
+        if let Some((c, f)) = load {
+            self.r_mech[c] -= f;
+        }
+        // R_zᵀ M R_z Δz̈_i = −R_zᵀ Δr.
+        for k in 0..nf {
+            self.rhs[k] = -(0..l.nz)
+                .map(|i| self.rz[i * nf + k] * (self.r_mech[i] - self.r_mech_base[i]))
+                .sum::<f64>();
+        }
+        lu_solve(
+            &self.reduced,
+            nf,
+            &self.piv[..nf],
+            &self.lu_scale[..2 * nf],
+            &mut self.rhs[..nf],
+        );
+        let len = self.len();
+        dx[..len].copy_from_slice(&base[..len]);
+        for k in 0..nf {
+            dx[nf + k] += self.rhs[k];
+        }
+        for (i, &j) in self.dynamic.iter().enumerate() {
+            dx[2 * nf + i] = st.wd[j];
+        }
+        if dx[..len].iter().all(|v| v.is_finite()) {
             Ok(())
         } else {
             Err("a state derivative is not finite".into())
