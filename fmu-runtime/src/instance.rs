@@ -1063,6 +1063,20 @@ impl Instance {
         self.state.copy_from(&other.state);
     }
 
+    /// A copy of the state (allocated once), and back into it: what an estimator keeps of
+    /// its twin at the Jacobian's base point.
+    pub(crate) fn state_copy(&self) -> State {
+        self.state.clone()
+    }
+
+    pub(crate) fn save_state(&self, to: &mut State) {
+        to.copy_from(&self.state);
+    }
+
+    pub(crate) fn load_state(&mut self, from: &State) {
+        self.state.copy_from(from);
+    }
+
     /// The estimator of a model with sensors (after initialization).
     pub fn estimator(&self) -> Option<&Estimator> {
         self.estimator.as_deref()
@@ -1365,7 +1379,16 @@ impl Instance {
 
     /// ẋ at the current state and time; the outputs are refreshed to it.
     pub fn ode_derivatives(&mut self, dx: &mut [f64]) -> Result<(), String> {
-        self.with_ode(|o, m, l, p, st, ws| o.derivatives(m, l, p, st, ws, dx))??;
+        self.with_ode(|o, m, l, p, st, ws| o.derivatives(m, l, p, st, ws, dx, true))??;
+        self.capture_outputs();
+        Ok(())
+    }
+
+    /// ẋ as [`Instance::ode_derivatives`], the outputs refreshed at position and velocity
+    /// level only (accelerations, forces and powers not at the consistent point): what an
+    /// estimator's Jacobian reads, one evaluation cheaper.
+    pub(crate) fn ode_rates(&mut self, dx: &mut [f64]) -> Result<(), String> {
+        self.with_ode(|o, m, l, p, st, ws| o.derivatives(m, l, p, st, ws, dx, false))??;
         self.capture_outputs();
         Ok(())
     }

@@ -100,8 +100,10 @@ pub struct Estimator {
     y: Vec<f64>,
     r: Vec<f64>,
     /// A copy of the instance the Jacobians are taken on, so that the instance itself
-    /// continues bit for bit as the model alone where no sample corrects it.
+    /// continues bit for bit as the model alone where no sample corrects it, and its
+    /// state at the base point (each coordinate's column starts from it).
     twin: Box<Instance>,
+    base: crate::instance::State,
     /// The next sample instant of each sensor [s].
     next_sample: Vec<f64>,
     /// The time the covariance was last carried to [s].
@@ -211,6 +213,7 @@ impl Estimator {
             rows: Vec::with_capacity(ns),
             y: Vec::with_capacity(ns),
             r: Vec::with_capacity(ns),
+            base: inst.state_copy(),
             twin: Box::new(inst.twin()?),
             next_sample: vec![time; ns],
             time,
@@ -372,7 +375,8 @@ impl Estimator {
         // solve to its own, and the difference, divided by δ, filled every column of the
         // accelerations' row alike (∂θ̈/∂θ = ∂θ̈/∂ω = ∂θ̈/∂spool = 565 /s² on the four-bar).
         twin.set_ode_states(&self.x)?;
-        twin.ode_derivatives(&mut self.f0)?;
+        twin.ode_rates(&mut self.f0)?;
+        twin.save_state(&mut self.base);
         for (y, s) in self.y0.iter_mut().zip(&spec.sensors) {
             *y = twin.probe(s.probe);
         }
@@ -408,20 +412,30 @@ impl Estimator {
                 a[i * dim + n + j] = (self.fk[i] - self.f0[i]) / delta;
             }
         }
-        // The coordinates and rates: each through the position and velocity problems.
-        for k in 0..2 * nf {
+        // The rates: the configuration is the base's (the position problem is solved where
+        // it starts), each through the velocity problem.
+        for k in nf..2 * nf {
+            let delta = 1e-6 * self.x[k].abs().max(1.0);
+            self.xp.copy_from_slice(&self.x);
+            self.xp[k] += delta;
+            self.twin.set_ode_states(&self.xp)?;
+            self.twin.ode_rates(&mut self.fk)?;
+            self.columns(spec, k, delta);
+        }
+        // The coordinates: each through the position problem from the base's solution
+        // (the same solve as the base's, not one from the instance's configuration).
+        for k in 0..nf {
             // δ: 1e-6 of the state's scale, far above the noise the position solve leaves
             // in the dependent coordinates (a column within 1e-12 rad of the consistent
             // configuration read through δ = 1.5e-8 × 5 MPa gave H a pressure column of
             // 1e-9 rad/Pa where the exact one is 0, and the gain drove the pressures off).
             let delta = 1e-6 * self.x[k].abs().max(1.0);
             let twin = &mut self.twin;
-            twin.mirror_state(inst);
-            twin.set_ode_states(&self.x)?;
+            twin.load_state(&self.base);
             self.xp.copy_from_slice(&self.x);
             self.xp[k] += delta;
             twin.set_ode_states(&self.xp)?;
-            twin.ode_derivatives(&mut self.fk)?;
+            twin.ode_rates(&mut self.fk)?;
             self.columns(spec, k, delta);
         }
         Ok(())

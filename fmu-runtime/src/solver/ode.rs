@@ -343,7 +343,10 @@ impl OdeWork {
     }
 
     /// ẋ at the state (after [`OdeWork::set_states`]); the state's z̈ and ẇ are set too,
-    /// and the evaluation is left at the consistent point (for the outputs).
+    /// and with `consistent` the evaluation is left at the consistent point (for the
+    /// outputs and the powers; without, at the accelerations' first guess, which serves
+    /// quantities of position and velocity level — an estimator's Jacobian columns).
+    #[allow(clippy::too_many_arguments)]
     pub fn derivatives(
         &mut self,
         m: &CompiledModel,
@@ -352,6 +355,7 @@ impl OdeWork {
         st: &mut State,
         ws: &mut Workspace,
         dx: &mut [f64],
+        consistent: bool,
     ) -> Result<(), String> {
         let nz = l.nz;
         let nf = self.independent();
@@ -449,7 +453,9 @@ impl OdeWork {
                 .sum::<f64>();
         }
         st.zdd.copy_from_slice(&self.zdd);
-        ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        if consistent {
+            ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
+        }
         for k in 0..nf {
             let c = self.coordinate(k);
             dx[k] = st.zd[c];
