@@ -360,12 +360,15 @@ impl OdeWork {
         let nz = l.nz;
         let nf = self.independent();
         let r = self.partition.rank();
-        // One full evaluation at the configuration; what follows changes only w and ẇ, so
-        // the first-order re-evaluation (hydraulics and actuator forces, no kinematics or
-        // inverse dynamics) serves it.
+        // One full evaluation at the configuration, the rates and zero accelerations; what
+        // follows changes only w and ẇ, so the first-order re-evaluation (hydraulics and
+        // actuator forces, no kinematics or inverse dynamics) serves it, and the
+        // accelerations, in which the inverse-dynamics residual is linear (M z̈), the mass
+        // matrix.
         self.wd.fill(0.0);
+        self.zdd.fill(0.0);
         ws.eval
-            .run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &self.wd);
+            .run(m, l, p, &st.z, &st.zd, &self.zdd, &st.w, &self.wd);
         ws.eval.capture_first_order_base(m, l, &mut ws.first_order);
         self.solve_algebraic(m, l, p, st, ws)?;
         // ẇ: each first-order residual is linear in its own rate.
@@ -381,10 +384,12 @@ impl OdeWork {
             self.wd[j] = -self.r0[j] / c;
         }
         st.wd.copy_from_slice(&self.wd);
-        // z̈⁰: independent accelerations zero, dependent ones closing Φ_z z̈ + Φ̇_z ż = 0.
-        self.zdd.fill(0.0);
+        // The inverse-dynamics residual at zero accelerations and these first-order rates.
         ws.eval
-            .run(m, l, p, &st.z, &st.zd, &self.zdd, &st.w, &st.wd);
+            .run_first_order(m, l, p, &st.zd, &st.w, &st.wd, &ws.first_order);
+        self.r_mech.copy_from_slice(&ws.eval.r_mech);
+        // z̈⁰: independent accelerations zero, dependent ones closing Φ_z z̈ + Φ̇_z ż = 0
+        // (Φ̇_z ż from the evaluation at zero accelerations).
         if r > 0 {
             let rows = self.partition.rows();
             for a in 0..r {
@@ -395,8 +400,6 @@ impl OdeWork {
             for a in 0..r {
                 self.zdd[order[a]] = self.rhs[a];
             }
-            ws.eval
-                .run(m, l, p, &st.z, &st.zd, &self.zdd, &st.w, &st.wd);
         }
         // (R_zᵀ M R_z) z̈_i = −R_zᵀ (M z̈⁰ − Q).
         mass_matrix(
@@ -405,6 +408,14 @@ impl OdeWork {
             &mut self.composite,
             &mut self.mm,
         );
+        // M z̈⁰ − Q = r(0) + M z̈⁰.
+        if r > 0 {
+            for i in 0..nz {
+                self.r_mech[i] += (0..nz)
+                    .map(|j| self.mm[i * nz + j] * self.zdd[j])
+                    .sum::<f64>();
+            }
+        }
         self.rz.fill(0.0);
         {
             let order = self.partition.order();
@@ -430,7 +441,7 @@ impl OdeWork {
                     .sum();
             }
             self.rhs[a] = -(0..nz)
-                .map(|i| self.rz[i * nf + a] * ws.eval.r_mech[i])
+                .map(|i| self.rz[i * nf + a] * self.r_mech[i])
                 .sum::<f64>();
         }
         lu_factor(
