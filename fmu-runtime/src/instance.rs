@@ -1374,7 +1374,7 @@ impl Instance {
 
     /// Sets the continuous states (the dependent coordinates and rates follow).
     pub fn set_ode_states(&mut self, x: &[f64]) -> Result<(), String> {
-        self.with_ode(|o, m, l, p, st, ws| o.set_states(m, l, p, st, ws, x))?
+        self.with_ode(|o, m, l, p, st, ws| o.set_states(m, l, p, st, ws, x, false))?
     }
 
     /// ẋ at the current state and time; the outputs are refreshed to it.
@@ -1391,6 +1391,12 @@ impl Instance {
         self.with_ode(|o, m, l, p, st, ws| o.derivatives(m, l, p, st, ws, dx, false))??;
         self.capture_outputs();
         Ok(())
+    }
+
+    /// x into the state where only rates and first-order states differ from the last
+    /// [`Instance::set_ode_states`] (its configuration kept, no position solve).
+    pub(crate) fn set_ode_rates(&mut self, x: &[f64]) -> Result<(), String> {
+        self.with_ode(|o, m, l, p, st, ws| o.set_states(m, l, p, st, ws, x, true))?
     }
 
     /// After [`Instance::ode_derivatives`]: the reference of

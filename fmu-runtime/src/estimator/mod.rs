@@ -418,7 +418,7 @@ impl Estimator {
             let delta = 1e-6 * self.x[k].abs().max(1.0);
             self.xp.copy_from_slice(&self.x);
             self.xp[k] += delta;
-            self.twin.set_ode_states(&self.xp)?;
+            self.twin.set_ode_rates(&self.xp)?;
             self.twin.ode_rates(&mut self.fk)?;
             self.columns(spec, k, delta);
         }

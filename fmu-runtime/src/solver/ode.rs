@@ -252,7 +252,11 @@ impl OdeWork {
     }
 
     /// Puts x into the state: the independent coordinates and rates and the first-order
-    /// states as given, the dependent ones from the position and velocity problems.
+    /// states as given, the dependent ones from the position and velocity problems. With
+    /// `solved`, the caller vouches that the state's configuration is the one the last
+    /// position solve found for x's independent coordinates (an estimator's rate columns):
+    /// the position problem is not solved again.
+    #[allow(clippy::too_many_arguments)]
     pub fn set_states(
         &mut self,
         m: &CompiledModel,
@@ -261,6 +265,7 @@ impl OdeWork {
         st: &mut State,
         ws: &mut Workspace,
         x: &[f64],
+        solved: bool,
     ) -> Result<(), String> {
         let nf = self.independent();
         let r = self.partition.rank();
@@ -282,9 +287,11 @@ impl OdeWork {
             }
         }
         if r > 0 {
-            if let Err(e) =
-                self.partition
-                    .positions(m, l, p, &mut ws.eval, &mut st.z, &st.w, &st.wd)
+            // (Solved: the configuration and R_d of the last solve serve.)
+            if !solved
+                && let Err(e) =
+                    self.partition
+                        .positions(m, l, p, &mut ws.eval, &mut st.z, &st.w, &st.wd)
             {
                 self.continue_positions(m, l, p, st, ws, &x[..nf])
                     .map_err(|_| e)?;
