@@ -1399,12 +1399,6 @@ impl Instance {
         self.with_ode(|o, m, l, p, st, ws| o.set_states(m, l, p, st, ws, x, true))?
     }
 
-    /// After [`Instance::ode_derivatives`]: the reference of
-    /// [`Instance::ode_first_order_change`].
-    pub(crate) fn ode_first_order_reference(&mut self) -> Result<(), String> {
-        self.with_ode(|o, m, l, p, st, ws| o.first_order_reference(m, l, p, st, ws))
-    }
-
     /// ẋ at x whose first-order states alone differ from those of the last
     /// [`Instance::ode_derivatives`] (`base` its ẋ), with `load` = (coordinate, force)
     /// added ([`solver::ode::OdeWork::first_order_change`]); the outputs are refreshed.

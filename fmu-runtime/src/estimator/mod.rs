@@ -385,7 +385,6 @@ impl Estimator {
         // alone: their columns by the first-order re-evaluation at the base's kinematics
         // and reduced mass matrix (no kinematics, inverse dynamics or mass matrix; a
         // column costs a few hydraulic evaluations instead of four full ones).
-        twin.ode_first_order_reference()?;
         for k in 2 * nf..n {
             let delta = 1e-6
                 * self.x[k]

@@ -69,8 +69,9 @@ pub struct OdeWork {
     zdd: Vec<f64>,
     wd: Vec<f64>,
     r0: Vec<f64>,
-    /// The inverse-dynamics residual of the last [`OdeWork::derivatives`] by the
-    /// first-order re-evaluation, and that of a changed w ([`OdeWork::first_order_change`]).
+    /// The inverse-dynamics residual of the last [`OdeWork::derivatives`] at zero
+    /// accelerations, and a scratch copy (at z̈⁰ there, at a changed w in
+    /// [`OdeWork::first_order_change`]).
     r_mech_base: Vec<f64>,
     r_mech: Vec<f64>,
     /// ∂r_j/∂ẇ_j of each dynamic first-order residual at the last
@@ -377,23 +378,10 @@ impl OdeWork {
         ws.eval
             .run(m, l, p, &st.z, &st.zd, &self.zdd, &st.w, &self.wd);
         ws.eval.capture_first_order_base(m, l, &mut ws.first_order);
-        self.solve_algebraic(m, l, p, st, ws)?;
-        // ẇ: each first-order residual is linear in its own rate.
-        ws.eval
-            .run_first_order(m, l, p, &st.zd, &st.w, &self.wd, &ws.first_order);
-        self.r0.copy_from_slice(&ws.eval.r_first);
-        for &j in &self.dynamic {
-            self.wd[j] = 1.0;
-            ws.eval
-                .run_first_order(m, l, p, &st.zd, &st.w, &self.wd, &ws.first_order);
-            let c = ws.eval.r_first[j] - self.r0[j];
-            self.slope[j] = c;
-            self.wd[j] = -self.r0[j] / c;
-        }
-        st.wd.copy_from_slice(&self.wd);
-        // The inverse-dynamics residual at zero accelerations and these first-order rates.
-        ws.eval
-            .run_first_order(m, l, p, &st.zd, &st.w, &st.wd, &ws.first_order);
+        self.first_order_rates(m, l, p, st, ws, true)?;
+        // The inverse-dynamics residual at zero accelerations and these first-order rates
+        // (also the reference of `first_order_change`).
+        self.r_mech_base.copy_from_slice(&ws.eval.r_mech);
         self.r_mech.copy_from_slice(&ws.eval.r_mech);
         // z̈⁰: independent accelerations zero, dependent ones closing Φ_z z̈ + Φ̇_z ż = 0
         // (Φ̇_z ż from the evaluation at zero accelerations).
@@ -497,19 +485,38 @@ impl OdeWork {
         }
     }
 
-    /// After [`OdeWork::derivatives`]: its inverse-dynamics residual by the first-order
-    /// re-evaluation, the reference of [`OdeWork::first_order_change`].
-    pub fn first_order_reference(
+    /// ẇ at the state's w, at the configuration whose first-order base is captured:
+    /// the algebraic states solved, each dynamic residual linear in its own rate — its
+    /// slope measured by one re-evaluation per state (`measure`) or the last measured (1
+    /// for a pressure, τ for a spool: constant in w). Sets the state's ẇ and leaves the
+    /// evaluation's residuals at it.
+    fn first_order_rates(
         &mut self,
         m: &CompiledModel,
         l: &Layout,
         p: &[f64],
-        st: &State,
+        st: &mut State,
         ws: &mut Workspace,
-    ) {
+        measure: bool,
+    ) -> Result<(), String> {
+        self.wd.fill(0.0);
+        self.solve_algebraic(m, l, p, st, ws)?;
+        ws.eval
+            .run_first_order(m, l, p, &st.zd, &st.w, &self.wd, &ws.first_order);
+        self.r0.copy_from_slice(&ws.eval.r_first);
+        for &j in &self.dynamic {
+            if measure {
+                self.wd[j] = 1.0;
+                ws.eval
+                    .run_first_order(m, l, p, &st.zd, &st.w, &self.wd, &ws.first_order);
+                self.slope[j] = ws.eval.r_first[j] - self.r0[j];
+            }
+            self.wd[j] = -self.r0[j] / self.slope[j];
+        }
+        st.wd.copy_from_slice(&self.wd);
         ws.eval
             .run_first_order(m, l, p, &st.zd, &st.w, &st.wd, &ws.first_order);
-        self.r_mech_base.copy_from_slice(&ws.eval.r_mech);
+        Ok(())
     }
 
     /// ẋ where only the first-order states differ from those of the last
@@ -537,17 +544,7 @@ impl OdeWork {
         for (i, &j) in self.dynamic.iter().enumerate() {
             st.w[j] = x[2 * nf + i];
         }
-        self.wd.fill(0.0);
-        self.solve_algebraic(m, l, p, st, ws)?;
-        ws.eval
-            .run_first_order(m, l, p, &st.zd, &st.w, &self.wd, &ws.first_order);
-        // Each residual is linear in its own rate with the slope the base found.
-        for &j in &self.dynamic {
-            self.wd[j] = -ws.eval.r_first[j] / self.slope[j];
-        }
-        st.wd.copy_from_slice(&self.wd);
-        ws.eval
-            .run_first_order(m, l, p, &st.zd, &st.w, &st.wd, &ws.first_order);
+        self.first_order_rates(m, l, p, st, ws, false)?;
         self.r_mech.copy_from_slice(&ws.eval.r_mech);
         if let Some((c, f)) = load {
             self.r_mech[c] -= f;
