@@ -1400,20 +1400,23 @@ impl Instance {
     }
 
     /// ẋ at x whose first-order states alone differ from those of the last
-    /// [`Instance::ode_derivatives`] (`base` its ẋ), with `load` = (coordinate, force)
-    /// added ([`solver::ode::OdeWork::first_order_change`]); the outputs are refreshed.
+    /// [`Instance::ode_derivatives`] (`base` its ẋ)
+    /// ([`solver::ode::OdeWork::first_order_change`]); the outputs are refreshed.
     pub(crate) fn ode_first_order_change(
         &mut self,
         x: &[f64],
-        load: Option<(usize, f64)>,
         base: &[f64],
         dx: &mut [f64],
     ) -> Result<(), String> {
-        self.with_ode(|o, m, l, p, st, ws| {
-            o.first_order_change(m, l, p, st, ws, x, load, base, dx)
-        })??;
+        self.with_ode(|o, m, l, p, st, ws| o.first_order_change(m, l, p, st, ws, x, base, dx))??;
         self.capture_outputs();
         Ok(())
+    }
+
+    /// ∂ẋ/∂f of a generalized force on coordinate `c` at the last
+    /// [`Instance::ode_derivatives`] ([`solver::ode::OdeWork::load_column`]).
+    pub(crate) fn ode_load_column(&mut self, c: usize, column: &mut [f64]) -> Result<(), String> {
+        self.with_ode(|o, _, _, _, _, _| o.load_column(c, column))
     }
 
     /// Typical magnitudes of the continuous states ([`solver::ode::OdeWork::nominals`]).
@@ -1465,6 +1468,16 @@ impl Instance {
                 .as_ref()
                 .and_then(|e| e.sensors.get(i)?.bias.as_ref())
                 .map_or(f64::NAN, |b| self.params[b.value.index()]),
+            (Probe::SensorEstimate(i), _) => {
+                let Some(s) = self.model.estimator.as_ref().and_then(|e| e.sensors.get(i)) else {
+                    return f64::NAN;
+                };
+                let bias = s
+                    .bias
+                    .as_ref()
+                    .map_or(0.0, |b| self.params[b.value.index()]);
+                self.probe(s.probe) + bias
+            }
             _ => solver::probe(&self.model, &self.layout, &self.state, &self.work, probe),
         }
     }

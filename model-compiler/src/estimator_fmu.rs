@@ -6,7 +6,8 @@
 //!
 //! - per sensor: inputs `sensor.<name>` (the measured value, in the quantity's unit) and
 //!   `sensor.<name>.valid` (Boolean: a new sample this step), the tunable parameter
-//!   `sensor.<name>.sigma`, and the outputs `sensor.<name>.innovation` (measured −
+//!   `sensor.<name>.sigma`, and the outputs `sensor.<name>.estimate` (what the sensor
+//!   reads by the estimate, bias included: the filtered signal), `sensor.<name>.innovation` (measured −
 //!   predicted, at its last sample; 0 before the first) and `sensor.<name>.innovation_sigma` (its predicted
 //!   standard deviation √(H P⁻ Hᵀ + R): a consistent filter keeps the innovation within
 //!   about twice it);
@@ -136,6 +137,16 @@ pub fn declare_estimator(l: &mut Lowered) -> Result<usize, String> {
             Causality::Parameter,
             VarType::Real,
             l.slots[s.sigma.index()].description.clone(),
+            next_vr(),
+        ));
+        vars.push(output(
+            format!("sensor.{}.estimate", s.name),
+            Probe::SensorEstimate(i),
+            unit(s.value),
+            format!(
+                "What sensor.{} reads by the estimate (the model's value plus the sensor's estimated bias): the filtered signal",
+                s.name
+            ),
             next_vr(),
         ));
         vars.push(output(

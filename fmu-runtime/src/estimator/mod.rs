@@ -393,22 +393,20 @@ impl Estimator {
             self.xp.copy_from_slice(&self.x);
             self.xp[k] += delta;
             self.twin
-                .ode_first_order_change(&self.xp, None, &self.f0, &mut self.fk)?;
+                .ode_first_order_change(&self.xp, &self.f0, &mut self.fk)?;
             self.columns(spec, k, delta);
         }
-        // A load's column: the rates' change per unit of force (δ = 1e-6 of 1 kN·m, the
-        // model being linear in it); its row is zero (a random walk), and no sensor reads
-        // one (H's column is zero). A bias moves no rate (A's column is zero).
+        // A load's column: the accelerations' change per unit of force, through the reduced
+        // mass matrix (the model is linear in it); its row is zero (a random walk), and no
+        // sensor reads one (H's column is zero). A bias moves no rate (A's column is zero).
         for j in 0..self.errors.len() {
             let ErrorKind::Load(c) = self.errors[j].kind else {
                 continue;
             };
-            let delta = 1e-3;
-            self.twin
-                .ode_first_order_change(&self.x, Some((c, delta)), &self.f0, &mut self.fk)?;
+            self.twin.ode_load_column(c, &mut self.fk)?;
             let a = self.filter.jacobian_mut();
             for i in 0..n {
-                a[i * dim + n + j] = (self.fk[i] - self.f0[i]) / delta;
+                a[i * dim + n + j] = self.fk[i];
             }
         }
         // The rates: the configuration is the base's (the position problem is solved where

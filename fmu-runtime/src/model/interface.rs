@@ -166,6 +166,9 @@ pub enum Probe {
     EstimatedLoad(usize),
     /// An estimator FMU: sensor `i`'s estimated bias (the quantity's unit).
     SensorBias(usize),
+    /// An estimator FMU: what sensor `i` reads by the estimate, h(x̂) + its bias — the
+    /// filtered signal, and the prediction its next sample is compared with.
+    SensorEstimate(usize),
 }
 
 impl Variable {
@@ -230,7 +233,7 @@ impl Probe {
                         Some(super::PortKind::Mount { .. })
                     )
             }
-            Probe::Innovation(i) | Probe::InnovationSigma(i) => {
+            Probe::Innovation(i) | Probe::InnovationSigma(i) | Probe::SensorEstimate(i) => {
                 m.estimator.as_ref().is_some_and(|e| i < e.sensors.len())
             }
             // How many states the filter has is the runtime's (like the continuous states);

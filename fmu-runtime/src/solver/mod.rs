@@ -389,7 +389,7 @@ pub fn step_with_retries(
     if double_step {
         saved.copy_from(st);
     }
-    let mut last_error = match advance_in_pieces(m, l, p, st, ws, h, 1) {
+    let mut last_error: StepFailure = match advance_in_pieces(m, l, p, st, ws, h, 1) {
         Ok(()) => return Ok(()),
         Err(e) => e,
     };
@@ -412,6 +412,41 @@ pub fn step_with_retries(
     ))
 }
 
+/// Why a step failed. The failures a shorter step answers carry numbers, not text, so
+/// that a retried step allocates nothing; the message is written once the retries are
+/// spent.
+#[derive(Debug)]
+pub enum StepFailure {
+    NonFiniteResidual { time: f64 },
+    NoConvergence { iterations: u32, time: f64, h: f64 },
+    Other(String),
+}
+
+impl From<String> for StepFailure {
+    fn from(message: String) -> StepFailure {
+        StepFailure::Other(message)
+    }
+}
+
+impl std::fmt::Display for StepFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StepFailure::NonFiniteResidual { time } => {
+                write!(f, "non-finite residual at t = {time} s")
+            }
+            StepFailure::NoConvergence {
+                iterations,
+                time,
+                h,
+            } => write!(
+                f,
+                "Newton did not converge in {iterations} iterations at t = {time} s (h = {h} s)"
+            ),
+            StepFailure::Other(message) => f.write_str(message),
+        }
+    }
+}
+
 /// Advances `st` by `h` as `pieces` equal steps, accumulating the work; stops at the first
 /// step that fails. Every step leaves `ws.eval` at its final state (see `capture_outputs`).
 fn advance_in_pieces(
@@ -422,7 +457,7 @@ fn advance_in_pieces(
     ws: &mut Workspace,
     h: f64,
     pieces: u32,
-) -> Result<(), String> {
+) -> Result<(), StepFailure> {
     let dt = h / pieces as f64;
     let t0 = st.time;
     for k in 0..pieces {

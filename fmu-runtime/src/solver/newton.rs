@@ -9,7 +9,7 @@
 
 use super::linalg::{lu_factor, lu_solve};
 use super::plan::SolverPath;
-use super::{Layout, Workspace};
+use super::{Layout, StepFailure, Workspace};
 use crate::instance::State;
 use crate::model::CompiledModel;
 
@@ -706,7 +706,7 @@ pub fn step(
     st: &mut State,
     ws: &mut Workspace,
     h: f64,
-) -> Result<(), String> {
+) -> Result<(), StepFailure> {
     let (nz, nw, nc) = (l.nz, l.nw, l.nc);
     let n = nz + nw;
     let alpha = penalty(m, p, st.mass_scale, h);
@@ -776,7 +776,7 @@ pub fn step(
         }
         iterations = spent + it;
         if !residual(m, l, p, ws, h, alpha, true) {
-            return Err(format!("non-finite residual at t = {} s", st.time + h));
+            return Err(StepFailure::NonFiniteResidual { time: st.time + h });
         }
         // The loop multipliers are corrected with the unknowns (`multipliers`).
         if let Some(work) = ws.multipliers.as_mut() {
@@ -904,11 +904,11 @@ pub fn step(
         previous_z = z_size;
     }
     if !converged {
-        return Err(format!(
-            "Newton did not converge in {} iterations at t = {} s (h = {h} s)",
-            tol.max_iterations,
-            st.time + h
-        ));
+        return Err(StepFailure::NoConvergence {
+            iterations: tol.max_iterations,
+            time: st.time + h,
+            h,
+        });
     }
 
     // A kept tangent's projection matrix is formed again with the coupling (`projection`:

@@ -486,10 +486,11 @@ impl OdeWork {
     }
 
     /// ẇ at the state's w, at the configuration whose first-order base is captured:
-    /// the algebraic states solved, each dynamic residual linear in its own rate — its
-    /// slope measured by one re-evaluation per state (`measure`) or the last measured (1
-    /// for a pressure, τ for a spool: constant in w). Sets the state's ẇ and leaves the
-    /// evaluation's residuals at it.
+    /// the algebraic states solved, each dynamic residual linear in its own rate and in no
+    /// other (a pressure's ṗ, a spool's τ ẋ, a pump's τ ẏ, a friction state's ẏ) — the
+    /// slopes measured together by one re-evaluation at ẇ = 1 (`measure`) or the last
+    /// measured (1 for a pressure, τ for a spool: constant in w). Sets the state's ẇ and
+    /// leaves the evaluation's residuals at it.
     fn first_order_rates(
         &mut self,
         m: &CompiledModel,
@@ -504,28 +505,40 @@ impl OdeWork {
         ws.eval
             .run_first_order(m, l, p, &st.zd, &st.w, &self.wd, &ws.first_order);
         self.r0.copy_from_slice(&ws.eval.r_first);
-        for &j in &self.dynamic {
-            if measure {
+        if measure {
+            for &j in &self.dynamic {
                 self.wd[j] = 1.0;
-                ws.eval
-                    .run_first_order(m, l, p, &st.zd, &st.w, &self.wd, &ws.first_order);
+            }
+            ws.eval
+                .run_first_order(m, l, p, &st.zd, &st.w, &self.wd, &ws.first_order);
+            for &j in &self.dynamic {
                 self.slope[j] = ws.eval.r_first[j] - self.r0[j];
             }
+        }
+        for &j in &self.dynamic {
             self.wd[j] = -self.r0[j] / self.slope[j];
         }
         st.wd.copy_from_slice(&self.wd);
-        ws.eval
-            .run_first_order(m, l, p, &st.zd, &st.w, &st.wd, &ws.first_order);
+        if l.n_friction > 0 {
+            // A friction state's rate moves its force (LuGre's σ₁ ẏ): evaluated at ẇ.
+            ws.eval
+                .run_first_order(m, l, p, &st.zd, &st.w, &st.wd, &ws.first_order);
+        } else {
+            // Nothing but the residuals depends on ẇ, and they are linear in it.
+            ws.eval.r_first.copy_from_slice(&self.r0);
+            for &j in &self.dynamic {
+                ws.eval.r_first[j] += self.slope[j] * self.wd[j];
+            }
+        }
         Ok(())
     }
 
     /// ẋ where only the first-order states differ from those of the last
-    /// [`OdeWork::derivatives`] (x's, the coordinates and rates must be that call's), and
-    /// `load` = (coordinate, generalized force) adds a force on a coordinate: ẇ as there,
+    /// [`OdeWork::derivatives`] (x's, the coordinates and rates must be that call's): ẇ as there,
     /// from first-order re-evaluations; z̈_i moved by the change of the inverse-dynamics
     /// residual (linear in the actuator forces) through the reduced mass matrix that call
     /// factored. No kinematics, inverse dynamics or mass matrix: the columns of the
-    /// estimator's Jacobian for pressures, spools and loads. `base` is that call's ẋ; the
+    /// estimator's Jacobian for pressures and spools. `base` is that call's ẋ; the
     /// state's w and ẇ are set, its z̈ is not.
     #[allow(clippy::too_many_arguments)]
     pub fn first_order_change(
@@ -536,7 +549,6 @@ impl OdeWork {
         st: &mut State,
         ws: &mut Workspace,
         x: &[f64],
-        load: Option<(usize, f64)>,
         base: &[f64],
         dx: &mut [f64],
     ) -> Result<(), String> {
@@ -546,9 +558,6 @@ impl OdeWork {
         }
         self.first_order_rates(m, l, p, st, ws, false)?;
         self.r_mech.copy_from_slice(&ws.eval.r_mech);
-        if let Some((c, f)) = load {
-            self.r_mech[c] -= f;
-        }
         // R_zᵀ M R_z Δz̈_i = −R_zᵀ Δr.
         for k in 0..nf {
             self.rhs[k] = -(0..l.nz)
@@ -575,6 +584,24 @@ impl OdeWork {
         } else {
             Err("a state derivative is not finite".into())
         }
+    }
+
+    /// ∂ẋ/∂f of a generalized force f on coordinate `c` of z at the last
+    /// [`OdeWork::derivatives`]: only the accelerations move, z̈_i by the reduced mass
+    /// matrix that call factored, R_zᵀ M R_z ∂z̈_i/∂f = R_zᵀ e_c (the inverse-dynamics
+    /// residual is linear in the force: no evaluation).
+    pub fn load_column(&mut self, c: usize, column: &mut [f64]) {
+        let nf = self.independent();
+        self.rhs[..nf].copy_from_slice(&self.rz[c * nf..(c + 1) * nf]);
+        lu_solve(
+            &self.reduced,
+            nf,
+            &self.piv[..nf],
+            &self.lu_scale[..2 * nf],
+            &mut self.rhs[..nf],
+        );
+        column[..self.len()].fill(0.0);
+        column[nf..2 * nf].copy_from_slice(&self.rhs[..nf]);
     }
 
     /// Solves the residual of each algebraic first-order state for it (Newton on the one

@@ -195,6 +195,7 @@ functions! {
     fmi2GetReal: GetRealFn,
     fmi2SetInteger: SetIntegerFn,
     fmi2GetInteger: GetIntegerFn,
+    fmi2SetBoolean: SetIntegerFn,
 }
 
 /// A `dlopen`ed shared library (closed on drop).
@@ -466,6 +467,11 @@ impl<'a> Instance<'a> {
         unsafe {
             (self.functions().fmi2GetInteger)(self.c, vr.as_ptr(), vr.len(), values.as_mut_ptr())
         }
+    }
+
+    pub fn set_boolean(&self, vr: &[u32], values: &[c_int]) -> Fmi2Status {
+        // SAFETY: both slices hold vr.len() elements (fmi2Boolean is an int).
+        unsafe { (self.functions().fmi2SetBoolean)(self.c, vr.as_ptr(), vr.len(), values.as_ptr()) }
     }
 
     pub fn set_integer(&self, vr: &[u32], values: &[c_int]) -> Fmi2Status {
