@@ -13,7 +13,10 @@
 mod common;
 
 use common::Machine;
-use common::estimation::{Noise, compiled_estimator, model_table, perturb};
+use common::estimation::{
+    Noise, compiled_estimator, coordinate_sigma, error_estimate, model_table, perturb,
+};
+use common::plots::Figure;
 use common::pvg32::{Measurement, interp, load_measurement};
 
 const FILE: &str = "patu-pvg32.toml";
@@ -117,9 +120,84 @@ struct Synthetic {
     final_angles: (f64, f64),
 }
 
+/// The static weight of the truth's extra 20 % payload on the lift and tilt joints at
+/// angles (z1, z2) [N·m]: what the load errors should carry. By hand, from the
+/// description's geometry (the payload's centre [2.113, 0.26] in the tilt boom's frame,
+/// whose angle is the absolute z2; the tilt joint at [2.875, 0.01515] on the lift boom).
+fn extra_payload_loads(z1: f64, z2: f64) -> (f64, f64) {
+    let weight = 0.2 * 211.431 * 9.8066;
+    let payload_arm = 2.113 * z2.cos() - 0.26 * z2.sin();
+    let tilt_arm = 2.875 * z1.cos() - 0.01515 * z1.sin();
+    (-weight * (tilt_arm + payload_arm), -weight * payload_arm)
+}
+
+/// docs/estimator.md's synthetic figures (with `HYDROMECH_PLOTS`): the unmeasured tilt
+/// angle and the lift joint's load error against the truth.
+struct SyntheticFigures {
+    tilt: Option<Figure>,
+    load: Option<Figure>,
+}
+
+impl SyntheticFigures {
+    fn new(title: &str) -> SyntheticFigures {
+        SyntheticFigures {
+            tilt: Figure::new(
+                "patu-synthetic-tilt-angle.svg",
+                &format!("PATU synthetic, {title}: error of the tilt angle z2 (not measured)"),
+                "z2 − truth [deg]",
+                &[
+                    ("open loop", 1, false),
+                    ("estimate", 2, false),
+                    ("± 2σ of the estimate", 2, true),
+                    ("", 2, true),
+                ],
+            ),
+            load: Figure::new(
+                "patu-synthetic-lift-load.svg",
+                &format!("PATU synthetic, {title}: load error on the lift joint"),
+                "lift.load [N·m]",
+                &[
+                    (
+                        "the extra payload's weight (by hand; no friction)",
+                        0,
+                        false,
+                    ),
+                    ("estimate", 2, false),
+                    ("estimate ± 2σ", 2, true),
+                    ("", 2, true),
+                ],
+            ),
+        }
+    }
+
+    fn push(&mut self, t: f64, truth: &Machine, open: &Machine, est: &Machine) {
+        if let Some(f) = self.tilt.as_mut() {
+            let s = 2.0 * coordinate_sigma(est, "tilt") * DEG;
+            let z = est.get("tilt.angle") * DEG;
+            let (x, o) = (truth.get("tilt.angle") * DEG, open.get("tilt.angle") * DEG);
+            f.push(t, &[o - x, z - x, s, -s]);
+        }
+        if let Some(f) = self.load.as_mut() {
+            let (z1, z2) = (truth.get("lift.angle"), truth.get("tilt.angle"));
+            let (l, s) = error_estimate(est, "lift.load");
+            f.push(
+                t,
+                &[extra_payload_loads(z1, z2).0, l, l + 2.0 * s, l - 2.0 * s],
+            );
+        }
+    }
+
+    fn write(self) {
+        for f in [self.tilt, self.load].into_iter().flatten() {
+            f.write();
+        }
+    }
+}
+
 /// The measured inputs drive truth, open loop and estimator; the sensors sample the truth
-/// at `rate` Hz with their σ.
-fn synthetic(d: &Measurement, setup: Setup, rate: f64) -> Synthetic {
+/// at `rate` Hz with their σ. `figures`: the title of docs/estimator.md's figures, drawn
+/// from this run.
+fn synthetic(d: &Measurement, setup: Setup, rate: f64, figures: Option<&str>) -> Synthetic {
     let mut est = estimator(setup);
     let spec = est.inst.model().estimator.clone().unwrap();
     let (mut open, mut truth) = (Machine::load(FILE), truth());
@@ -128,6 +206,7 @@ fn synthetic(d: &Measurement, setup: Setup, rate: f64) -> Synthetic {
         m.inst.initialize(0.0).unwrap();
     }
     let mut noise = Noise(0x5eed);
+    let mut plots = figures.map(SyntheticFigures::new);
     let every = (1.0 / (rate * H)).round() as usize;
     let (mut open_sq, mut est_sq, mut enc_sq, mut n_enc) = ([0.0; 7], [0.0; 7], 0.0, 0.0);
     let steps = (d.t.last().unwrap() / H).round() as usize;
@@ -158,6 +237,12 @@ fn synthetic(d: &Measurement, setup: Setup, rate: f64) -> Synthetic {
             open_sq[i] += (o[i] - x[i]).powi(2);
             est_sq[i] += (e[i] - x[i]).powi(2);
         }
+        if let Some(p) = plots.as_mut().filter(|_| k % 10 == 0) {
+            p.push(t, &truth, &open, &est);
+        }
+    }
+    if let Some(p) = plots {
+        p.write();
     }
     let rms = |sq: [f64; 7]| sq.map(|s| (s / steps as f64).sqrt());
     let e = est.inst.estimator().unwrap();
@@ -215,6 +300,7 @@ fn synthetic_sensor_sets_and_sample_rates() {
                     bias: None,
                 },
                 rate,
+                (sensors == PRESSURES && rate == 100.0).then_some("encoder + p1–p4 at 100 Hz"),
             );
             report(&format!("{sensors:?} at {rate} Hz"), &r);
             if sensors.len() > 1 && rate >= 100.0 {
@@ -251,6 +337,7 @@ fn load_errors_carry_the_heavier_payload() {
             bias: None,
         },
         1000.0,
+        None,
     );
     report("without load errors", &without);
     let with = synthetic(
@@ -261,21 +348,18 @@ fn load_errors_carry_the_heavier_payload() {
             bias: None,
         },
         1000.0,
+        None,
     );
     report("with load errors", &with);
     assert!(with.estimated[2] < 0.3 * with.open[2]);
     assert!(without.estimated[2] > 10.0 * with.estimated[2]);
     // At the end the crane holds still (no friction): the load errors are the extra
-    // 42.29 kg of payload (20 % of 211.431 kg) weighing on the joints. By hand, from the
-    // description's geometry (the payload's centre [2.113, 0.26] in the tilt boom's frame,
-    // whose angle is the absolute z2; the tilt joint at [2.875, 0.01515] on the lift boom):
+    // 42.29 kg of payload (20 % of 211.431 kg) weighing on the joints.
     let (z1, z2) = with.final_angles;
-    let weight = 0.2 * 211.431 * 9.8066;
-    let payload_arm = 2.113 * z2.cos() - 0.26 * z2.sin();
-    let tilt_arm = 2.875 * z1.cos() - 0.01515 * z1.sin();
+    let (lift, tilt) = extra_payload_loads(z1, z2);
     let expected = |joint: &str| match joint {
-        "lift.load" => -weight * (tilt_arm + payload_arm),
-        "tilt.load" => -weight * payload_arm,
+        "lift.load" => lift,
+        "tilt.load" => tilt,
         other => panic!("a load on {other}"),
     };
     assert_eq!(with.loads.len(), 2);
@@ -325,8 +409,19 @@ fn measured_sensor(d: &Measurement, sensor: &str, k: usize) -> f64 {
     }
 }
 
+/// A figure of docs/estimator.md drawn from a run on the measurement: one measured signal
+/// (index into MEASURED, with its axis label) against the open loop and the estimate.
+struct RealFigure<'a> {
+    file: &'a str,
+    title: &'a str,
+    signal: usize,
+    axis: &'a str,
+    /// Plot the open loop's and the estimate's difference from the measurement.
+    difference: bool,
+}
+
 /// RMS errors against the measurement at its 200 Hz samples: open loop, estimator.
-fn real(d: &Measurement, setup: Setup) -> ([f64; 6], [f64; 6]) {
+fn real(d: &Measurement, setup: Setup, figure: Option<RealFigure>) -> ([f64; 6], [f64; 6]) {
     let mut est = estimator(setup);
     let spec = est.inst.model().estimator.clone().unwrap();
     let mut open = Machine::load(FILE);
@@ -335,6 +430,18 @@ fn real(d: &Measurement, setup: Setup) -> ([f64; 6], [f64; 6]) {
         m.inst.initialize(0.0).unwrap();
     }
     let (mut open_sq, mut est_sq) = ([0.0; 6], [0.0; 6]);
+    let mut plot = figure.as_ref().and_then(|f| {
+        let curves: &[_] = if f.difference {
+            &[("open loop", 1, false), ("estimate", 2, false)]
+        } else {
+            &[
+                ("measured", 0, true),
+                ("open loop", 1, false),
+                ("estimate", 2, false),
+            ]
+        };
+        Figure::new(f.file, f.title, f.axis, curves)
+    });
     let steps = (d.t.last().unwrap() / H).round() as usize;
     let mut next = 1;
     for k in 1..=steps {
@@ -354,42 +461,25 @@ fn real(d: &Measurement, setup: Setup) -> ([f64; 6], [f64; 6]) {
         est.inst
             .advance(t)
             .unwrap_or_else(|e| panic!("estimator at t = {t:.3} s: {}", e.message));
-        if sample && std::env::var("TRACE").is_ok() && next % 100 == 0 {
-            let (x, o, e) = (measured(d, next), modelled(&open), modelled(&est));
-            let loads: Vec<String> = est
-                .inst
-                .model()
-                .params
-                .iter()
-                .zip(est.inst.params())
-                .filter(|(p, _)| p.name.ends_with(".load") || p.name.ends_with(".flow_error"))
-                .map(|(p, v)| format!("{}={v:.3e}", p.name))
-                .collect();
-            println!(
-                "t {t:.1} s1 {:.1}/{:.1}/{:.1} z1 {:.2}/{:.2}/{:.2} p1 {:.1}/{:.1}/{:.1} p2 {:.1}/{:.1}/{:.1} {}",
-                x[1],
-                o[1],
-                e[1],
-                x[0],
-                o[0],
-                e[0],
-                x[2],
-                o[2],
-                e[2],
-                x[3],
-                o[3],
-                e[3],
-                loads.join(" ")
-            );
-        }
         if sample {
             let (x, o, e) = (measured(d, next), modelled(&open), modelled(&est));
             for i in 0..6 {
                 open_sq[i] += (o[i] - x[i]).powi(2);
                 est_sq[i] += (e[i] - x[i]).powi(2);
             }
+            if let (Some(p), Some(f)) = (plot.as_mut(), figure.as_ref()) {
+                let i = f.signal;
+                if f.difference {
+                    p.push(t, &[o[i] - x[i], e[i] - x[i]]);
+                } else {
+                    p.push(t, &[x[i], o[i], e[i]]);
+                }
+            }
             next += 1;
         }
+    }
+    if let Some(p) = plot {
+        p.write();
     }
     let n = (next - 1) as f64;
     (
@@ -432,6 +522,7 @@ fn measured_lift_angle_to_pressures() {
             loads: false,
             bias: None,
         },
+        None,
     );
     report_real("encoder, no bias", &unbiased);
     let (open, est) = real(
@@ -441,6 +532,13 @@ fn measured_lift_angle_to_pressures() {
             loads: false,
             bias: ENCODER_BIAS,
         },
+        Some(RealFigure {
+            file: "patu-measured-angle-to-p1.svg",
+            title: "PATU PVG32 lift, measured: p1 from the encoder alone (its bias estimated)",
+            signal: 2,
+            axis: "p1 [bar]",
+            difference: false,
+        }),
     );
     report_real("encoder with its bias", &(open, est));
     assert!(est[2] < open[2], "p1 {} vs open loop {}", est[2], open[2]);
@@ -472,6 +570,13 @@ fn measured_pressures_to_lift_angle() {
             loads: true,
             bias: None,
         },
+        Some(RealFigure {
+            file: "patu-measured-pressures-to-angle.svg",
+            title: "PATU PVG32 lift, measured: error of the lift angle z1 fed p1, p3, p4",
+            signal: 0,
+            axis: "z1 − measured [deg]",
+            difference: true,
+        }),
     );
     report_real("p1, p3, p4 with load errors", &(open, est));
     let with_p2 = real(
@@ -481,6 +586,7 @@ fn measured_pressures_to_lift_angle() {
             loads: true,
             bias: None,
         },
+        None,
     );
     report_real("p1-p4 with load errors", &with_p2);
     assert!(est[0] < open[0], "z1 {} vs open loop {}", est[0], open[0]);

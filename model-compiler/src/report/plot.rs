@@ -120,7 +120,12 @@ pub fn xy_plot(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> 
     // Legend entries in rows below the x-axis label.
     let mut legend = Vec::new();
     let (mut lx, mut row) = (x0, 0usize);
+    // (A series without a label — the second bound of a band — has no entry.)
     for s in series {
+        if s.label.is_empty() {
+            legend.push((lx, row));
+            continue;
+        }
         let w = 40.0 + 7.0 * s.label.chars().count() as f64;
         if lx + w > x1 && lx > x0 {
             lx = x0;
@@ -232,6 +237,9 @@ pub fn xy_plot(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> 
         );
     }
     for (sr, (lx, row)) in series.iter().zip(&legend) {
+        if sr.label.is_empty() {
+            continue;
+        }
         let y = y0 + 58.0 + 18.0 * *row as f64;
         let (colour, width) = if sr.reference {
             (LIGHT[sr.colour % LIGHT.len()], 3.5)

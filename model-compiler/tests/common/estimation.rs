@@ -64,3 +64,31 @@ pub fn perturb(m: &mut Machine, name: &str, f: impl Fn(f64) -> f64) {
     let v = f(slot.default);
     m.inst.set_param(ParamId(i as u32), v);
 }
+
+/// The σ of the estimated coordinate of joint `joint` (an estimator FMU's
+/// `<joint>.q.sigma`).
+pub fn coordinate_sigma(m: &Machine, joint: &str) -> f64 {
+    use fmu_runtime::solver::ode::StateKind;
+    let mech = &m.inst.model().mechanism;
+    let b = mech
+        .bodies
+        .iter()
+        .position(|b| b.joint_name == joint)
+        .unwrap_or_else(|| panic!("no joint {joint}"));
+    let c = mech.coordinate_indices()[b].expect("a joint with a coordinate");
+    let e = m.inst.estimator().expect("an estimator");
+    let k = (0..e.len())
+        .find(|&k| matches!(m.inst.ode_kind(k), Some(StateKind::Coordinate(i)) if i == c))
+        .unwrap_or_else(|| panic!("{joint} is not an independent coordinate"));
+    e.sigma(k)
+}
+
+/// An estimated error by its slot's name (`lift.load`, `sensor.<name>.bias`): value and σ.
+pub fn error_estimate(m: &Machine, slot: &str) -> (f64, f64) {
+    let e = m.inst.estimator().expect("an estimator");
+    let n_ode = e.len() - e.errors();
+    let j = (0..e.errors())
+        .find(|&j| m.inst.model().params[e.error_slot(j).index()].name == slot)
+        .unwrap_or_else(|| panic!("no estimated {slot}"));
+    (m.inst.params()[e.error_slot(j).index()], e.sigma(n_ode + j))
+}

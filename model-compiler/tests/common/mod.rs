@@ -6,6 +6,7 @@
 
 pub mod estimation;
 pub mod hex;
+pub mod plots;
 pub mod pvg32;
 
 use fmu_runtime::Instance;
