@@ -246,7 +246,7 @@ pub struct Snapshot {
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
-const SNAPSHOT_VERSION: u32 = 14;
+const SNAPSHOT_VERSION: u32 = 15;
 
 impl Snapshot {
     /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
@@ -322,6 +322,7 @@ impl Snapshot {
                 out.extend_from_slice(&(e.covariance.len() as u32).to_le_bytes());
                 out.extend_from_slice(&(e.next_sample.len() as u32).to_le_bytes());
                 out.extend_from_slice(&e.corrections.to_le_bytes());
+                out.extend_from_slice(&e.rejected.to_le_bytes());
                 let vectors: [&[f64]; 5] = [
                     &e.covariance,
                     &e.next_sample,
@@ -359,7 +360,7 @@ impl Snapshot {
             + s.coupling_phi_z.len();
         let words = s.partition.len() + s.tangent_pivots.len() + s.projection_pivots.len();
         let estimator = self.estimator.as_ref().map_or(1, |e| {
-            1 + 4 + 4 + 8 + 8 * (e.covariance.len() + 3 * e.next_sample.len() + 1)
+            1 + 4 + 4 + 8 + 8 + 8 * (e.covariance.len() + 3 * e.next_sample.len() + 1)
         });
         8 + 4 + 4 + guid.len() + 16 + 2 + 4 + 8 + 4 + 4 * words + 8 * floats + estimator + 8
     }
@@ -518,6 +519,7 @@ fn decode_estimator(r: &mut Reader, model: &CompiledModel) -> Result<EstimatorSt
         return Err("the FMU state's estimator does not match this model".into());
     }
     let corrections = r.u64()?;
+    let rejected = r.u64()?;
     let mut e = EstimatorState {
         covariance: vec![0.0; nn],
         next_sample: vec![0.0; ns],
@@ -525,6 +527,7 @@ fn decode_estimator(r: &mut Reader, model: &CompiledModel) -> Result<EstimatorSt
         innovation: vec![0.0; ns],
         innovation_sigma: vec![0.0; ns],
         corrections,
+        rejected,
     };
     r.fill(&mut e.covariance)?;
     if (0..n).any(|i| e.covariance[i * n + i] < 0.0) {
@@ -1455,6 +1458,9 @@ impl Instance {
                 .estimator
                 .as_ref()
                 .map_or(f64::NAN, |e| e.innovation(i).1),
+            (Probe::RejectedSamples, _) => {
+                self.estimator.as_ref().map_or(0.0, |e| e.rejected() as f64)
+            }
             (Probe::EstimatedLoad(i), _) => self
                 .model
                 .estimator

@@ -11,7 +11,9 @@
 //!   predicted, at its last sample; 0 before the first) and `sensor.<name>.innovation_sigma` (its predicted
 //!   standard deviation √(H P⁻ Hᵀ + R): a consistent filter keeps the innovation within
 //!   about twice it);
-//! - the tunable plant noise `estimator.acceleration_noise`, `estimator.pressure_noise`;
+//! - the tunable plant noise `estimator.acceleration_noise`, `estimator.pressure_noise`,
+//!   and `estimator.innovation_gate` (samples beyond it are skipped; output
+//!   `estimator.rejected_samples` counts them);
 //! - per estimated state, the standard deviation of its estimate: `<joint>.q.sigma` and
 //!   `<joint>.qd.sigma` for each independent coordinate and its rate, `<volume>.p.sigma`
 //!   for each pressure, `<valve>.spool.sigma` for each spool with a time constant,
@@ -170,15 +172,28 @@ pub fn declare_estimator(l: &mut Lowered) -> Result<usize, String> {
             next_vr(),
         ));
     }
-    for id in [spec.acceleration_noise, spec.pressure_noise]
-        .into_iter()
-        .chain(spec.loads.as_ref().map(|l| l.noise))
-        .chain(
-            spec.sensors
-                .iter()
-                .filter_map(|s| s.bias.as_ref().map(|b| b.noise)),
-        )
-    {
+    let mut rejected = output(
+        "estimator.rejected_samples".into(),
+        Probe::RejectedSamples,
+        None,
+        "Samples skipped so far by estimator.innovation_gate".into(),
+        next_vr(),
+    );
+    rejected.var_type = VarType::Integer;
+    rejected.variability = Variability::Discrete;
+    vars.push(rejected);
+    for id in [
+        spec.acceleration_noise,
+        spec.pressure_noise,
+        spec.innovation_gate,
+    ]
+    .into_iter()
+    .chain(spec.loads.as_ref().map(|l| l.noise))
+    .chain(
+        spec.sensors
+            .iter()
+            .filter_map(|s| s.bias.as_ref().map(|b| b.noise)),
+    ) {
         let slot = &m.params[id.index()];
         vars.push(slot_var(
             slot.name.clone(),

@@ -467,6 +467,7 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("initial_pressure_sigma", K::Q, false, "Initial standard deviation of the pressures; default 1 bar."),
         ("load_noise", K::Q, false, "Estimate load errors: the intensity of a random-walk generalized force on each independent joint (N·m/√s or N/√s) that the model carries; default none."),
         ("initial_load_sigma", K::Q, false, "Initial standard deviation of the load errors (N·m or N); default 0."),
+        ("innovation_gate", K::Q, false, "Skip a sample whose innovation exceeds this many of its predicted standard deviations (a number, e.g. 10); default 0: every sample is used."),
         ("sensors", K::Defs("sensor"), false, "The measured quantities."),
     ]),
     ("sensor", "One measured quantity: FMU inputs `sensor.<name>` and `sensor.<name>.valid`.", &[

@@ -510,8 +510,8 @@ fn measured_lift_angle_to_pressures() {
     // The laboratory's encoder alone, at its 200 Hz, on the measured PVG32 lift. The
     // measured z1 disagrees with the model's kinematics by up to 2.5° (header of
     // models/patu-pvg32.toml); forced onto the flow-fed oil column it drives the pressures
-    // far off (measured without the bias: p1 9.6 bar RMS against the open loop's 1.2, p2
-    // 288 bar). With the encoder's bias estimated (the shipped setup) the angle's mismatch
+    // far off (measured without the bias: p1 6.4 bar RMS against the open loop's 1.2, p4
+    // 32 bar; p2 288 bar without the shipped 10σ innovation gate). With the encoder's bias estimated (the shipped setup) the angle's mismatch
     // goes into the bias, and the pressures are those of the open loop or a little better:
     // p1 1.11 against 1.21 bar (92 %), p2 101 %, p3 99 %, p4 118 % (0.74 against 0.63 bar).
     let d = load_measurement();

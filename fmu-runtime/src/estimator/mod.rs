@@ -56,6 +56,7 @@ pub struct EstimatorState {
     pub innovation: Vec<f64>,
     pub innovation_sigma: Vec<f64>,
     pub corrections: u64,
+    pub rejected: u64,
 }
 
 /// A model or sensor error estimated as a state: the slot it is kept in, and what it is.
@@ -112,8 +113,9 @@ pub struct Estimator {
     /// (0 before the first: an output an importer reads from the start must be a number).
     innovation: Vec<f64>,
     innovation_sigma: Vec<f64>,
-    /// Corrections made since initialization.
+    /// Corrections made since initialization, and samples the innovation gate skipped.
     corrections: u64,
+    rejected: u64,
 }
 
 impl Estimator {
@@ -220,6 +222,7 @@ impl Estimator {
             innovation: vec![0.0; ns],
             innovation_sigma: vec![0.0; ns],
             corrections: 0,
+            rejected: 0,
         })
     }
 
@@ -268,6 +271,7 @@ impl Estimator {
                 s.innovation.copy_from_slice(&self.innovation);
                 s.innovation_sigma.copy_from_slice(&self.innovation_sigma);
                 s.corrections = self.corrections;
+                s.rejected = self.rejected;
             }
             _ => {
                 *to = Some(EstimatorState {
@@ -277,6 +281,7 @@ impl Estimator {
                     innovation: self.innovation.clone(),
                     innovation_sigma: self.innovation_sigma.clone(),
                     corrections: self.corrections,
+                    rejected: self.rejected,
                 })
             }
         }
@@ -298,12 +303,18 @@ impl Estimator {
         self.innovation.copy_from_slice(&s.innovation);
         self.innovation_sigma.copy_from_slice(&s.innovation_sigma);
         self.corrections = s.corrections;
+        self.rejected = s.rejected;
         Ok(())
     }
 
     /// Corrections made since initialization.
     pub fn corrections(&self) -> u64 {
         self.corrections
+    }
+
+    /// Samples skipped by the innovation gate since initialization.
+    pub fn rejected(&self) -> u64 {
+        self.rejected
     }
 
     /// A = ∂ẋ/∂x of the last step (row-major, `len()` squared).
@@ -328,6 +339,7 @@ impl Estimator {
         self.plant_noise(inst, spec, dt);
         self.filter.predict(dt);
         self.samples(inst, spec, dt)?;
+        self.gate(inst, spec)?;
         if self.rows.is_empty() {
             return Ok(());
         }
@@ -480,6 +492,42 @@ impl Estimator {
             let k = n + j;
             q[k * dim + k] = s * s * dt;
         }
+    }
+
+    /// Skips the samples whose innovation exceeds `innovation_gate` predicted standard
+    /// deviations √(h P⁻ hᵀ + r) (each judged alone); their innovation outputs show why.
+    fn gate(&mut self, inst: &Instance, spec: &EstimatorSpec) -> Result<(), String> {
+        let g = inst.params()[spec.innovation_gate.index()];
+        if !(g.is_finite() && g >= 0.0) {
+            return Err(format!("estimator.innovation_gate must be ≥ 0, is {g}"));
+        }
+        if g == 0.0 {
+            return Ok(());
+        }
+        let (dim, p) = (self.dim, self.filter.covariance());
+        let mut kept = 0;
+        for row in 0..self.rows.len() {
+            let i = self.rows[row];
+            let h = &self.h[i * dim..(i + 1) * dim];
+            let hph: f64 = (0..dim)
+                .map(|a| h[a] * (0..dim).map(|b| p[a * dim + b] * h[b]).sum::<f64>())
+                .sum();
+            let sigma = (hph + self.r[row]).sqrt();
+            if self.y[row].abs() > g * sigma {
+                self.innovation[i] = self.y[row];
+                self.innovation_sigma[i] = sigma;
+                self.rejected += 1;
+                continue;
+            }
+            self.rows[kept] = i;
+            self.y[kept] = self.y[row];
+            self.r[kept] = self.r[row];
+            kept += 1;
+        }
+        self.rows.truncate(kept);
+        self.y.truncate(kept);
+        self.r.truncate(kept);
+        Ok(())
     }
 
     /// The sensors with a sample at this step: valid flag set, sample instant reached.

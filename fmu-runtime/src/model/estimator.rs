@@ -50,6 +50,10 @@ pub struct EstimatorSpec {
     /// step, so the tuning does not change with the step (the thesis's discrete σ_p,D had
     /// to be rescaled with Δt by hand).
     pub pressure_noise: ParamId,
+    /// A sample whose innovation exceeds this many of its predicted standard deviations,
+    /// √(H P⁻ Hᵀ + R), is skipped (0: none is): an outlier, or a prediction the model has
+    /// lost and a correction would only throw further (`crate::estimator`).
+    pub innovation_gate: ParamId,
     /// Initial standard deviations of the independent coordinates [rad or m], their rates
     /// [rad/s or m/s] and the pressures [Pa].
     pub initial_sigma: [f64; 3],
@@ -91,24 +95,28 @@ impl EstimatorSpec {
     /// errors): the machine's motion does not depend on the first; the estimator makes the
     /// rates consistent with the last itself. Their changes are no input change to it.
     pub fn slots(&self) -> impl Iterator<Item = ParamId> + '_ {
-        [self.acceleration_noise, self.pressure_noise]
-            .into_iter()
-            .chain(
-                self.sensors
-                    .iter()
-                    .flat_map(|s| [s.sigma, s.value, s.valid]),
-            )
-            .chain(
-                self.loads.iter().flat_map(|l| {
-                    std::iter::once(l.noise).chain(l.on.iter().map(|&(_, slot)| slot))
-                }),
-            )
-            .chain(
-                self.sensors
-                    .iter()
-                    .filter_map(|s| s.bias.as_ref())
-                    .flat_map(|b| [b.value, b.noise]),
-            )
+        [
+            self.acceleration_noise,
+            self.pressure_noise,
+            self.innovation_gate,
+        ]
+        .into_iter()
+        .chain(
+            self.sensors
+                .iter()
+                .flat_map(|s| [s.sigma, s.value, s.valid]),
+        )
+        .chain(
+            self.loads
+                .iter()
+                .flat_map(|l| std::iter::once(l.noise).chain(l.on.iter().map(|&(_, slot)| slot))),
+        )
+        .chain(
+            self.sensors
+                .iter()
+                .filter_map(|s| s.bias.as_ref())
+                .flat_map(|b| [b.value, b.noise]),
+        )
     }
 
     /// Every index in range, every sensor measuring a sensor quantity.
@@ -123,6 +131,7 @@ impl EstimatorSpec {
         };
         slot(self.acceleration_noise, "estimator.acceleration_noise")?;
         slot(self.pressure_noise, "estimator.pressure_noise")?;
+        slot(self.innovation_gate, "estimator.innovation_gate")?;
         if self
             .initial_sigma
             .iter()

@@ -169,6 +169,8 @@ pub enum Probe {
     /// An estimator FMU: what sensor `i` reads by the estimate, h(x̂) + its bias — the
     /// filtered signal, and the prediction its next sample is compared with.
     SensorEstimate(usize),
+    /// An estimator FMU: samples skipped by its innovation gate so far.
+    RejectedSamples,
 }
 
 impl Variable {
@@ -238,7 +240,7 @@ impl Probe {
             }
             // How many states the filter has is the runtime's (like the continuous states);
             // one past them reads NaN.
-            Probe::EstimateSigma(_) => m.estimator.is_some(),
+            Probe::EstimateSigma(_) | Probe::RejectedSamples => m.estimator.is_some(),
             Probe::EstimatedLoad(i) => m
                 .estimator
                 .as_ref()

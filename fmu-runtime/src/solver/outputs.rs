@@ -254,7 +254,8 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
         | Probe::InnovationSigma(_)
         | Probe::EstimatedLoad(_)
         | Probe::SensorBias(_)
-        | Probe::SensorEstimate(_) => f64::NAN,
+        | Probe::SensorEstimate(_)
+        | Probe::RejectedSamples => f64::NAN,
         Probe::ModalCoordinate(f, k) => st.z[m.mechanism.modal_start(f) + k],
         Probe::ModalVelocity(f, k) => st.zd[m.mechanism.modal_start(f) + k],
         Probe::StrainEnergy(f) => {

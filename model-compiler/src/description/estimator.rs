@@ -27,6 +27,9 @@ pub struct EstimatorDesc {
     /// Initial standard deviation of the load errors (N·m or N; default 0: the model's
     /// loads are right at the start).
     pub initial_load_sigma: Option<Quantity>,
+    /// Skip a sample whose innovation is beyond this many of its predicted standard
+    /// deviations (a number; default 0: every sample is used).
+    pub innovation_gate: Option<Quantity>,
     #[serde(default)]
     pub sensors: Vec<Located<SensorDesc>>,
 }

@@ -41,6 +41,21 @@ pub(super) fn lower_estimator(
         DEFAULT_PRESSURE_NOISE,
         "Intensity of the pressure noise (per √s)",
     );
+    let gate = cx.value_or(
+        e.innovation_gate.as_ref(),
+        Expect::Plain("a number of standard deviations"),
+        0.0,
+    );
+    if let Some(q) = &e.innovation_gate {
+        cx.require_non_negative(q, gate, "the innovation gate");
+    }
+    let innovation_gate = cx.field_slot(
+        "estimator",
+        "innovation_gate",
+        gate,
+        Expect::Plain("a number of standard deviations"),
+        "Samples whose innovation exceeds this many predicted standard deviations are skipped (0: none)",
+    );
     let mut initial_sigma = DEFAULT_INITIAL_SIGMA;
     for (slot, q, expect) in [
         (0, &e.initial_coordinate_sigma, Expect::Plain("rad or m")),
@@ -220,6 +235,7 @@ pub(super) fn lower_estimator(
         sensors,
         acceleration_noise,
         pressure_noise,
+        innovation_gate,
         initial_sigma,
         loads,
     })
