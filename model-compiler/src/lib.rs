@@ -40,6 +40,7 @@ pub mod runtime;
 pub mod schema;
 pub mod simulate;
 pub mod summary;
+pub mod sweep;
 pub mod system;
 pub mod timestamp;
 pub mod units;

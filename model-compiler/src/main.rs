@@ -103,6 +103,35 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         vars: Vec<String>,
     },
+    /// Run a model over a grid of parameter values, in-process on all cores: one CSV row
+    /// per case with its values, its status and the final, min, max and RMS of each output.
+    Sweep {
+        /// A description (`.toml`, built into a temporary directory) or an `.fmu`.
+        model: PathBuf,
+        /// A swept parameter (repeatable; the cases are the full grid): `NAME=LOW..HIGH:COUNT`
+        /// (`supply.p=150..200bar:5`, the unit after the upper end for both) or
+        /// `NAME=A,B,C`.
+        #[arg(long = "param", value_name = "NAME=SPEC", required = true)]
+        params: Vec<String>,
+        /// End of each run [s].
+        #[arg(long = "stop-time")]
+        stop_time: f64,
+        /// Communication step [s]; default: the FMU's default experiment step size.
+        #[arg(long)]
+        step: Option<f64>,
+        /// Input time series for every case: CSV with `time` first, then input names.
+        #[arg(long)]
+        inputs: Option<PathBuf>,
+        /// Summarized variables, comma-separated; default: every output.
+        #[arg(long, value_delimiter = ',')]
+        vars: Vec<String>,
+        /// Worker threads; default: every core.
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Results CSV, one row per case.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+    },
     /// Write a Markdown page per model (drawing, FMU interface, plots of the standard
     /// manoeuvre of its `[report]` table) and an index, into docs/models/.
     Report {
@@ -217,7 +246,94 @@ fn main() -> ExitCode {
                 ..Default::default()
             },
         ),
+        Command::Sweep {
+            model,
+            params,
+            stop_time,
+            step,
+            inputs,
+            vars,
+            threads,
+            output,
+        } => sweep(
+            &model, &params, stop_time, step, inputs, vars, threads, &output,
+        ),
     }
+}
+
+/// `hydromech sweep`.
+#[allow(clippy::too_many_arguments)]
+fn sweep(
+    model: &Path,
+    params: &[String],
+    stop_time: f64,
+    step: Option<f64>,
+    inputs: Option<PathBuf>,
+    vars: Vec<String>,
+    threads: Option<usize>,
+    output: &Path,
+) -> ExitCode {
+    use model_compiler::{simulate, sweep};
+    let fail = |e: String| {
+        eprintln!("error: {e}");
+        ExitCode::from(1)
+    };
+    let ranges = match params
+        .iter()
+        .map(|p| sweep::grid::Range::parse(p))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let mut input_series = Vec::new();
+    if let Some(p) = &inputs {
+        match std::fs::read_to_string(p)
+            .map_err(|e| format!("{}: cannot read the inputs: {e}", p.display()))
+            .and_then(|t| simulate::parse_inputs(&t).map_err(|e| format!("{}: {e}", p.display())))
+        {
+            Ok(s) => input_series.push(s),
+            Err(e) => return fail(e),
+        }
+    }
+    let prepared = match simulate::prepare(model) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let fmu = match model_compiler::bench::fmi::Fmu::load(&prepared.fmu) {
+        Ok(f) => f,
+        Err(e) => return fail(e),
+    };
+    let options = sweep::Options {
+        ranges,
+        run: simulate::Options {
+            stop_time,
+            step,
+            input_series,
+            vars,
+            ..Default::default()
+        },
+        threads: threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        progress: true,
+    };
+    let sweep = match sweep::run(&fmu, &options) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    if let Err(e) = std::fs::write(output, sweep.to_csv()) {
+        return fail(format!("{}: {e}", output.display()));
+    }
+    println!(
+        "{}  ({} cases, {} failed; {} thread(s), {:.2} s, {:.1} ms per case median)",
+        output.display(),
+        sweep.cases.len(),
+        sweep.failures(),
+        sweep.threads,
+        sweep.wall.as_secs_f64(),
+        1e3 * sweep.median_case_seconds()
+    );
+    ExitCode::SUCCESS
 }
 
 /// `hydromech build --fmi`.

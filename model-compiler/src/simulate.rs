@@ -240,7 +240,11 @@ impl Results {
     }
 }
 
-fn real_variable<'a>(fmu: &'a Fmu, name: &str, what: &str) -> Result<&'a ScalarVariable, String> {
+pub(crate) fn real_variable<'a>(
+    fmu: &'a Fmu,
+    name: &str,
+    what: &str,
+) -> Result<&'a ScalarVariable, String> {
     let md = &fmu.description;
     let v = md.variable(name).ok_or_else(|| {
         let names: Vec<&str> = md.variables.iter().map(|v| v.name.as_str()).collect();
@@ -262,8 +266,14 @@ fn real_variable<'a>(fmu: &'a Fmu, name: &str, what: &str) -> Result<&'a ScalarV
 
 /// Runs the FMU; the results are returned even when a step fails (with the error).
 pub fn run(fmu_path: &Path, o: &Options) -> Result<Results, (Results, String)> {
+    let fmu = Fmu::load(fmu_path).map_err(|e| (Results::default(), e))?;
+    run_loaded(&fmu, o)
+}
+
+/// [`run`] on an FMU already loaded: one instance of it, from instantiation to the stop
+/// time (`hydromech sweep` runs many on one load, from several threads).
+pub fn run_loaded(fmu: &Fmu, o: &Options) -> Result<Results, (Results, String)> {
     let fail = |e: String| (Results::default(), e);
-    let fmu = Fmu::load(fmu_path).map_err(fail)?;
     let md = &fmu.description;
     let start = o.start_time.unwrap_or(md.start_time);
     let stop = o.stop_time;
@@ -284,7 +294,7 @@ pub fn run(fmu_path: &Path, o: &Options) -> Result<Results, (Results, String)> {
         let (name, value) = s
             .split_once('=')
             .ok_or_else(|| fail(format!("--set {s}: expected name=value")))?;
-        let v = real_variable(&fmu, name.trim(), &format!("--set {s}")).map_err(fail)?;
+        let v = real_variable(fmu, name.trim(), &format!("--set {s}")).map_err(fail)?;
         if !matches!(v.causality.as_str(), "parameter" | "input") {
             return Err(fail(format!(
                 "--set {s}: '{}' is an {} variable; only parameters and inputs can be set",
@@ -315,7 +325,7 @@ pub fn run(fmu_path: &Path, o: &Options) -> Result<Results, (Results, String)> {
     for (what, series) in all_series {
         let mut vr = Vec::new();
         for n in &series.names {
-            let v = real_variable(&fmu, n, &what).map_err(fail)?;
+            let v = real_variable(fmu, n, &what).map_err(fail)?;
             if v.causality != "input" {
                 return Err(fail(format!(
                     "{what}: column '{n}' is a {} variable, not an input",
@@ -334,7 +344,7 @@ pub fn run(fmu_path: &Path, o: &Options) -> Result<Results, (Results, String)> {
     } else {
         o.vars
             .iter()
-            .map(|n| real_variable(&fmu, n.trim(), "--vars"))
+            .map(|n| real_variable(fmu, n.trim(), "--vars"))
             .collect::<Result<_, _>>()
             .map_err(fail)?
     };
@@ -570,7 +580,13 @@ pub fn prepare(path: &Path) -> Result<Prepared, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read the file: {e}", path.display()))?;
     let source = crate::diagnostic::Source::new(path, text);
-    let dir = std::env::temp_dir().join(format!("hydromech-simulate-{}", std::process::id()));
+    // One directory per call: several threads of one process may prepare at once.
+    static PREPARED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "hydromech-simulate-{}-{}",
+        std::process::id(),
+        PREPARED.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     match crate::build(&source, &dir) {

@@ -204,6 +204,13 @@ pub struct Library {
     pub functions: Functions,
 }
 
+// SAFETY: the handle is only passed to dlclose on drop, and the functions are plain
+// `extern "C"` entry points. Whether two instances may step on two threads at once is the
+// FMU's property (FMI 2.0 §2.1.5 leaves it to the FMU): a hydromech FMU keeps no global
+// mutable state, and `hydromech sweep` runs a foreign FMU on one thread.
+unsafe impl Send for Library {}
+unsafe impl Sync for Library {}
+
 fn dlerror() -> String {
     // SAFETY: dlerror returns NULL or a NUL-terminated string valid until the next call.
     let e = unsafe { libc::dlerror() };

@@ -35,6 +35,8 @@ pub struct ScalarVariable {
 pub struct ModelDescription {
     pub model_name: String,
     pub guid: String,
+    /// `generationTool` ("hydromech" for ours).
+    pub generation_tool: String,
     /// `CoSimulation/@modelIdentifier`: the name of the shared library.
     pub model_identifier: String,
     pub start_time: f64,
@@ -144,6 +146,7 @@ pub fn parse(text: &str) -> Result<ModelDescription, String> {
     let experiment = doc.default_experiment.unwrap_or_default();
     let md = ModelDescription {
         model_name: get(&root, "modelName").unwrap_or_default().to_string(),
+        generation_tool: get(&root, "generationTool").unwrap_or_default().to_string(),
         guid: guid.to_string(),
         model_identifier: model_identifier.to_string(),
         start_time: number(&experiment, "startTime")?.unwrap_or(0.0),
@@ -196,6 +199,7 @@ mod tests {
     fn reads_identity_experiment_and_value_references() {
         let md = parse(XML).unwrap();
         assert_eq!(md.model_name, "naya-rod");
+        assert_eq!(md.generation_tool, "hydromech");
         assert_eq!(md.guid, "{44c0fc14-7959}");
         assert_eq!(md.model_identifier, "naya_rod");
         assert_eq!(md.start_time, 0.0);

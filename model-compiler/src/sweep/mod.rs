@@ -1,0 +1,274 @@
+//! `hydromech sweep`: one machine run over a grid of parameter values, in-process on all
+//! cores (issue 20).
+//!
+//! The FMU is unpacked and loaded once; each case is an instance of it, run from
+//! instantiation to the stop time by [`simulate::run_loaded`] with the case's values set
+//! before initialization, on one of `threads` worker threads (a hydromech FMU keeps no
+//! global state; a foreign FMU is swept on one thread). A case's row holds its parameter
+//! values, whether it ran to the end, and the final, minimum, maximum and RMS value of each
+//! recorded output over the communication points. A failing case (a step the solver could
+//! not take, a value the FMU refused) keeps its row with the reason; the others go on.
+
+pub mod grid;
+
+use crate::bench::fmi::Fmu;
+use crate::simulate::{self, real_variable};
+use grid::Range;
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// What a sweep runs.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub ranges: Vec<Range>,
+    /// Each case's run: stop time, step, inputs (as `input_series`), recorded variables.
+    pub run: simulate::Options,
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// A progress line on stderr.
+    pub progress: bool,
+}
+
+/// The statistics of one recorded output over a case's communication points.
+pub const STATISTICS: [&str; 4] = ["final", "min", "max", "rms"];
+
+/// One case's outcome.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    /// The swept parameters' values, in the order of the ranges.
+    pub values: Vec<f64>,
+    /// Per recorded output: final, min, max, RMS (NaN when the case failed).
+    pub statistics: Vec<[f64; 4]>,
+    /// Why the case did not run to the stop time.
+    pub failure: Option<String>,
+    /// Wall time of the case [s].
+    pub seconds: f64,
+}
+
+/// A sweep's results, one case per grid point in grid order.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    pub parameters: Vec<String>,
+    pub outputs: Vec<String>,
+    pub cases: Vec<Case>,
+    pub threads: usize,
+    pub wall: Duration,
+}
+
+/// Every swept name is a Real parameter or input of the FMU, and every value within its
+/// declared range — checked before any case runs.
+pub fn validate(fmu: &Fmu, ranges: &[Range]) -> Result<(), String> {
+    for r in ranges {
+        let what = format!("--param {}", r.name);
+        let v = real_variable(fmu, &r.name, &what)?;
+        if !matches!(v.causality.as_str(), "parameter" | "input") {
+            return Err(format!(
+                "{what}: '{}' is an {} variable; only parameters and inputs can be swept",
+                v.name, v.causality
+            ));
+        }
+        if v.variability == "constant" {
+            return Err(format!("{what}: '{}' is a constant", v.name));
+        }
+        for &x in &r.values {
+            if let Some(min) = v.min.filter(|m| x < *m) {
+                return Err(format!(
+                    "{what}: {x} is below the minimum {min} of '{}'",
+                    v.name
+                ));
+            }
+            if let Some(max) = v.max.filter(|m| x > *m) {
+                return Err(format!(
+                    "{what}: {x} is above the maximum {max} of '{}'",
+                    v.name
+                ));
+            }
+        }
+    }
+    let mut names: Vec<&str> = ranges.iter().map(|r| r.name.as_str()).collect();
+    names.sort_unstable();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("--param {}: given twice", w[0]));
+    }
+    Ok(())
+}
+
+/// Runs every case of the grid on `fmu`.
+pub fn run(fmu: &Fmu, o: &Options) -> Result<Sweep, String> {
+    validate(fmu, &o.ranges)?;
+    let md = &fmu.description;
+    let outputs: Vec<String> = if o.run.vars.is_empty() {
+        md.real_outputs().iter().map(|v| v.name.clone()).collect()
+    } else {
+        o.run
+            .vars
+            .iter()
+            .map(|n| real_variable(fmu, n.trim(), "--vars").map(|v| v.name.clone()))
+            .collect::<Result<_, _>>()?
+    };
+    let grid = grid::cases(&o.ranges);
+    let threads = if md.generation_tool.starts_with("hydromech") {
+        o.threads.clamp(1, grid.len().max(1))
+    } else {
+        1
+    };
+    let slots: Vec<Mutex<Option<Case>>> = grid.iter().map(|_| Mutex::new(None)).collect();
+    let (next, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let began = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(values) = grid.get(k) else {
+                        break;
+                    };
+                    let case = run_case(fmu, o, values, outputs.len());
+                    *slots[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(case);
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+        if o.progress {
+            progress(&done, grid.len(), began);
+        }
+    });
+    let cases = slots
+        .into_iter()
+        .map(|s| {
+            s.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every case ran")
+        })
+        .collect();
+    Ok(Sweep {
+        parameters: o.ranges.iter().map(|r| r.name.clone()).collect(),
+        outputs,
+        cases,
+        threads,
+        wall: began.elapsed(),
+    })
+}
+
+/// One case: its values set before initialization, run to the stop time.
+fn run_case(fmu: &Fmu, o: &Options, values: &[f64], outputs: usize) -> Case {
+    let mut run = o.run.clone();
+    run.progress = false;
+    // `{:?}` writes the shortest text that parses back to the same f64.
+    run.set.extend(
+        o.ranges
+            .iter()
+            .zip(values)
+            .map(|(r, v)| format!("{}={v:?}", r.name)),
+    );
+    let started = Instant::now();
+    let outcome = simulate::run_loaded(fmu, &run);
+    let seconds = started.elapsed().as_secs_f64();
+    let (statistics, failure) = match outcome {
+        Ok(results) => (statistics(&results), None),
+        Err((_, e)) => (vec![[f64::NAN; 4]; outputs], Some(e)),
+    };
+    Case {
+        values: values.to_vec(),
+        statistics,
+        failure,
+        seconds,
+    }
+}
+
+/// Final, min, max and RMS of each column of a run.
+fn statistics(r: &simulate::Results) -> Vec<[f64; 4]> {
+    (0..r.names.len())
+        .map(|j| {
+            let column = r.rows.iter().map(|row| row[j]);
+            let n = r.rows.len().max(1) as f64;
+            let last = r.rows.last().map_or(f64::NAN, |row| row[j]);
+            let (min, max, sq) = column.fold(
+                (f64::INFINITY, f64::NEG_INFINITY, 0.0),
+                |(lo, hi, sq), v| (lo.min(v), hi.max(v), sq + v * v),
+            );
+            [last, min, max, (sq / n).sqrt()]
+        })
+        .collect()
+}
+
+/// The progress line, every half second until every case is done.
+fn progress(done: &AtomicUsize, total: usize, began: Instant) {
+    let mut err = std::io::stderr();
+    let terminal = err.is_terminal();
+    loop {
+        let d = done.load(Ordering::Relaxed);
+        let line = format!(
+            "sweep: {d}/{total} cases, {:.1} s",
+            began.elapsed().as_secs_f64()
+        );
+        let _ = if terminal {
+            write!(err, "\r{line}\x1b[K")
+        } else if d == total {
+            writeln!(err, "{line}")
+        } else {
+            Ok(())
+        };
+        let _ = err.flush();
+        if d == total {
+            if terminal {
+                let _ = writeln!(err);
+            }
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+impl Sweep {
+    /// One row per case: `case`, the parameters, `status` (ok / failed), `message`, then
+    /// `<output>.final`, `.min`, `.max`, `.rms` per recorded output.
+    pub fn to_csv(&self) -> String {
+        let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+        let mut s = String::from("\"case\"");
+        for p in &self.parameters {
+            let _ = write!(s, ",{}", quote(p));
+        }
+        s.push_str(",\"status\",\"message\"");
+        for o in &self.outputs {
+            for stat in STATISTICS {
+                let _ = write!(s, ",{}", quote(&format!("{o}.{stat}")));
+            }
+        }
+        s.push('\n');
+        for (k, c) in self.cases.iter().enumerate() {
+            let _ = write!(s, "{k}");
+            for v in &c.values {
+                let _ = write!(s, ",{v:?}");
+            }
+            match &c.failure {
+                None => s.push_str(",ok,\"\""),
+                Some(e) => {
+                    let _ = write!(s, ",failed,{}", quote(e));
+                }
+            }
+            for st in &c.statistics {
+                for v in st {
+                    let _ = write!(s, ",{v:?}");
+                }
+            }
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Failed cases.
+    pub fn failures(&self) -> usize {
+        self.cases.iter().filter(|c| c.failure.is_some()).count()
+    }
+
+    /// Median wall time of a case [s].
+    pub fn median_case_seconds(&self) -> f64 {
+        let mut t: Vec<f64> = self.cases.iter().map(|c| c.seconds).collect();
+        t.sort_by(f64::total_cmp);
+        t.get(t.len() / 2).copied().unwrap_or(f64::NAN)
+    }
+}

@@ -1,0 +1,110 @@
+//! `hydromech sweep` (issue 20): cases run in-process on one loaded FMU, on several
+//! threads with the same rows as on one; the physics of a payload sweep; failures kept
+//! with their reason; bad sweeps refused before any case runs.
+
+mod common;
+
+use model_compiler::bench::fmi::Fmu;
+use model_compiler::simulate;
+use model_compiler::sweep::{self, grid::Range};
+
+fn patu() -> (simulate::Prepared, Fmu) {
+    let prepared = simulate::prepare(&common::workspace().join("models/patu-pvg32.toml")).unwrap();
+    let fmu = Fmu::load(&prepared.fmu).unwrap();
+    (prepared, fmu)
+}
+
+fn options(params: &[&str], threads: usize) -> sweep::Options {
+    sweep::Options {
+        ranges: params.iter().map(|p| Range::parse(p).unwrap()).collect(),
+        run: simulate::Options {
+            stop_time: 1.0,
+            vars: vec!["lift_cylinder.p_cap".into(), "lift.angle".into()],
+            ..Default::default()
+        },
+        threads,
+        progress: false,
+    }
+}
+
+#[test]
+fn two_threads_give_the_rows_of_one_and_the_payload_weighs_linearly() {
+    let (_p, fmu) = patu();
+    let o = options(&["payload.mass=100..400:7"], 1);
+    let one = sweep::run(&fmu, &o).unwrap();
+    let two = sweep::run(&fmu, &sweep::Options { threads: 2, ..o }).unwrap();
+    assert_eq!((one.threads, two.threads), (1, 2));
+    assert_eq!(one.failures(), 0);
+    // Bit for bit: each case is its own instance, whatever thread ran it.
+    assert_eq!(one.to_csv(), two.to_csv());
+    println!(
+        "7 cases of 1 s: {:.3} s on 1 thread, {:.3} s on 2; {:.1} ms per case",
+        one.wall.as_secs_f64(),
+        two.wall.as_secs_f64(),
+        1e3 * one.median_case_seconds()
+    );
+    // The crane held still by its oil: the lift cap pressure carries the payload's weight,
+    // so it grows linearly with the mass (equal steps of 50 kg, equal steps of pressure;
+    // the pose moves by the oil's compliance only).
+    let p: Vec<f64> = one.cases.iter().map(|c| c.statistics[0][0]).collect();
+    let steps: Vec<f64> = p.windows(2).map(|w| w[1] - w[0]).collect();
+    println!(
+        "p_cap at the end [bar]: {:?}",
+        p.iter().map(|v| v / 1e5).collect::<Vec<_>>()
+    );
+    assert!(steps.iter().all(|d| *d > 0.0), "{steps:?}");
+    let mean = steps.iter().sum::<f64>() / steps.len() as f64;
+    assert!(
+        steps.iter().all(|d| (d - mean).abs() < 0.02 * mean),
+        "{steps:?}"
+    );
+}
+
+#[test]
+fn the_csv_has_a_row_per_case_with_its_values_and_statistics() {
+    let (_p, fmu) = patu();
+    let s = sweep::run(&fmu, &options(&["payload.mass=150,250"], 2)).unwrap();
+    let csv = s.to_csv();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[0].starts_with(
+        "\"case\",\"payload.mass\",\"status\",\"message\",\"lift_cylinder.p_cap.final\""
+    ));
+    assert!(lines[1].starts_with("0,150.0,ok,\"\","));
+    assert!(lines[2].starts_with("1,250.0,ok,\"\","));
+    // min ≤ rms-free checks: final within [min, max].
+    for c in &s.cases {
+        for [last, min, max, rms] in &c.statistics {
+            assert!(min <= last && last <= max && *rms >= 0.0);
+        }
+    }
+}
+
+#[test]
+fn a_failing_case_keeps_its_row_and_reason() {
+    // A communication step the FMU refuses for one case only: the solver's own step made
+    // larger than the master's step is fine; a step of zero is refused at set time.
+    let (_p, fmu) = patu();
+    let s = sweep::run(&fmu, &options(&["solver.step=0,0.001"], 2)).unwrap();
+    println!("{:?}", s.cases[0].failure);
+    assert_eq!(s.failures(), 1);
+    assert!(s.cases[0].failure.is_some() && s.cases[1].failure.is_none());
+    assert!(s.cases[0].statistics.iter().flatten().all(|v| v.is_nan()));
+}
+
+#[test]
+fn bad_sweeps_are_refused_before_any_case() {
+    let (_p, fmu) = patu();
+    for (param, expect) in [
+        ("payload.mas=100,200", "did you mean 'payload.mass'"),
+        ("lift.angle=1,2", "only parameters and inputs"),
+        ("lift_valve.command=0..12V:3", "above the maximum 11.6"),
+    ] {
+        let e = sweep::run(&fmu, &options(&[param], 1)).unwrap_err();
+        println!("{param}: {e}");
+        assert!(e.contains(expect), "{param}: {e}");
+    }
+    let mut o = options(&["payload.mass=100,200"], 1);
+    o.ranges.push(Range::parse("payload.mass=300").unwrap());
+    assert!(sweep::run(&fmu, &o).unwrap_err().contains("given twice"));
+}
