@@ -125,6 +125,17 @@ enum Command {
         /// Summarized variables, comma-separated; default: every output.
         #[arg(long, value_delimiter = ',')]
         vars: Vec<String>,
+        /// Draw N cases at random instead of the grid: `NAME=LOW..HIGH` intervals by
+        /// `--distribution`, `NAME=normal(MEAN,SD)` from a normal distribution.
+        #[arg(long, value_name = "N")]
+        samples: Option<usize>,
+        /// How intervals are drawn with --samples: uniform (independent draws) or lhs
+        /// (Latin hypercube: one draw per stratum).
+        #[arg(long, value_enum, default_value = "uniform")]
+        distribution: DistributionArg,
+        /// Random seed of --samples (the same seed, the same cases).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
         /// Worker threads; default: every core.
         #[arg(long)]
         threads: Option<usize>,
@@ -253,11 +264,25 @@ fn main() -> ExitCode {
             step,
             inputs,
             vars,
+            samples,
+            distribution,
+            seed,
             threads,
             output,
-        } => sweep(
-            &model, &params, stop_time, step, inputs, vars, threads, &output,
-        ),
+        } => {
+            use model_compiler::sweep::grid::{Distribution, Sampling};
+            let sampling = samples.map(|samples| Sampling {
+                samples,
+                distribution: match distribution {
+                    DistributionArg::Uniform => Distribution::Uniform,
+                    DistributionArg::Lhs => Distribution::LatinHypercube,
+                },
+                seed,
+            });
+            sweep(
+                &model, &params, stop_time, step, inputs, vars, sampling, threads, &output,
+            )
+        }
     }
 }
 
@@ -270,6 +295,7 @@ fn sweep(
     step: Option<f64>,
     inputs: Option<PathBuf>,
     vars: Vec<String>,
+    sampling: Option<model_compiler::sweep::grid::Sampling>,
     threads: Option<usize>,
     output: &Path,
 ) -> ExitCode {
@@ -306,6 +332,7 @@ fn sweep(
     };
     let options = sweep::Options {
         ranges,
+        sampling,
         run: simulate::Options {
             stop_time,
             step,
@@ -334,6 +361,13 @@ fn sweep(
         1e3 * sweep.median_case_seconds()
     );
     ExitCode::SUCCESS
+}
+
+/// `hydromech sweep --distribution`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum DistributionArg {
+    Uniform,
+    Lhs,
 }
 
 /// `hydromech build --fmi`.

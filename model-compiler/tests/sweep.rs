@@ -17,6 +17,7 @@ fn patu() -> (simulate::Prepared, Fmu) {
 fn options(params: &[&str], threads: usize) -> sweep::Options {
     sweep::Options {
         ranges: params.iter().map(|p| Range::parse(p).unwrap()).collect(),
+        sampling: None,
         run: simulate::Options {
             stop_time: 1.0,
             vars: vec!["lift_cylinder.p_cap".into(), "lift.angle".into()],
@@ -58,6 +59,38 @@ fn two_threads_give_the_rows_of_one_and_the_payload_weighs_linearly() {
         steps.iter().all(|d| (d - mean).abs() < 0.02 * mean),
         "{steps:?}"
     );
+}
+
+#[test]
+fn monte_carlo_payloads_lie_on_the_grid_line() {
+    use model_compiler::sweep::grid::{Distribution, Sampling};
+    // The grid's two ends give the line p_cap(m); 8 payloads drawn from normal(250, 50)
+    // on 2 threads, reproducibly, fall on it (the held crane is linear in its payload).
+    let (_p, fmu) = patu();
+    let ends = sweep::run(&fmu, &options(&["payload.mass=100,400"], 2)).unwrap();
+    let (p100, p400) = (
+        ends.cases[0].statistics[0][0],
+        ends.cases[1].statistics[0][0],
+    );
+    let mut o = options(&["payload.mass=normal(250, 50)"], 2);
+    o.sampling = Some(Sampling {
+        samples: 8,
+        distribution: Distribution::Uniform,
+        seed: 3,
+    });
+    let a = sweep::run(&fmu, &o).unwrap();
+    assert_eq!(a.to_csv(), sweep::run(&fmu, &o).unwrap().to_csv());
+    for c in &a.cases {
+        let m = c.values[0];
+        let line = p100 + (p400 - p100) * (m - 100.0) / 300.0;
+        let p = c.statistics[0][0];
+        println!(
+            "m {m:.1} kg: p_cap {:.3} bar, line {:.3} bar",
+            p / 1e5,
+            line / 1e5
+        );
+        assert!((p - line).abs() < 0.005 * line, "{m}: {p} vs {line}");
+    }
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! `hydromech sweep`: one machine run over a grid of parameter values, in-process on all
-//! cores (issue 20).
+//! `hydromech sweep`: one machine run over a grid of parameter values, or over random
+//! draws of them (`--samples`), in-process on all cores (issue 20).
 //!
 //! The FMU is unpacked and loaded once; each case is an instance of it, run from
 //! instantiation to the stop time by [`simulate::run_loaded`] with the case's values set
@@ -13,7 +13,7 @@ pub mod grid;
 
 use crate::bench::fmi::Fmu;
 use crate::simulate::{self, real_variable};
-use grid::Range;
+use grid::{Range, Sampling};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
 use std::sync::Mutex;
@@ -24,6 +24,8 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub ranges: Vec<Range>,
+    /// `--samples N`: random cases instead of the grid.
+    pub sampling: Option<Sampling>,
     /// Each case's run: stop time, step, inputs (as `input_series`), recorded variables.
     pub run: simulate::Options,
     /// Worker threads (at least 1).
@@ -58,10 +60,10 @@ pub struct Sweep {
     pub wall: Duration,
 }
 
-/// Every swept name is a Real parameter or input of the FMU, and every value within its
-/// declared range — checked before any case runs.
-pub fn validate(fmu: &Fmu, ranges: &[Range]) -> Result<(), String> {
-    for r in ranges {
+/// Every swept name is a Real parameter or input of the FMU, and every case's value within
+/// its declared range — checked before any case runs.
+pub fn validate(fmu: &Fmu, ranges: &[Range], cases: &[Vec<f64>]) -> Result<(), String> {
+    for (j, r) in ranges.iter().enumerate() {
         let what = format!("--param {}", r.name);
         let v = real_variable(fmu, &r.name, &what)?;
         if !matches!(v.causality.as_str(), "parameter" | "input") {
@@ -73,7 +75,7 @@ pub fn validate(fmu: &Fmu, ranges: &[Range]) -> Result<(), String> {
         if v.variability == "constant" {
             return Err(format!("{what}: '{}' is a constant", v.name));
         }
-        for &x in &r.values {
+        for x in cases.iter().map(|c| c[j]) {
             if let Some(min) = v.min.filter(|m| x < *m) {
                 return Err(format!(
                     "{what}: {x} is below the minimum {min} of '{}'",
@@ -98,7 +100,8 @@ pub fn validate(fmu: &Fmu, ranges: &[Range]) -> Result<(), String> {
 
 /// Runs every case of the grid on `fmu`.
 pub fn run(fmu: &Fmu, o: &Options) -> Result<Sweep, String> {
-    validate(fmu, &o.ranges)?;
+    let grid = grid::cases(&o.ranges, o.sampling)?;
+    validate(fmu, &o.ranges, &grid)?;
     let md = &fmu.description;
     let outputs: Vec<String> = if o.run.vars.is_empty() {
         md.real_outputs().iter().map(|v| v.name.clone()).collect()
@@ -109,7 +112,6 @@ pub fn run(fmu: &Fmu, o: &Options) -> Result<Sweep, String> {
             .map(|n| real_variable(fmu, n.trim(), "--vars").map(|v| v.name.clone()))
             .collect::<Result<_, _>>()?
     };
-    let grid = grid::cases(&o.ranges);
     let threads = if md.generation_tool.starts_with("hydromech") {
         o.threads.clamp(1, grid.len().max(1))
     } else {
