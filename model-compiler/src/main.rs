@@ -79,17 +79,8 @@ enum Command {
     /// Run an FMU (or a description, built first) through its C ABI and write the results
     /// as CSV.
     Simulate {
-        /// A description (`.toml`, built into a temporary directory) or an `.fmu`.
-        model: PathBuf,
-        /// End of the simulation [s].
-        #[arg(long = "stop-time")]
-        stop_time: f64,
-        /// Communication step [s]; default: the FMU's default experiment step size.
-        #[arg(long)]
-        step: Option<f64>,
-        /// Input time series: CSV with `time` first, then input names (linear interpolation).
-        #[arg(long)]
-        inputs: Option<PathBuf>,
+        #[command(flatten)]
+        run: RunArgs,
         /// Set a parameter (or input) before initialization, in SI units: `--set name=value`.
         #[arg(long = "set", value_name = "NAME=VALUE")]
         set: Vec<String>,
@@ -99,32 +90,19 @@ enum Command {
         /// Also plot the recorded variables as SVG.
         #[arg(long)]
         plot: Option<PathBuf>,
-        /// Recorded variables, comma-separated; default: every output.
-        #[arg(long, value_delimiter = ',')]
-        vars: Vec<String>,
     },
-    /// Run a model over a grid of parameter values, in-process on all cores: one CSV row
-    /// per case with its values, its status and the final, min, max and RMS of each output.
+    /// Run a model over a grid of parameter values or random draws of them, in-process on
+    /// all cores: one CSV row per case with its values, its status and the final, min, max
+    /// and RMS of each output.
     Sweep {
-        /// A description (`.toml`, built into a temporary directory) or an `.fmu`.
-        model: PathBuf,
+        /// Each case's run (`--vars`: the summarized variables).
+        #[command(flatten)]
+        run: RunArgs,
         /// A swept parameter (repeatable; the cases are the full grid): `NAME=LOW..HIGH:COUNT`
         /// (`supply.p=150..200bar:5`, the unit after the upper end for both) or
         /// `NAME=A,B,C`.
         #[arg(long = "param", value_name = "NAME=SPEC", required = true)]
         params: Vec<String>,
-        /// End of each run [s].
-        #[arg(long = "stop-time")]
-        stop_time: f64,
-        /// Communication step [s]; default: the FMU's default experiment step size.
-        #[arg(long)]
-        step: Option<f64>,
-        /// Input time series for every case: CSV with `time` first, then input names.
-        #[arg(long)]
-        inputs: Option<PathBuf>,
-        /// Summarized variables, comma-separated; default: every output.
-        #[arg(long, value_delimiter = ',')]
-        vars: Vec<String>,
         /// Draw N cases at random instead of the grid: `NAME=LOW..HIGH` intervals by
         /// `--distribution`, `NAME=normal(MEAN,SD)` from a normal distribution.
         #[arg(long, value_name = "N")]
@@ -235,35 +213,27 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Simulate {
-            model,
-            stop_time,
-            step,
-            inputs,
+            run,
             set,
             output,
             plot,
-            vars,
         } => simulate(
-            &model,
+            &run.model,
             model_compiler::simulate::Options {
-                stop_time,
-                step,
-                inputs,
+                stop_time: run.stop_time,
+                step: run.step,
+                inputs: run.inputs,
                 set,
                 output,
                 plot,
-                vars,
+                vars: run.vars,
                 progress: true,
                 ..Default::default()
             },
         ),
         Command::Sweep {
-            model,
+            run,
             params,
-            stop_time,
-            step,
-            inputs,
-            vars,
             samples,
             distribution,
             seed,
@@ -279,22 +249,15 @@ fn main() -> ExitCode {
                 },
                 seed,
             });
-            sweep(
-                &model, &params, stop_time, step, inputs, vars, sampling, threads, &output,
-            )
+            sweep(run, &params, sampling, threads, &output)
         }
     }
 }
 
 /// `hydromech sweep`.
-#[allow(clippy::too_many_arguments)]
 fn sweep(
-    model: &Path,
+    run: RunArgs,
     params: &[String],
-    stop_time: f64,
-    step: Option<f64>,
-    inputs: Option<PathBuf>,
-    vars: Vec<String>,
     sampling: Option<model_compiler::sweep::grid::Sampling>,
     threads: Option<usize>,
     output: &Path,
@@ -313,7 +276,7 @@ fn sweep(
         Err(e) => return fail(e),
     };
     let mut input_series = Vec::new();
-    if let Some(p) = &inputs {
+    if let Some(p) = &run.inputs {
         match std::fs::read_to_string(p)
             .map_err(|e| format!("{}: cannot read the inputs: {e}", p.display()))
             .and_then(|t| simulate::parse_inputs(&t).map_err(|e| format!("{}: {e}", p.display())))
@@ -322,7 +285,7 @@ fn sweep(
             Err(e) => return fail(e),
         }
     }
-    let prepared = match simulate::prepare(model) {
+    let prepared = match simulate::prepare(&run.model) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
@@ -334,10 +297,10 @@ fn sweep(
         ranges,
         sampling,
         run: simulate::Options {
-            stop_time,
-            step,
+            stop_time: run.stop_time,
+            step: run.step,
             input_series,
-            vars,
+            vars: run.vars,
             ..Default::default()
         },
         threads: threads
@@ -361,6 +324,25 @@ fn sweep(
         1e3 * sweep.median_case_seconds()
     );
     ExitCode::SUCCESS
+}
+
+/// What `hydromech simulate` and each case of `hydromech sweep` run.
+#[derive(clap::Args)]
+struct RunArgs {
+    /// A description (`.toml`, built into a temporary directory) or an `.fmu`.
+    model: PathBuf,
+    /// End of the run [s].
+    #[arg(long = "stop-time")]
+    stop_time: f64,
+    /// Communication step [s]; default: the FMU's default experiment step size.
+    #[arg(long)]
+    step: Option<f64>,
+    /// Input time series: CSV with `time` first, then input names (linear interpolation).
+    #[arg(long)]
+    inputs: Option<PathBuf>,
+    /// Recorded variables, comma-separated; default: every output.
+    #[arg(long, value_delimiter = ',')]
+    vars: Vec<String>,
 }
 
 /// `hydromech sweep --distribution`.

@@ -446,13 +446,7 @@ impl OdeWork {
             &mut self.lu_scale[..2 * nf],
         )
         .map_err(|e| format!("the reduced mass matrix: {e}"))?;
-        lu_solve(
-            &self.reduced,
-            nf,
-            &self.piv[..nf],
-            &self.lu_scale[..2 * nf],
-            &mut self.rhs[..nf],
-        );
+        self.solve_reduced(nf);
         for i in 0..nz {
             self.zdd[i] += (0..nf)
                 .map(|k| self.rz[i * nf + k] * self.rhs[k])
@@ -564,13 +558,7 @@ impl OdeWork {
                 .map(|i| self.rz[i * nf + k] * (self.r_mech[i] - self.r_mech_base[i]))
                 .sum::<f64>();
         }
-        lu_solve(
-            &self.reduced,
-            nf,
-            &self.piv[..nf],
-            &self.lu_scale[..2 * nf],
-            &mut self.rhs[..nf],
-        );
+        self.solve_reduced(nf);
         let len = self.len();
         dx[..len].copy_from_slice(&base[..len]);
         for k in 0..nf {
@@ -593,6 +581,14 @@ impl OdeWork {
     pub fn load_column(&mut self, c: usize, column: &mut [f64]) {
         let nf = self.independent();
         self.rhs[..nf].copy_from_slice(&self.rz[c * nf..(c + 1) * nf]);
+        self.solve_reduced(nf);
+        column[..self.len()].fill(0.0);
+        column[nf..2 * nf].copy_from_slice(&self.rhs[..nf]);
+    }
+
+    /// rhs[..nf] ← (R_zᵀ M R_z)⁻¹ rhs[..nf], with the LU of the last
+    /// [`OdeWork::derivatives`].
+    fn solve_reduced(&mut self, nf: usize) {
         lu_solve(
             &self.reduced,
             nf,
@@ -600,8 +596,6 @@ impl OdeWork {
             &self.lu_scale[..2 * nf],
             &mut self.rhs[..nf],
         );
-        column[..self.len()].fill(0.0);
-        column[nf..2 * nf].copy_from_slice(&self.rhs[..nf]);
     }
 
     /// Solves the residual of each algebraic first-order state for it (Newton on the one
