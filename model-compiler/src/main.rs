@@ -117,6 +117,10 @@ enum Command {
         /// Worker threads; default: every core.
         #[arg(long)]
         threads: Option<usize>,
+        /// Write the cases (checked against the FMU) instead of running them: `case` and
+        /// the parameters per row, for a Dask cluster (python/hydromech, docs/sweeps.md).
+        #[arg(long)]
+        cases_only: bool,
         /// Results CSV, one row per case.
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
@@ -238,6 +242,7 @@ fn main() -> ExitCode {
             distribution,
             seed,
             threads,
+            cases_only,
             output,
         } => {
             use model_compiler::sweep::grid::{Distribution, Sampling};
@@ -249,7 +254,7 @@ fn main() -> ExitCode {
                 },
                 seed,
             });
-            sweep(run, &params, sampling, threads, &output)
+            sweep(run, &params, sampling, threads, cases_only, &output)
         }
     }
 }
@@ -260,6 +265,7 @@ fn sweep(
     params: &[String],
     sampling: Option<model_compiler::sweep::grid::Sampling>,
     threads: Option<usize>,
+    cases_only: bool,
     output: &Path,
 ) -> ExitCode {
     use model_compiler::{simulate, sweep};
@@ -307,6 +313,18 @@ fn sweep(
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         progress: true,
     };
+    if cases_only {
+        return match sweep::cases_csv(&fmu, &options) {
+            Ok(csv) => match std::fs::write(output, csv) {
+                Ok(()) => {
+                    println!("{}", output.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(format!("{}: {e}", output.display())),
+            },
+            Err(e) => fail(e),
+        };
+    }
     let sweep = match sweep::run(&fmu, &options) {
         Ok(s) => s,
         Err(e) => return fail(e),

@@ -98,6 +98,27 @@ pub fn validate(fmu: &Fmu, ranges: &[Range], cases: &[Vec<f64>]) -> Result<(), S
     Ok(())
 }
 
+/// The cases `o` asks for, checked against `fmu`, without running them: `case` and the
+/// parameters' values per row (`hydromech sweep --cases-only`, for a cluster's workers:
+/// python/hydromech).
+pub fn cases_csv(fmu: &Fmu, o: &Options) -> Result<String, String> {
+    let grid = grid::cases(&o.ranges, o.sampling)?;
+    validate(fmu, &o.ranges, &grid)?;
+    let mut s = String::from("case");
+    for r in &o.ranges {
+        let _ = write!(s, ",{}", r.name);
+    }
+    s.push('\n');
+    for (k, c) in grid.iter().enumerate() {
+        let _ = write!(s, "{k}");
+        for v in c {
+            let _ = write!(s, ",{v:?}");
+        }
+        s.push('\n');
+    }
+    Ok(s)
+}
+
 /// Runs every case of the grid on `fmu`.
 pub fn run(fmu: &Fmu, o: &Options) -> Result<Sweep, String> {
     let grid = grid::cases(&o.ranges, o.sampling)?;
