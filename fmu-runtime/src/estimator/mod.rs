@@ -86,7 +86,6 @@ pub struct Estimator {
     /// The estimated errors: the loads of the independent coordinates, then the sensors'
     /// biases.
     errors: Vec<ErrorState>,
-    n_loads: usize,
     /// Filter states that are pressures (plant noise σ_p).
     pressure: Vec<bool>,
     x: Vec<f64>,
@@ -156,7 +155,6 @@ impl Estimator {
                 .collect(),
             None => Vec::new(),
         };
-        let n_loads = errors.len();
         for (i, s) in spec.sensors.iter().enumerate() {
             if let Some(b) = &s.bias {
                 errors.push(ErrorState {
@@ -204,7 +202,6 @@ impl Estimator {
             nf,
             dim,
             errors,
-            n_loads,
             pressure,
             x: vec![0.0; len],
             xp: vec![0.0; len],
@@ -242,7 +239,10 @@ impl Estimator {
 
     /// Number of estimated loads (the first of the errors).
     pub fn loads(&self) -> usize {
-        self.n_loads
+        self.errors
+            .iter()
+            .filter(|e| matches!(e.kind, ErrorKind::Load(_)))
+            .count()
     }
 
     /// The slot of estimated model error `j` (state `len() − errors() + j`).

@@ -276,9 +276,7 @@ impl OdeWork {
             st.z[c] = x[k];
             st.zd[c] = x[nf + k];
         }
-        for (i, &j) in self.dynamic.iter().enumerate() {
-            st.w[j] = x[2 * nf + i];
-        }
+        self.first_order_from(x, st);
         let first = 2 * nf + self.dynamic.len();
         for (&kind, &v) in self.works.iter().zip(&x[first..]) {
             match kind {
@@ -461,9 +459,7 @@ impl OdeWork {
             dx[k] = st.zd[c];
             dx[nf + k] = st.zdd[c];
         }
-        for (i, &j) in self.dynamic.iter().enumerate() {
-            dx[2 * nf + i] = st.wd[j];
-        }
+        self.first_order_rates_into(st, dx);
         // The powers of the consistent point (the probes read them as the work's rates).
         st.power = ws.eval.power;
         st.base_power = ws.eval.base_power;
@@ -472,11 +468,7 @@ impl OdeWork {
         for k in first..self.len() {
             dx[k] = self.value(st, k, true);
         }
-        if dx[..self.len()].iter().all(|v| v.is_finite()) {
-            Ok(())
-        } else {
-            Err("a state derivative is not finite".into())
-        }
+        finite(&dx[..self.len()])
     }
 
     /// ẇ at the state's w, at the configuration whose first-order base is captured:
@@ -547,9 +539,7 @@ impl OdeWork {
         dx: &mut [f64],
     ) -> Result<(), String> {
         let nf = self.independent();
-        for (i, &j) in self.dynamic.iter().enumerate() {
-            st.w[j] = x[2 * nf + i];
-        }
+        self.first_order_from(x, st);
         self.first_order_rates(m, l, p, st, ws, false)?;
         self.r_mech.copy_from_slice(&ws.eval.r_mech);
         // R_zᵀ M R_z Δz̈_i = −R_zᵀ Δr.
@@ -564,14 +554,8 @@ impl OdeWork {
         for k in 0..nf {
             dx[nf + k] += self.rhs[k];
         }
-        for (i, &j) in self.dynamic.iter().enumerate() {
-            dx[2 * nf + i] = st.wd[j];
-        }
-        if dx[..len].iter().all(|v| v.is_finite()) {
-            Ok(())
-        } else {
-            Err("a state derivative is not finite".into())
-        }
+        self.first_order_rates_into(st, dx);
+        finite(&dx[..len])
     }
 
     /// ∂ẋ/∂f of a generalized force f on coordinate `c` of z at the last
@@ -584,6 +568,22 @@ impl OdeWork {
         self.solve_reduced(nf);
         column[..self.len()].fill(0.0);
         column[nf..2 * nf].copy_from_slice(&self.rhs[..nf]);
+    }
+
+    /// The dynamic first-order states of x into the state's w.
+    fn first_order_from(&self, x: &[f64], st: &mut State) {
+        let nf = self.independent();
+        for (i, &j) in self.dynamic.iter().enumerate() {
+            st.w[j] = x[2 * nf + i];
+        }
+    }
+
+    /// The state's ẇ of the dynamic first-order states into ẋ.
+    fn first_order_rates_into(&self, st: &State, dx: &mut [f64]) {
+        let nf = self.independent();
+        for (i, &j) in self.dynamic.iter().enumerate() {
+            dx[2 * nf + i] = st.wd[j];
+        }
     }
 
     /// rhs[..nf] ← (R_zᵀ M R_z)⁻¹ rhs[..nf], with the LU of the last
@@ -652,5 +652,14 @@ impl OdeWork {
                 1e-4
             };
         }
+    }
+}
+
+/// Ok when every derivative is a number.
+fn finite(dx: &[f64]) -> Result<(), String> {
+    if dx.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err("a state derivative is not finite".into())
     }
 }
