@@ -26,6 +26,7 @@ pub mod diagnostic;
 pub mod documentation;
 pub mod equilibrium;
 pub mod estimator_fmu;
+pub mod fit;
 pub mod flexible;
 pub mod fmu_xml;
 pub mod inspect;

@@ -125,6 +125,11 @@ enum Command {
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
     },
+    /// Identify description fields from a measurement: the measured inputs drive the
+    /// model, Levenberg-Marquardt fits the mapped outputs to the measured channels over the
+    /// window; prints the fitted values, standard errors, correlations and the agreement on
+    /// the window and the hold-out; writes the fitted description.
+    Fit(FitArgs),
     /// Write a Markdown page per model (drawing, FMU interface, plots of the standard
     /// manoeuvre of its `[report]` table) and an index, into docs/models/.
     Report {
@@ -200,6 +205,7 @@ fn main() -> ExitCode {
         ),
         Command::Check { models } => check(&models),
         Command::Report { models, output } => report_pages(models, &output),
+        Command::Fit(args) => fit(args),
         Command::Bench(args) => model_compiler::bench::main(args),
         Command::Package {
             models,
@@ -361,6 +367,58 @@ struct RunArgs {
     /// Recorded variables, comma-separated; default: every output.
     #[arg(long, value_delimiter = ',')]
     vars: Vec<String>,
+}
+
+/// `hydromech fit`.
+#[derive(clap::Args)]
+struct FitArgs {
+    /// The machine description (`.toml`) whose fields are fitted.
+    model: PathBuf,
+    /// The measurement: CSV with a header row of column names.
+    #[arg(long)]
+    data: PathBuf,
+    /// The time column, `COLUMN` or `COLUMN[unit]`; default `time`, else the first column.
+    #[arg(long)]
+    time: Option<String>,
+    /// A fitted channel: `OUTPUT=COLUMN[unit]` (repeatable), e.g. `lift.angle=z1_deg[deg]`;
+    /// without `[unit]` the column is SI.
+    #[arg(long = "map", value_name = "OUTPUT=COLUMN", required = true)]
+    maps: Vec<String>,
+    /// A measured input driving the model: `INPUT=COLUMN[unit]` (repeatable).
+    #[arg(long = "input", value_name = "INPUT=COLUMN")]
+    inputs: Vec<String>,
+    /// A free field of the description and its bounds: `FIELD=LOW..HIGH` (repeatable), e.g.
+    /// `lift_cylinder.friction.coulomb=1..4kN`, `lift_valve.edges.BT.coefficient[0][1]=2e-7..2e-6`.
+    #[arg(long = "free", value_name = "FIELD=LOW..HIGH", required = true)]
+    free: Vec<String>,
+    /// A channel's standard deviation: `OUTPUT=SIGMA` (e.g. `lift.angle=0.1deg`); default:
+    /// the measured channel's standard deviation over the window (each channel weighs alike).
+    #[arg(long = "weight", value_name = "OUTPUT=SIGMA")]
+    weights: Vec<String>,
+    /// The fitted span `FROM..TO` [s]; the rest of the record is the hold-out. Default: all.
+    #[arg(long)]
+    window: Option<String>,
+    /// Communication step [s]; default: the model's default experiment step size.
+    #[arg(long)]
+    step: Option<f64>,
+    /// Worker threads for the Jacobian's simulations; default: every core.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Simulations at most.
+    #[arg(long, default_value_t = 400)]
+    max_simulations: usize,
+    /// The fitted description (the source with the fitted values and their provenance).
+    #[arg(short = 'o', long = "output")]
+    output: Option<PathBuf>,
+    /// The fitted description's `model.name`; default: the output file's stem.
+    #[arg(long)]
+    name: Option<String>,
+    /// A folder for before/after plots (SVG), one per channel.
+    #[arg(long)]
+    plots: Option<PathBuf>,
+    /// The record and the runs with the start and the fitted values as CSV.
+    #[arg(long)]
+    results: Option<PathBuf>,
 }
 
 /// `hydromech sweep --distribution`.
@@ -901,4 +959,102 @@ fn simulate(model: &Path, options: model_compiler::simulate::Options) -> ExitCod
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// `hydromech fit`.
+fn fit(a: FitArgs) -> ExitCode {
+    use model_compiler::fit;
+    let fail = |e: String| {
+        eprintln!("error: {e}");
+        ExitCode::from(1)
+    };
+    let window = match a.window.as_deref().map(|w| {
+        w.split_once("..")
+            .and_then(|(x, y)| Some((x.trim().parse().ok()?, y.trim().parse().ok()?)))
+            .ok_or_else(|| format!("--window {w}: expected FROM..TO in seconds, e.g. 0..14"))
+    }) {
+        None => None,
+        Some(Ok(w)) => Some(w),
+        Some(Err(e)) => return fail(e),
+    };
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let o = fit::Options {
+        model: a.model.clone(),
+        data: a.data.clone(),
+        time: a.time,
+        maps: a.maps,
+        inputs: a.inputs,
+        free: a.free,
+        weights: a.weights,
+        window,
+        step: a.step,
+        threads,
+        max_simulations: a.max_simulations,
+        progress: true,
+    };
+    let setup = match fit::Setup::prepare(&o) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    eprintln!(
+        "fitting {} field(s) to {} channel(s) × {} samples on {threads} thread(s)",
+        setup.free.len(),
+        setup.fit.outputs.len(),
+        setup.fit.times.len()
+    );
+    let began = Instant::now();
+    let result = fit::fit(&setup, threads, o.max_simulations, true);
+    let (before, after) = match (
+        setup.agreement(&setup.start),
+        setup.agreement(&result.values),
+    ) {
+        (Ok(b), Ok(f)) => (b, f),
+        (Err(e), _) | (_, Err(e)) => return fail(e),
+    };
+    print!("{}", fit::report::summary(&setup, &result, &before, &after));
+    println!("({:.1} s)", began.elapsed().as_secs_f64());
+    if let Some(dir) = &a.plots {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return fail(format!("{}: {e}", dir.display()));
+        }
+        for (file, svg) in fit::report::plots(&setup, &before, &after) {
+            if let Err(e) = std::fs::write(dir.join(&file), svg) {
+                return fail(format!("{}: {e}", dir.join(&file).display()));
+            }
+        }
+    }
+    if let Some(path) = &a.results {
+        let csv = fit::report::trajectories_csv(&setup, &before, &after);
+        if let Err(e) = std::fs::write(path, csv) {
+            return fail(format!("{}: {e}", path.display()));
+        }
+    }
+    if let Some(out) = &a.output {
+        let name = a
+            .name
+            .or_else(|| out.file_stem().map(|s| s.to_string_lossy().into_owned()));
+        let date = model_compiler::timestamp::build_time().to_xml();
+        let command: Vec<String> = std::iter::once("hydromech".to_string())
+            .chain(std::env::args().skip(1))
+            .map(|x| if x.contains(' ') { format!("'{x}'") } else { x })
+            .collect();
+        let text = fit::report::fitted_description(
+            &setup,
+            &result,
+            &before,
+            &after,
+            name.as_deref(),
+            &a.data.display().to_string(),
+            &date[..10],
+            &command.join(" "),
+        );
+        if let Err(e) = std::fs::write(out, text) {
+            return fail(format!("{}: {e}", out.display()));
+        }
+        eprintln!("wrote {}", out.display());
+    }
+    ExitCode::SUCCESS
 }

@@ -50,7 +50,7 @@ pub struct InputSeries {
 }
 
 /// A CSV cell without its surrounding quotes (`""` inside is one `"`).
-pub(crate) fn unquote(s: &str) -> String {
+pub fn unquote(s: &str) -> String {
     let s = s.trim();
     if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
         s[1..s.len() - 1].replace("\"\"", "\"")

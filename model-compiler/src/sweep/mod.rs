@@ -10,13 +10,13 @@
 //! not take, a value the FMU refused) keeps its row with the reason; the others go on.
 
 pub mod grid;
+pub mod pool;
 
 use crate::bench::fmi::Fmu;
 use crate::simulate::{self, real_variable};
 use grid::{Range, Sampling};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -138,35 +138,17 @@ pub fn run(fmu: &Fmu, o: &Options) -> Result<Sweep, String> {
     } else {
         1
     };
-    let slots: Vec<Mutex<Option<Case>>> = grid.iter().map(|_| Mutex::new(None)).collect();
-    let (next, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let began = Instant::now();
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let k = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(values) = grid.get(k) else {
-                        break;
-                    };
-                    let case = run_case(fmu, o, values, outputs.len());
-                    *slots[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(case);
-                    done.fetch_add(1, Ordering::Relaxed);
-                }
-            });
-        }
-        if o.progress {
-            progress(&done, grid.len(), began);
-        }
-    });
-    let cases = slots
-        .into_iter()
-        .map(|s| {
-            s.into_inner()
-                .unwrap_or_else(|e| e.into_inner())
-                .expect("every case ran")
-        })
-        .collect();
+    let cases = pool::map(
+        threads,
+        grid.len(),
+        |k| run_case(fmu, o, &grid[k], outputs.len()),
+        |done| {
+            if o.progress {
+                progress(done, grid.len(), began);
+            }
+        },
+    );
     Ok(Sweep {
         parameters: o.ranges.iter().map(|r| r.name.clone()).collect(),
         outputs,

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Every machine description in `models/`.
-pub const SHIPPED_MODELS: [&str; 12] = [
+pub const SHIPPED_MODELS: [&str; 13] = [
     "naya-rod.toml",
     "jaiswal-fourbar.toml",
     "jaiswal-fourbar-friction.toml",
@@ -24,6 +24,7 @@ pub const SHIPPED_MODELS: [&str; 12] = [
     "patu-lift-boom.toml",
     "patu-crane.toml",
     "patu-pvg32.toml",
+    "patu-pvg32-fitted.toml",
     "patu-flexible.toml",
     "long-boom-crane.toml",
     "excavator.toml",
