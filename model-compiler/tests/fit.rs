@@ -283,3 +283,82 @@ fn bad_input_is_refused_before_any_run() {
     assert!(e.contains("outside the record"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The command line end to end: a one-field fit over 0–4 s writes a description that
+/// compiles, names the fitted value, its provenance and the new model name, and keeps
+/// every other line of the source.
+#[test]
+fn the_command_writes_an_annotated_description_that_compiles() {
+    let dir = std::env::temp_dir().join(format!("hydromech-fit-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("lift-fitted.toml");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_hydromech"))
+        .current_dir(workspace())
+        .args([
+            "fit",
+            "models/patu-pvg32.toml",
+            "--data",
+            RECORD,
+            "--time",
+            "t_s",
+            "--input",
+            "lift_valve.command=U1_V",
+            "--input",
+            "supply.p=pP_Pa",
+            "--map",
+            "lift.angle=z1_deg[deg]",
+            "--free",
+            "lift_valve.edges.PA.flow[0][1]=5e-4..8e-4",
+            "--window",
+            "0..4",
+            "--threads",
+            "2",
+        ])
+        .arg("-o")
+        .arg(&out)
+        .arg("--plots")
+        .arg(dir.join("plots"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(stdout.contains("lift_valve.edges.PA.flow[0][1]") && stdout.contains("hold-out"));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let source = std::fs::read_to_string(workspace().join("models/patu-pvg32.toml")).unwrap();
+    assert!(
+        text.starts_with("# FITTED by `hydromech fit` on "),
+        "{text}"
+    );
+    assert!(text.contains("name = \"lift-fitted\""));
+    // The fitted line is annotated; the tilt valve's identical table is untouched.
+    let fitted_line = text
+        .lines()
+        .skip_while(|l| !l.starts_with("# FITTED 2"))
+        .nth(1)
+        .unwrap();
+    assert!(
+        fitted_line.starts_with("edges.PA = { flow = [[2.8, "),
+        "{fitted_line}"
+    );
+    assert!(!fitted_line.contains("6.3667e-4"));
+    let tilt =
+        "edges.PA = { flow = [[2.8, 6.3667e-4], [5.457143, 0]], compensator_margin = \"1 bar\" }\n";
+    assert_eq!(source.matches(tilt).count(), 1);
+    assert_eq!(text.matches(tilt).count(), 1);
+    // Every source line is still there but the changed ones.
+    let kept = source.lines().filter(|l| text.contains(l)).count();
+    assert_eq!(
+        kept,
+        source.lines().count() - 3,
+        "model.name, description, the PA line"
+    );
+    let src = model_compiler::diagnostic::Source::new("fitted", text);
+    let model = model_compiler::compile(&src).unwrap().model;
+    assert_eq!(model.name, "lift-fitted");
+    assert!(dir.join("plots/lift.angle.svg").exists());
+    std::fs::remove_dir_all(&dir).ok();
+}
