@@ -132,11 +132,22 @@ fn bad_sweeps_are_refused_before_any_case() {
         ("payload.mas=100,200", "did you mean 'payload.mass'"),
         ("lift.angle=1,2", "only parameters and inputs"),
         ("lift_valve.command=0..12V:3", "above the maximum 11.6"),
+        // A mass declares min 0 by its nature (the description gives no bounds).
+        ("payload.mass=-100..100:3", "below the minimum 0"),
     ] {
         let e = sweep::run(&fmu, &options(&[param], 1)).unwrap_err();
         println!("{param}: {e}");
         assert!(e.contains(expect), "{param}: {e}");
     }
+    // The FMU itself refuses it at fmi2SetReal (another master need not check bounds).
+    let run = simulate::Options {
+        stop_time: 0.1,
+        set: vec!["payload.mass=-5".into()],
+        ..Default::default()
+    };
+    let (_, e) = simulate::run_loaded(&fmu, &run).unwrap_err();
+    println!("--set payload.mass=-5: {e}");
+    assert!(e.contains("fmi2SetReal") && e.contains("Error"), "{e}");
     let mut o = options(&["payload.mass=100,200"], 1);
     o.ranges.push(Range::parse("payload.mass=300").unwrap());
     assert!(sweep::run(&fmu, &o).unwrap_err().contains("given twice"));

@@ -272,6 +272,16 @@ fn bound(cx: &mut Ctx, q: Option<&Quantity>, expect: Expect) -> Option<f64> {
     q.map(|q| cx.value(q, expect))
 }
 
+/// The lower bound a quantity has by its nature, declared when the description gives
+/// none: a mass, a volume or a duration is never negative, so an importer (and the FMU's
+/// own `fmi2SetReal` check) refuses -5 kg instead of running a machine with it.
+fn physical_min(expect: Expect) -> Option<f64> {
+    match expect {
+        Expect::Dim(d) if [Dim::MASS, Dim::VOLUME, Dim::TIME].contains(&d) => Some(0.0),
+        _ => None,
+    }
+}
+
 /// Checks min ≤ start ≤ max.
 fn check_range(cx: &mut Ctx, name: &Name, start: f64, min: Option<f64>, max: Option<f64>) {
     if let (Some(lo), Some(hi)) = (min, max)
@@ -347,7 +357,9 @@ pub(super) fn lower_interface(
         let unit = slot_unit(cx, id, i.unit.as_ref());
         let start = cx.params[id.index()].default;
         let range = spool_range(model, id);
-        let min = bound(cx, i.min.as_ref(), expect).or(range.map(|r| r.0));
+        let min = bound(cx, i.min.as_ref(), expect)
+            .or(range.map(|r| r.0))
+            .or(physical_min(expect));
         let max = bound(cx, i.max.as_ref(), expect).or(range.map(|r| r.1));
         check_range(cx, &i.name, start, min, max);
         if !ok {
@@ -404,7 +416,7 @@ pub(super) fn lower_interface(
         let expect = cx.slots[id.index()].expect;
         let unit = slot_unit(cx, id, p.unit.as_ref());
         let start = cx.params[id.index()].default;
-        let min = bound(cx, p.min.as_ref(), expect);
+        let min = bound(cx, p.min.as_ref(), expect).or(physical_min(expect));
         let max = bound(cx, p.max.as_ref(), expect);
         check_range(cx, &p.name, start, min, max);
         if !ok {
