@@ -121,7 +121,16 @@ enum Command {
         /// the parameters per row, for a Dask cluster (python/hydromech, docs/sweeps.md).
         #[arg(long)]
         cases_only: bool,
-        /// Results CSV, one row per case.
+        /// Also every case's outputs at every communication point, one long table (`case`,
+        /// `time`, the outputs): `.parquet` or CSV.
+        #[arg(long, value_name = "FILE")]
+        trajectories: Option<PathBuf>,
+        /// Run the cases on the Dask cluster whose scheduler is at this address
+        /// (`tcp://host:8786`) through python/hydromech (`HYDROMECH_PYTHON`, default
+        /// `python3`); CSV results only.
+        #[arg(long, value_name = "ADDRESS")]
+        dask: Option<String>,
+        /// Results, one row per case: `.parquet` (Apache Parquet) or CSV.
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
     },
@@ -249,6 +258,8 @@ fn main() -> ExitCode {
             seed,
             threads,
             cases_only,
+            trajectories,
+            dask,
             output,
         } => {
             use model_compiler::sweep::grid::{Distribution, Sampling};
@@ -260,9 +271,21 @@ fn main() -> ExitCode {
                 },
                 seed,
             });
-            sweep(run, &params, sampling, threads, cases_only, &output)
+            let mode = match (cases_only, dask) {
+                (true, _) => SweepMode::CasesOnly,
+                (false, Some(address)) => SweepMode::Dask(address),
+                (false, None) => SweepMode::InProcess { trajectories },
+            };
+            sweep(run, &params, sampling, threads, mode, &output)
         }
     }
+}
+
+/// Where `hydromech sweep` runs its cases.
+enum SweepMode {
+    InProcess { trajectories: Option<PathBuf> },
+    CasesOnly,
+    Dask(String),
 }
 
 /// `hydromech sweep`.
@@ -271,7 +294,7 @@ fn sweep(
     params: &[String],
     sampling: Option<model_compiler::sweep::grid::Sampling>,
     threads: Option<usize>,
-    cases_only: bool,
+    mode: SweepMode,
     output: &Path,
 ) -> ExitCode {
     use model_compiler::{simulate, sweep};
@@ -318,25 +341,47 @@ fn sweep(
         threads: threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         progress: true,
+        trajectories: matches!(
+            &mode,
+            SweepMode::InProcess {
+                trajectories: Some(_)
+            }
+        ),
     };
-    if cases_only {
-        return match sweep::cases_csv(&fmu, &options) {
-            Ok(csv) => match std::fs::write(output, csv) {
-                Ok(()) => {
-                    println!("{}", output.display());
+    let trajectories = match mode {
+        SweepMode::CasesOnly => {
+            return match sweep::cases_csv(&fmu, &options) {
+                Ok(csv) => match std::fs::write(output, csv) {
+                    Ok(()) => {
+                        println!("{}", output.display());
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(format!("{}: {e}", output.display())),
+                },
+                Err(e) => fail(e),
+            };
+        }
+        SweepMode::Dask(address) => {
+            let inputs = run.inputs.as_deref();
+            return match sweep::dask::run(&prepared.fmu, &fmu, &options, inputs, &address, output) {
+                Ok(summary) => {
+                    println!("{summary}");
                     ExitCode::SUCCESS
                 }
-                Err(e) => fail(format!("{}: {e}", output.display())),
-            },
-            Err(e) => fail(e),
-        };
-    }
+                Err(e) => fail(e),
+            };
+        }
+        SweepMode::InProcess { trajectories } => trajectories,
+    };
     let sweep = match sweep::run(&fmu, &options) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    if let Err(e) = std::fs::write(output, sweep.to_csv()) {
-        return fail(format!("{}: {e}", output.display()));
+    if let Err(e) = sweep.to_table().write(output) {
+        return fail(e);
+    }
+    if let Some(Err(e)) = trajectories.map(|path| sweep.trajectories().write(&path)) {
+        return fail(e);
     }
     println!(
         "{}  ({} cases, {} failed; {} thread(s), {:.2} s, {:.1} ms per case median)",

@@ -214,7 +214,7 @@ pub fn communication_points(start: f64, stop: f64, h: f64, events: &[f64]) -> Ve
 }
 
 /// The results: `time` and one column per recorded variable.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Results {
     pub names: Vec<String>,
     pub units: Vec<Option<String>>,

@@ -25,6 +25,7 @@ fn options(params: &[&str], threads: usize) -> sweep::Options {
         },
         threads,
         progress: false,
+        trajectories: false,
     }
 }
 

@@ -9,8 +9,10 @@
 //! recorded output over the communication points. A failing case (a step the solver could
 //! not take, a value the FMU refused) keeps its row with the reason; the others go on.
 
+pub mod dask;
 pub mod grid;
 pub mod pool;
+pub mod table;
 
 use crate::bench::fmi::Fmu;
 use crate::simulate::{self, real_variable};
@@ -19,6 +21,7 @@ use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+use table::{Table, Values};
 
 /// What a sweep runs.
 #[derive(Clone, Debug, Default)]
@@ -32,6 +35,8 @@ pub struct Options {
     pub threads: usize,
     /// A progress line on stderr.
     pub progress: bool,
+    /// Keep each case's trajectory ([`Sweep::trajectories`]).
+    pub trajectories: bool,
 }
 
 /// The statistics of one recorded output over a case's communication points.
@@ -48,6 +53,8 @@ pub struct Case {
     pub failure: Option<String>,
     /// Wall time of the case [s].
     pub seconds: f64,
+    /// The recorded outputs at every communication point, when the sweep keeps them.
+    pub trajectory: Option<simulate::Results>,
 }
 
 /// A sweep's results, one case per grid point in grid order.
@@ -172,15 +179,16 @@ fn run_case(fmu: &Fmu, o: &Options, values: &[f64], outputs: usize) -> Case {
     let started = Instant::now();
     let outcome = simulate::run_loaded(fmu, &run);
     let seconds = started.elapsed().as_secs_f64();
-    let (statistics, failure) = match outcome {
-        Ok(results) => (statistics(&results), None),
-        Err((_, e)) => (vec![[f64::NAN; 4]; outputs], Some(e)),
+    let (statistics, failure, results) = match outcome {
+        Ok(results) => (statistics(&results), None, results),
+        Err((partial, e)) => (vec![[f64::NAN; 4]; outputs], Some(e), partial),
     };
     Case {
         values: values.to_vec(),
         statistics,
         failure,
         seconds,
+        trajectory: o.trajectories.then_some(results),
     }
 }
 
@@ -231,38 +239,71 @@ fn progress(done: &AtomicUsize, total: usize, began: Instant) {
 impl Sweep {
     /// One row per case: `case`, the parameters, `status` (ok / failed), `message`, then
     /// `<output>.final`, `.min`, `.max`, `.rms` per recorded output.
+    pub fn to_table(&self) -> Table {
+        let mut t = Table::default();
+        t.push("case", Values::Int((0..self.cases.len() as i64).collect()));
+        for (j, p) in self.parameters.iter().enumerate() {
+            t.push(
+                p.clone(),
+                Values::Real(self.cases.iter().map(|c| c.values[j]).collect()),
+            );
+        }
+        t.push(
+            "status",
+            Values::Word(
+                self.cases
+                    .iter()
+                    .map(|c| if c.failure.is_some() { "failed" } else { "ok" })
+                    .collect(),
+            ),
+        );
+        t.push(
+            "message",
+            Values::Text(
+                self.cases
+                    .iter()
+                    .map(|c| c.failure.clone().unwrap_or_default())
+                    .collect(),
+            ),
+        );
+        for (o, name) in self.outputs.iter().enumerate() {
+            for (k, stat) in STATISTICS.iter().enumerate() {
+                t.push(
+                    format!("{name}.{stat}"),
+                    Values::Real(self.cases.iter().map(|c| c.statistics[o][k]).collect()),
+                );
+            }
+        }
+        t
+    }
+
     pub fn to_csv(&self) -> String {
-        let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
-        let mut s = String::from("\"case\"");
-        for p in &self.parameters {
-            let _ = write!(s, ",{}", quote(p));
-        }
-        s.push_str(",\"status\",\"message\"");
-        for o in &self.outputs {
-            for stat in STATISTICS {
-                let _ = write!(s, ",{}", quote(&format!("{o}.{stat}")));
-            }
-        }
-        s.push('\n');
+        self.to_table().to_csv()
+    }
+
+    /// Every case's trajectory in one long table: `case`, `time`, then the recorded
+    /// outputs, one row per communication point (a failed case up to where it stopped).
+    /// Empty unless the sweep kept trajectories.
+    pub fn trajectories(&self) -> Table {
+        let (mut case, mut time) = (Vec::new(), Vec::new());
+        let mut columns = vec![Vec::new(); self.outputs.len()];
         for (k, c) in self.cases.iter().enumerate() {
-            let _ = write!(s, "{k}");
-            for v in &c.values {
-                let _ = write!(s, ",{v:?}");
-            }
-            match &c.failure {
-                None => s.push_str(",ok,\"\""),
-                Some(e) => {
-                    let _ = write!(s, ",failed,{}", quote(e));
+            let Some(r) = &c.trajectory else { continue };
+            for (t, row) in r.time.iter().zip(&r.rows) {
+                case.push(k as i64);
+                time.push(*t);
+                for (col, v) in columns.iter_mut().zip(row) {
+                    col.push(*v);
                 }
             }
-            for st in &c.statistics {
-                for v in st {
-                    let _ = write!(s, ",{v:?}");
-                }
-            }
-            s.push('\n');
         }
-        s
+        let mut t = Table::default();
+        t.push("case", Values::Int(case));
+        t.push("time", Values::Real(time));
+        for (name, col) in self.outputs.iter().zip(columns) {
+            t.push(name.clone(), Values::Real(col));
+        }
+        t
     }
 
     /// Failed cases.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import math
 import os
 import tempfile
@@ -61,6 +62,23 @@ def _unpacked(fmu: str) -> str:
     return _UNPACKED[fmu]
 
 
+# The FMU as shipped to a worker: (sha256, bytes) written once per worker process, so that
+# the workers need no file system shared with the client.
+_LOCAL: dict[str, str] = {}
+
+
+def _local(fmu) -> str:
+    if isinstance(fmu, str):
+        return fmu
+    digest, data = fmu
+    if digest not in _LOCAL:
+        path = os.path.join(tempfile.mkdtemp(prefix="hydromech-dask-"), digest + ".fmu")
+        with open(path, "wb") as f:
+            f.write(data)
+        _LOCAL[digest] = path
+    return _LOCAL[digest]
+
+
 def _statistics(column: np.ndarray) -> tuple[float, float, float, float]:
     # Sequential, as the Rust side folds: the same sums to the last bit.
     lo, hi, sq = math.inf, -math.inf, 0.0
@@ -69,11 +87,13 @@ def _statistics(column: np.ndarray) -> tuple[float, float, float, float]:
     return (column[-1].item(), lo, hi, math.sqrt(sq / max(len(column), 1)))
 
 
-def run_case(fmu: str, case: Case, stop_time: float, step: float | None,
+def run_case(fmu, case: Case, stop_time: float, step: float | None,
              outputs: list[str], inputs: np.ndarray | None) -> Case:
-    """Runs one case (on a worker): its values set before initialization."""
+    """Runs one case (on a worker): its values set before initialization. `fmu`: a path,
+    or the (sha256, bytes) pair `run` ships to the workers."""
     from fmpy import read_model_description, simulate_fmu
 
+    fmu = _local(fmu)
     md = read_model_description(fmu)
     h = step if step is not None else (md.defaultExperiment.stepSize
                                        if md.defaultExperiment and md.defaultExperiment.stepSize
@@ -105,7 +125,11 @@ def run(fmu: str, cases: list[Case], stop_time: float, outputs: list[str], *,
     fmu = os.path.abspath(fmu)
     if client is None:
         return [run_case(fmu, c, stop_time, step, outputs, inputs) for c in cases]
-    futures = client.map(run_case, [fmu] * len(cases), cases,
+    with open(fmu, "rb") as f:
+        data = f.read()
+    # Broadcast once: every worker gets the FMU's bytes, not its path.
+    [shipped] = client.scatter([(hashlib.sha256(data).hexdigest(), data)], broadcast=True)
+    futures = client.map(run_case, [shipped] * len(cases), cases,
                          stop_time=stop_time, step=step, outputs=outputs, inputs=inputs,
                          pure=False)
     done = client.gather(futures)
@@ -132,6 +156,7 @@ def main(argv=None) -> int:
     p.add_argument("--stop-time", type=float, required=True)
     p.add_argument("--step", type=float)
     p.add_argument("--vars", required=True, help="summarized outputs, comma-separated")
+    p.add_argument("--inputs", help="input schedule: CSV with `time` first (FMPy's format)")
     p.add_argument("--scheduler", help="the Dask scheduler's address (default: a LocalCluster)")
     p.add_argument("-o", "--output", required=True)
     a = p.parse_args(argv)
@@ -139,12 +164,17 @@ def main(argv=None) -> int:
 
     cases = read_cases(a.cases)
     outputs = [v.strip() for v in a.vars.split(",")]
+    inputs = None
+    if a.inputs:
+        from fmpy.util import read_csv
+
+        inputs = read_csv(a.inputs)
     if a.scheduler:
         client = Client(a.scheduler)
     else:
         client = Client(LocalCluster(processes=True, threads_per_worker=1))
     with client:
-        done = run(a.fmu, cases, a.stop_time, outputs, step=a.step, client=client)
+        done = run(a.fmu, cases, a.stop_time, outputs, step=a.step, inputs=inputs, client=client)
     with open(a.output, "w") as f:
         f.write(to_csv(done, outputs))
     failed = sum(c.status != "ok" for c in done)
