@@ -227,6 +227,13 @@ fn bad_input_is_refused_before_any_run() {
         e.contains("did you mean 'lift_valve.spool.time_constant'"),
         "{e}"
     );
+    // An FMU parameter that is no field of the description (the payload's mass is the sum
+    // of its parts'): the component's fields are named.
+    let e = err(free("payload.mass=100..300"));
+    assert!(
+        e.contains("the numeric fields of 'payload'") && e.contains("payload.parts[0].mass"),
+        "{e}"
+    );
     // Bounds the description's own validation refuses (a negative friction force).
     let e = err(free(
         "lift_cylinder.friction.coulomb,lift_cylinder.friction.stiction=-1..4kN",

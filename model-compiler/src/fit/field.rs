@@ -64,8 +64,24 @@ impl Document {
         let steps = parse_path(name)?;
         let candidates = self.numeric_fields();
         let unknown = || {
+            // An FMU parameter derived from several fields (`payload.mass` from its parts)
+            // is not a field: name the component's fields.
+            let component = name.split(['.', '[']).next().unwrap_or(name);
+            let own: Vec<&str> = candidates
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .filter(|n| n.starts_with(&format!("{component}.")))
+                .collect();
+            let listed = || {
+                let more = if own.len() > 8 { ", ..." } else { "" };
+                format!(
+                    "; the numeric fields of '{component}': {}{more}",
+                    own[..own.len().min(8)].join(", ")
+                )
+            };
             let hint = names::closest(name, candidates.iter().map(|(n, _)| n.as_str()))
                 .map(|c| format!("; did you mean '{c}'?"))
+                .or_else(|| (!own.is_empty()).then(listed))
                 .unwrap_or_else(|| {
                     "; a path starts at a component's name or a table, e.g. \
                      'lift_cylinder.friction.coulomb' or 'hydraulics.oil.bulk_modulus'"
