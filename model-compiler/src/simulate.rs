@@ -59,12 +59,16 @@ pub fn unquote(s: &str) -> String {
     }
 }
 
+/// A CSV's lines with their 0-based numbers, without blank lines and `#` comments.
+pub(crate) fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+}
+
 /// Parses an input CSV (`time` first, then variable names; numbers below).
 pub fn parse_inputs(text: &str) -> Result<InputSeries, String> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let mut lines = data_lines(text);
     let (_, header) = lines
         .next()
         .ok_or("the input file is empty: expected a header row `time,<input>,...`")?;

@@ -56,17 +56,23 @@ def test_a_local_cluster_gives_the_rows_of_the_in_process_sweep(tmp_path, report
 SCHEDULE = "time,lift_valve.command\n0,5.8\n0.2,5.8\n0.5,5.0\n1,5.0\n"
 
 
+def _lift_sweep(tmp_path):
+    """The hydromech executable and a sweep of 4 payloads over 1 s of patu-pvg32 with the
+    lift valve opening at 0.2-0.5 s."""
+    exe = harness.hydromech_or_skip()
+    fmu = harness.FMU_DIR / "patu-pvg32.fmu"
+    schedule = tmp_path / "lift.csv"
+    schedule.write_text(SCHEDULE)
+    return exe, ["sweep", str(fmu), "--param", "payload.mass=150..300:4", "--stop-time", "1",
+                 "--vars", ",".join(OUTPUTS), "--inputs", str(schedule)]
+
+
 def test_the_dask_flag_runs_the_sweep_on_a_cluster(tmp_path, report):
     """`hydromech sweep --dask ADDRESS`: the Rust command checks the cases and hands them,
     with the FMU's bytes and the input schedule, to python/hydromech on the cluster; the
     rows equal the in-process sweep's."""
     distributed = pytest.importorskip("distributed")
-    exe = harness.hydromech_or_skip()
-    fmu = harness.FMU_DIR / "patu-pvg32.fmu"
-    schedule = tmp_path / "lift.csv"
-    schedule.write_text(SCHEDULE)
-    args = ["sweep", str(fmu), "--param", "payload.mass=150..300:4", "--stop-time", "1",
-            "--vars", ",".join(OUTPUTS), "--inputs", str(schedule)]
+    exe, args = _lift_sweep(tmp_path)
     rust, dask_rows = tmp_path / "rust.csv", tmp_path / "dask.csv"
     subprocess.run([str(exe), *args, "-o", str(rust)], check=True)
     env = dict(os.environ, HYDROMECH_PYTHON=sys.executable,
@@ -102,12 +108,7 @@ def test_parquet_results_read_back_with_pyarrow(tmp_path, report):
     """`-o rows.parquet --trajectories traj.parquet`: Apache Arrow's reader sees the CSV's
     rows bit for bit, and every case's trajectory ends at its row's final value."""
     pq = pytest.importorskip("pyarrow.parquet")
-    exe = harness.hydromech_or_skip()
-    fmu = harness.FMU_DIR / "patu-pvg32.fmu"
-    schedule = tmp_path / "lift.csv"
-    schedule.write_text(SCHEDULE)
-    args = ["sweep", str(fmu), "--param", "payload.mass=150..300:4", "--stop-time", "1",
-            "--vars", ",".join(OUTPUTS), "--inputs", str(schedule)]
+    exe, args = _lift_sweep(tmp_path)
     subprocess.run([str(exe), *args, "-o", str(tmp_path / "rows.csv"), "--trajectories",
                     str(tmp_path / "traj.csv")], check=True)
     subprocess.run([str(exe), *args, "-o", str(tmp_path / "rows.parquet"), "--trajectories",

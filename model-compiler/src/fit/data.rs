@@ -6,7 +6,7 @@
 //! column `z1_deg`, whose numbers are degrees; without `[unit]` a column is SI.
 
 use crate::names;
-use crate::simulate::{InputSeries, unquote};
+use crate::simulate::{InputSeries, data_lines, unquote};
 use crate::units::parse_unit;
 
 /// A measured table.
@@ -61,10 +61,7 @@ impl Mapping {
 
 impl Table {
     pub fn parse(file: &str, text: &str) -> Result<Table, String> {
-        let mut lines = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+        let mut lines = data_lines(text);
         let (_, header) = lines
             .next()
             .ok_or_else(|| format!("{file}: empty; expected a header row of column names"))?;

@@ -5,7 +5,6 @@
 
 use super::{Options, cases_csv};
 use crate::bench::fmi::Fmu;
-use crate::simulate::real_variable;
 use std::path::Path;
 use std::process::Command;
 
@@ -33,19 +32,7 @@ pub fn run(
     if o.trajectories {
         return Err("--trajectories: not available with --dask (the workers return rows)".into());
     }
-    let outputs: Vec<String> = if o.run.vars.is_empty() {
-        fmu.description
-            .real_outputs()
-            .iter()
-            .map(|v| v.name.clone())
-            .collect()
-    } else {
-        o.run
-            .vars
-            .iter()
-            .map(|n| real_variable(fmu, n.trim(), "--vars").map(|v| v.name.clone()))
-            .collect::<Result<_, _>>()?
-    };
+    let outputs = super::recorded_outputs(fmu, &o.run.vars)?;
     let py = python();
     // The package and Dask are there, or say how to get them before anything runs.
     let probe = Command::new(&py)

@@ -126,20 +126,27 @@ pub fn cases_csv(fmu: &Fmu, o: &Options) -> Result<String, String> {
     Ok(s)
 }
 
+/// The summarized outputs: `--vars`, checked, or every Real output.
+pub fn recorded_outputs(fmu: &Fmu, vars: &[String]) -> Result<Vec<String>, String> {
+    if vars.is_empty() {
+        return Ok(fmu
+            .description
+            .real_outputs()
+            .iter()
+            .map(|v| v.name.clone())
+            .collect());
+    }
+    vars.iter()
+        .map(|n| real_variable(fmu, n.trim(), "--vars").map(|v| v.name.clone()))
+        .collect()
+}
+
 /// Runs every case of the grid on `fmu`.
 pub fn run(fmu: &Fmu, o: &Options) -> Result<Sweep, String> {
     let grid = grid::cases(&o.ranges, o.sampling)?;
     validate(fmu, &o.ranges, &grid)?;
     let md = &fmu.description;
-    let outputs: Vec<String> = if o.run.vars.is_empty() {
-        md.real_outputs().iter().map(|v| v.name.clone()).collect()
-    } else {
-        o.run
-            .vars
-            .iter()
-            .map(|n| real_variable(fmu, n.trim(), "--vars").map(|v| v.name.clone()))
-            .collect::<Result<_, _>>()?
-    };
+    let outputs = recorded_outputs(fmu, &o.run.vars)?;
     let threads = if md.generation_tool.starts_with("hydromech") {
         o.threads.clamp(1, grid.len().max(1))
     } else {
