@@ -369,3 +369,25 @@ fn the_command_writes_an_annotated_description_that_compiles() {
     assert!(dir.join("plots/lift.angle.svg").exists());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A field the record does not see (the tilt valve's P→B flow: the tilt valve stays in its
+/// dead band, U2 = 5.8 V throughout) is
+/// reported unidentified, not at a bound, and does not spoil the other field's error.
+#[test]
+fn a_field_the_record_does_not_see_is_unidentified() {
+    let mut o = pvg32(
+        "patu-pvg32.toml",
+        &[
+            "lift_valve.spool.time_constant=0.1..1s",
+            "tilt_valve.edges.PB.flow[1][1]=5e-4..8e-4",
+        ],
+    );
+    o.window = Some((0.0, 4.0));
+    let setup = Setup::prepare(&o).unwrap();
+    let r = fit::fit(&setup, 2, 100, false);
+    println!("{:?} {:?} {:?}", r.values, r.std_errors, r.at_bound);
+    assert!(r.std_errors[0].is_finite() && r.std_errors[0] > 0.0);
+    assert!(r.std_errors[1].is_nan() && !r.at_bound[1]);
+    // The unseen field stays where it was.
+    assert_eq!(r.values[1], setup.start[1]);
+}

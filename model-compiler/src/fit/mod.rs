@@ -62,8 +62,10 @@ pub struct Options {
 #[derive(Clone, Debug)]
 pub struct Fit {
     pub values: Vec<f64>,
-    /// Standard errors (NaN: at a bound or not identifiable).
+    /// Standard errors (NaN: at a bound, or not identifiable: JᵀJ singular).
     pub std_errors: Vec<f64>,
+    /// Within 0.1 % of the range from a bound.
+    pub at_bound: Vec<bool>,
     pub correlation: DMatrix<f64>,
     /// ½·Σr² at the start and at the end (weighted residuals over the fit window).
     pub cost_start: f64,

@@ -37,8 +37,10 @@ pub fn summary(s: &Setup, f: &Fit, before: &Agreement, after: &Agreement) -> Str
         let se = f.std_errors[j];
         let se = if se.is_finite() {
             format!("±{:.4e}", se / factor)
-        } else {
+        } else if f.at_bound[j] {
             "at bound".into()
+        } else {
+            "unidentified".into()
         };
         let _ = writeln!(
             out,
@@ -133,8 +135,10 @@ pub fn fitted_description(
         let se = f.std_errors[j];
         let se = if se.is_finite() {
             format!("± {}", num(round3(se / factor)))
-        } else {
+        } else if f.at_bound[j] {
             "(at its bound)".into()
+        } else {
+            "(not identifiable from this record)".into()
         };
         let line = format!(
             "{} = {} {se} {unit} (was {}; bounds {}..{})",

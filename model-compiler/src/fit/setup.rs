@@ -163,6 +163,16 @@ impl Setup {
         r
     }
 
+    /// The weighted residuals of the fit window simulated with `values`. Bounds were
+    /// checked to compile; a value between them that does not scores like a failed run:
+    /// a step the optimizer should not take.
+    pub(super) fn weighted_residuals(&self, values: &[f64]) -> DVector<f64> {
+        match self.fit.run(values) {
+            Ok(t) => self.residuals(&t),
+            Err(_) => DVector::from_element(self.fit.times.len() * self.sigma.len(), UNREACHED),
+        }
+    }
+
     /// The record simulated with `values`, and its agreement per channel.
     pub fn agreement(&self, values: &[f64]) -> Result<Agreement, String> {
         let trajectory = self.record.run(values)?;

@@ -2,7 +2,7 @@
 //! standard errors and correlations at the optimum.
 
 use super::free::{from_bounded, to_bounded};
-use super::{Fit, Setup, UNREACHED};
+use super::{Fit, Setup};
 use crate::sweep::pool;
 use levenberg_marquardt::{LeastSquaresProblem, LevenbergMarquardt};
 use nalgebra::{DMatrix, DVector, Dyn, Owned};
@@ -35,16 +35,7 @@ impl Problem<'_> {
     }
 
     fn simulate(&self, u: &DVector<f64>) -> DVector<f64> {
-        let values = self.values(u);
-        match self.setup.fit.run(&values) {
-            Ok(t) => self.setup.residuals(&t),
-            // Bounds were checked to compile; a value between them that does not is a
-            // step the optimizer should not take.
-            Err(_) => DVector::from_element(
-                self.setup.fit.times.len() * self.setup.sigma.len(),
-                UNREACHED,
-            ),
-        }
+        self.setup.weighted_residuals(&self.values(u))
     }
 
     /// Jacobian columns by forward differences from `base`, in parallel.
@@ -157,12 +148,6 @@ pub fn fit(setup: &Setup, threads: usize, max_simulations: usize, progress: bool
             if p + h > s.high { -h } else { h }
         })
         .collect();
-    let p_problem = |p: &DVector<f64>| -> DVector<f64> {
-        match setup.fit.run(p.as_slice()) {
-            Ok(t) => setup.residuals(&t),
-            Err(_) => DVector::from_element(m, UNREACHED),
-        }
-    };
     let p = DVector::from_vec(values.clone());
     let cols = pool::map(
         threads,
@@ -170,7 +155,7 @@ pub fn fit(setup: &Setup, threads: usize, max_simulations: usize, progress: bool
         |j| {
             let mut q = p.clone();
             q[j] += dp[j];
-            (p_problem(&q) - &base) / dp[j]
+            (setup.weighted_residuals(q.as_slice()) - &base) / dp[j]
         },
         |_| {},
     );
@@ -178,31 +163,26 @@ pub fn fit(setup: &Setup, threads: usize, max_simulations: usize, progress: bool
     let cost = 0.5 * base.norm_squared();
     let dof = (m.saturating_sub(n)).max(1) as f64;
     let s2 = 2.0 * cost / dof;
-    let (std_errors, correlation) = match (jac.transpose() * &jac).try_inverse() {
-        Some(inv) => {
-            let cov = inv * s2;
-            let se: Vec<f64> = (0..n).map(|i| cov[(i, i)].max(0.0).sqrt()).collect();
-            let corr = DMatrix::from_fn(n, n, |i, j| cov[(i, j)] / (se[i] * se[j]));
-            (se, corr)
-        }
-        None => (vec![f64::NAN; n], DMatrix::from_element(n, n, f64::NAN)),
-    };
+    let (std_errors, correlation) = covariance(&jac, s2);
     // A value pressed against its bound has no standard error worth printing.
+    let at_bound: Vec<bool> = setup
+        .free
+        .iter()
+        .zip(&values)
+        .map(|(s, v)| {
+            let margin = 1e-3 * (s.high - s.low);
+            *v - s.low < margin || s.high - *v < margin
+        })
+        .collect();
     let std_errors = std_errors
         .iter()
-        .zip(setup.free.iter().zip(&values))
-        .map(|(se, (s, v))| {
-            let margin = 1e-3 * (s.high - s.low);
-            if *v - s.low < margin || s.high - *v < margin {
-                f64::NAN
-            } else {
-                *se
-            }
-        })
+        .zip(&at_bound)
+        .map(|(se, b)| if *b { f64::NAN } else { *se })
         .collect();
     Fit {
         values,
         std_errors,
+        at_bound,
         correlation,
         cost_start,
         cost,
@@ -210,4 +190,30 @@ pub fn fit(setup: &Setup, threads: usize, max_simulations: usize, progress: bool
         simulations: problem.simulations.load(Ordering::Relaxed) + n + 2,
         termination: format!("{:?}", report.termination),
     }
+}
+
+/// Standard errors and correlations from `s² (JᵀJ)⁻¹`. A column the residuals do not feel
+/// (norm below 1e-12 of the largest: a field the record does not see) is left out and
+/// its field reported unidentified (NaN) rather than spoiling the others; a singular rest
+/// (two fields acting alike) leaves every value unidentified.
+fn covariance(jac: &DMatrix<f64>, s2: f64) -> (Vec<f64>, DMatrix<f64>) {
+    let n = jac.ncols();
+    let norms: Vec<f64> = jac.column_iter().map(|c| c.norm()).collect();
+    let largest = norms.iter().cloned().fold(0.0, f64::max);
+    let seen: Vec<usize> = (0..n).filter(|&j| norms[j] > 1e-12 * largest).collect();
+    let mut se = vec![f64::NAN; n];
+    let mut corr = DMatrix::from_element(n, n, f64::NAN);
+    let reduced = jac.select_columns(&seen);
+    if let Some(inv) = (reduced.transpose() * &reduced).try_inverse() {
+        let cov = inv * s2;
+        for (a, &i) in seen.iter().enumerate() {
+            se[i] = cov[(a, a)].max(0.0).sqrt();
+        }
+        for (a, &i) in seen.iter().enumerate() {
+            for (b, &j) in seen.iter().enumerate() {
+                corr[(i, j)] = cov[(a, b)] / (se[i] * se[j]);
+            }
+        }
+    }
+    (se, corr)
 }
