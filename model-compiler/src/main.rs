@@ -100,7 +100,8 @@ enum Command {
         run: RunArgs,
         /// A swept parameter (repeatable; the cases are the full grid): `NAME=LOW..HIGH:COUNT`
         /// (`supply.p=150..200bar:5`, the unit after the upper end for both) or
-        /// `NAME=A,B,C`.
+        /// `NAME=A,B,C`. On a description, NAME may also be a numeric field of it (a design
+        /// variant: `lift_cylinder.bore=90..110mm:5`).
         #[arg(long = "param", value_name = "NAME=SPEC", required = true)]
         params: Vec<String>,
         /// Draw N cases at random instead of the grid: `NAME=LOW..HIGH` intervals by
@@ -347,6 +348,29 @@ fn sweep(
                 trajectories: Some(_)
             }
         ),
+        variants: None,
+    };
+    // A description: its fields can be swept too (in-process).
+    let is_description = run.model.extension().is_some_and(|e| e == "toml");
+    let options = if is_description && matches!(mode, SweepMode::InProcess { .. }) {
+        let file = run.model.display().to_string();
+        let variants = std::fs::read_to_string(&run.model)
+            .map_err(|e| format!("{file}: {e}"))
+            .and_then(|text| {
+                sweep::variants::Variants::new(
+                    model_compiler::fit::field::Document::parse(&file, &text)?,
+                    &fmu.description.guid,
+                )
+            });
+        match variants {
+            Ok(v) => sweep::Options {
+                variants: Some(std::sync::Arc::new(v)),
+                ..options
+            },
+            Err(e) => return fail(e),
+        }
+    } else {
+        options
     };
     let trajectories = match mode {
         SweepMode::CasesOnly => {

@@ -38,6 +38,9 @@ pub struct Options {
     pub vars: Vec<String>,
     /// Show a progress indicator on stderr when the run takes longer than 2 s.
     pub progress: bool,
+    /// Instantiate with this resources folder instead of the FMU's own (a sweep's
+    /// description variant).
+    pub resources: Option<PathBuf>,
 }
 
 /// Input time series: `time` and one column per input.
@@ -356,7 +359,9 @@ pub fn run_loaded(fmu: &Fmu, o: &Options) -> Result<Results, (Results, String)> 
     results.names = recorded.iter().map(|v| v.name.clone()).collect();
     results.units = recorded.iter().map(|_| None).collect();
 
-    let inst = fmu.instantiate("simulate").map_err(fail)?;
+    let inst = fmu
+        .instantiate_at("simulate", o.resources.as_deref())
+        .map_err(fail)?;
     let check = |what: &str, s| inst.check(what, s);
     if !set_vr.is_empty() {
         check("fmi2SetReal (--set)", inst.set_real(&set_vr, &set_values)).map_err(fail)?;

@@ -26,6 +26,7 @@ fn options(params: &[&str], threads: usize) -> sweep::Options {
         threads,
         progress: false,
         trajectories: false,
+        variants: None,
     }
 }
 
@@ -152,4 +153,68 @@ fn bad_sweeps_are_refused_before_any_case() {
     let mut o = options(&["payload.mass=100,200"], 1);
     o.ranges.push(Range::parse("payload.mass=300").unwrap());
     assert!(sweep::run(&fmu, &o).unwrap_err().contains("given twice"));
+}
+
+/// Design variants: `--param lift_cylinder.bore=90..110mm:3` on the description (no FMU
+/// parameter reaches a bore). Each case runs the same loaded FMU with a variant model file;
+/// the held crane's cylinder force p1·A1 − p2·A2 is the same for every bore (the load and
+/// the pose do not change), and the variant with the description's own bore gives the
+/// plain FMU's row bit for bit.
+#[test]
+fn description_fields_are_swept_as_design_variants() {
+    use model_compiler::fit::field::Document;
+    use model_compiler::sweep::variants::Variants;
+    let (_p, fmu) = patu();
+    let path = common::workspace().join("models/patu-pvg32.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let doc = Document::parse(&path.display().to_string(), &text).unwrap();
+    let variants = std::sync::Arc::new(Variants::new(doc, &fmu.description.guid).unwrap());
+    let mut o = options(
+        &["lift_cylinder.bore=90..110mm:3", "payload.mass=211.431"],
+        2,
+    );
+    o.run.vars.push("lift_cylinder.p_rod".into());
+    o.variants = Some(variants.clone());
+    let s = sweep::run(&fmu, &o).unwrap();
+    assert_eq!(s.failures(), 0, "{:?}", s.cases[0].failure);
+    let rod = 0.056f64;
+    let forces: Vec<f64> = s
+        .cases
+        .iter()
+        .map(|c| {
+            let bore = c.values[0];
+            let a1 = std::f64::consts::PI / 4.0 * bore * bore;
+            let a2 = a1 - std::f64::consts::PI / 4.0 * rod * rod;
+            c.statistics[0][0] * a1 - c.statistics[2][0] * a2
+        })
+        .collect();
+    println!(
+        "bores {:?}: p1 {:?} Pa, force {forces:?} N",
+        s.cases.iter().map(|c| c.values[0]).collect::<Vec<_>>(),
+        s.cases
+            .iter()
+            .map(|c| c.statistics[0][0])
+            .collect::<Vec<_>>()
+    );
+    for f in &forces {
+        assert!((f - forces[1]).abs() < 1e-6 * forces[1], "{forces:?}");
+    }
+    // p1 falls with the bore (0.09 → 0.11 m: 81.5 → 54.8 bar).
+    assert!(s.cases[0].statistics[0][0] > s.cases[2].statistics[0][0]);
+    // The description's own bore through a variant file = the FMU as built.
+    let plain = sweep::run(&fmu, &options(&["payload.mass=211.431"], 1)).unwrap();
+    let mut o = options(&["lift_cylinder.bore=100mm", "payload.mass=211.431"], 1);
+    o.variants = Some(variants.clone());
+    let variant = sweep::run(&fmu, &o).unwrap();
+    assert_eq!(variant.cases[0].statistics, plain.cases[0].statistics);
+    // Bad variants are refused before any case: a zero bore (the description's own
+    // check), a field that does not exist.
+    let mut o = options(&["lift_cylinder.bore=0..100mm:2"], 1);
+    o.variants = Some(variants.clone());
+    let e = sweep::run(&fmu, &o).unwrap_err();
+    assert!(e.contains("with 0") && e.contains("bore"), "{e}");
+    let mut o = options(&["lift_cylinder.bor=90mm"], 1);
+    o.variants = Some(variants);
+    let e = sweep::run(&fmu, &o).unwrap_err();
+    assert!(e.contains("did you mean 'lift_cylinder.bore'"), "{e}");
 }

@@ -336,6 +336,16 @@ impl Fmu {
 
     /// `fmi2Instantiate` (Co-Simulation, logging off) with the GUID of the description.
     pub fn instantiate(&self, name: &str) -> Result<Instance<'_>, String> {
+        self.instantiate_at(name, None)
+    }
+
+    /// [`Fmu::instantiate`] with another resources folder (a sweep's variant of the
+    /// description, compiled into a model file of the same GUID and interface).
+    pub fn instantiate_at(
+        &self,
+        name: &str,
+        resources: Option<&Path>,
+    ) -> Result<Instance<'_>, String> {
         let sink = Box::new(LogSink::default());
         let callbacks = Box::new(CallbackFunctions {
             logger: logger(),
@@ -347,7 +357,10 @@ impl Fmu {
         let c_name = CString::new(name).map_err(|_| "instance name has a NUL byte")?;
         let guid =
             CString::new(self.description.guid.as_str()).map_err(|_| "GUID has a NUL byte")?;
-        let location = format!("file://{}/resources", self.dir.display());
+        let location = match resources {
+            Some(r) => format!("file://{}", r.display()),
+            None => format!("file://{}/resources", self.dir.display()),
+        };
         let location = CString::new(location).map_err(|_| "path has a NUL byte")?;
         // SAFETY: FMI 2.0 calling conventions: C strings, callbacks outlive the instance.
         let c = unsafe {

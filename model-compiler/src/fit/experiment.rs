@@ -5,7 +5,6 @@
 //! times.
 
 use super::field::{Document, Field};
-use crate::diagnostic::Source;
 use crate::simulate::InputSeries;
 use fmu_runtime::Instance;
 use fmu_runtime::model::{Binding, CompiledModel, ParamId, Variable};
@@ -51,14 +50,7 @@ impl Experiment {
     /// Compiles the description with `values`; a value the compiler rejects gives its
     /// diagnostics.
     pub fn compile(&self, values: &[f64]) -> Result<CompiledModel, String> {
-        let doc = self.description(values);
-        let source = Source::new(&doc.file, doc.text());
-        crate::compile(&source).map(|l| l.model).map_err(|ds| {
-            ds.iter()
-                .map(|d| source.render(d))
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
+        self.description(values).compile()
     }
 
     /// Runs the experiment from the first sample to the last (`Err`: the description

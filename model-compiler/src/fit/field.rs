@@ -157,6 +157,17 @@ impl Document {
         annotate(self.doc.as_item_mut(), &f.steps, comment);
     }
 
+    /// The description compiled (its diagnostics rendered, located in this file).
+    pub fn compile(&self) -> Result<fmu_runtime::model::CompiledModel, String> {
+        let source = crate::diagnostic::Source::new(&self.file, self.text());
+        crate::compile(&source).map(|l| l.model).map_err(|ds| {
+            ds.iter()
+                .map(|d| source.render(d))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+    }
+
     /// A string such as `model.description`.
     pub fn get_string(&self, table: &str, key: &str) -> Option<String> {
         self.doc.get(table)?.get(key)?.as_str().map(str::to_string)

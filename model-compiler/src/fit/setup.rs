@@ -104,7 +104,7 @@ impl Setup {
             check_variable(&model, &m.variable, "--map", &["output", "local"])?;
         }
         for m in &inputs {
-            check_variable(&model, &m.variable, "--input", &["input", "parameter"])?;
+            check_variable(&model, &m.variable, "--input", &["input"])?;
         }
         for (k, m) in maps.iter().enumerate() {
             if maps[..k].iter().any(|x| x.variable == m.variable) {

@@ -13,8 +13,10 @@ pub mod dask;
 pub mod grid;
 pub mod pool;
 pub mod table;
+pub mod variants;
 
 use crate::bench::fmi::Fmu;
+use crate::fit::field::Field;
 use crate::simulate::{self, real_variable};
 use grid::{Range, Sampling};
 use std::fmt::Write as _;
@@ -22,6 +24,7 @@ use std::io::{IsTerminal, Write as _};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use table::{Table, Values};
+use variants::Variants;
 
 /// What a sweep runs.
 #[derive(Clone, Debug, Default)]
@@ -37,6 +40,8 @@ pub struct Options {
     pub progress: bool,
     /// Keep each case's trajectory ([`Sweep::trajectories`]).
     pub trajectories: bool,
+    /// The description the FMU was built from: `--param` may then name its fields.
+    pub variants: Option<std::sync::Arc<variants::Variants>>,
 }
 
 /// The statistics of one recorded output over a case's communication points.
@@ -69,10 +74,37 @@ pub struct Sweep {
 
 /// Every swept name is a Real parameter or input of the FMU, and every case's value within
 /// its declared range — checked before any case runs.
-pub fn validate(fmu: &Fmu, ranges: &[Range], cases: &[Vec<f64>]) -> Result<(), String> {
+pub fn validate(
+    fmu: &Fmu,
+    ranges: &[Range],
+    cases: &[Vec<f64>],
+    variants: Option<&Variants>,
+) -> Result<Vec<Option<Field>>, String> {
+    let mut fields = Vec::new();
     for (j, r) in ranges.iter().enumerate() {
         let what = format!("--param {}", r.name);
-        let v = real_variable(fmu, &r.name, &what)?;
+        let values = cases.iter().map(|c| c[j]);
+        let v = match (real_variable(fmu, &r.name, &what), variants) {
+            (Ok(v), _) => v,
+            (Err(e), None) => return Err(e),
+            (Err(e), Some(variants)) => {
+                let field = variants
+                    .field(&r.name)
+                    .map_err(|fe| format!("{e}; nor is it a field of the description: {fe}"))?;
+                // The extremes compile and keep the interface (the description's own
+                // validation is the field's min and max).
+                let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+                    (lo.min(x), hi.max(x))
+                });
+                for x in [lo, hi] {
+                    variants
+                        .model(std::slice::from_ref(&field), &[x])
+                        .map_err(|e| format!("{what}: with {x} (SI): {e}"))?;
+                }
+                fields.push(Some(field));
+                continue;
+            }
+        };
         if !matches!(v.causality.as_str(), "parameter" | "input") {
             return Err(format!(
                 "{what}: '{}' is an {} variable; only parameters and inputs can be swept",
@@ -82,7 +114,7 @@ pub fn validate(fmu: &Fmu, ranges: &[Range], cases: &[Vec<f64>]) -> Result<(), S
         if v.variability == "constant" {
             return Err(format!("{what}: '{}' is a constant", v.name));
         }
-        for x in cases.iter().map(|c| c[j]) {
+        for x in values {
             if let Some(min) = v.min.filter(|m| x < *m) {
                 return Err(format!(
                     "{what}: {x} is below the minimum {min} of '{}'",
@@ -96,13 +128,14 @@ pub fn validate(fmu: &Fmu, ranges: &[Range], cases: &[Vec<f64>]) -> Result<(), S
                 ));
             }
         }
+        fields.push(None);
     }
     let mut names: Vec<&str> = ranges.iter().map(|r| r.name.as_str()).collect();
     names.sort_unstable();
     if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
         return Err(format!("--param {}: given twice", w[0]));
     }
-    Ok(())
+    Ok(fields)
 }
 
 /// The cases `o` asks for, checked against `fmu`, without running them: `case` and the
@@ -110,7 +143,8 @@ pub fn validate(fmu: &Fmu, ranges: &[Range], cases: &[Vec<f64>]) -> Result<(), S
 /// python/hydromech).
 pub fn cases_csv(fmu: &Fmu, o: &Options) -> Result<String, String> {
     let grid = grid::cases(&o.ranges, o.sampling)?;
-    validate(fmu, &o.ranges, &grid)?;
+    // The workers run the FMU as built: description fields are swept in-process only.
+    validate(fmu, &o.ranges, &grid, None)?;
     let mut s = String::from("case");
     for r in &o.ranges {
         let _ = write!(s, ",{}", r.name);
@@ -144,7 +178,7 @@ pub fn recorded_outputs(fmu: &Fmu, vars: &[String]) -> Result<Vec<String>, Strin
 /// Runs every case of the grid on `fmu`.
 pub fn run(fmu: &Fmu, o: &Options) -> Result<Sweep, String> {
     let grid = grid::cases(&o.ranges, o.sampling)?;
-    validate(fmu, &o.ranges, &grid)?;
+    let fields = validate(fmu, &o.ranges, &grid, o.variants.as_deref())?;
     let md = &fmu.description;
     let outputs = recorded_outputs(fmu, &o.run.vars)?;
     let threads = if md.generation_tool.starts_with("hydromech") {
@@ -156,7 +190,7 @@ pub fn run(fmu: &Fmu, o: &Options) -> Result<Sweep, String> {
     let cases = pool::map(
         threads,
         grid.len(),
-        |k| run_case(fmu, o, &grid[k], outputs.len()),
+        |k| run_case(fmu, o, &fields, k, &grid[k], outputs.len()),
         |done| {
             if o.progress {
                 progress(done, grid.len(), began);
@@ -172,19 +206,49 @@ pub fn run(fmu: &Fmu, o: &Options) -> Result<Sweep, String> {
     })
 }
 
-/// One case: its values set before initialization, run to the stop time.
-fn run_case(fmu: &Fmu, o: &Options, values: &[f64], outputs: usize) -> Case {
+/// One case (`k`): its parameter values set before initialization, its description
+/// fields (`fields[j]` for range `j`) in a variant model file, run to the stop time.
+fn run_case(
+    fmu: &Fmu,
+    o: &Options,
+    fields: &[Option<Field>],
+    k: usize,
+    values: &[f64],
+    outputs: usize,
+) -> Case {
     let mut run = o.run.clone();
     run.progress = false;
-    // `{:?}` writes the shortest text that parses back to the same f64.
-    run.set.extend(
-        o.ranges
-            .iter()
-            .zip(values)
-            .map(|(r, v)| format!("{}={v:?}", r.name)),
-    );
+    let (mut changed, mut changed_values) = (Vec::new(), Vec::new());
+    for ((r, v), field) in o.ranges.iter().zip(values).zip(fields) {
+        match field {
+            Some(f) => {
+                changed.push(f.clone());
+                changed_values.push(*v);
+            }
+            // `{:?}` writes the shortest text that parses back to the same f64.
+            None => run.set.push(format!("{}={v:?}", r.name)),
+        }
+    }
     let started = Instant::now();
-    let outcome = simulate::run_loaded(fmu, &run);
+    let variant = match (&o.variants, changed.is_empty()) {
+        (Some(variants), false) => Some(
+            variants
+                .model(&changed, &changed_values)
+                .and_then(|m| variants.write(k, &m)),
+        ),
+        _ => None,
+    };
+    let outcome = match &variant {
+        Some(Err(e)) => Err((simulate::Results::default(), e.clone())),
+        Some(Ok(resources)) => {
+            run.resources = Some(resources.clone());
+            simulate::run_loaded(fmu, &run)
+        }
+        None => simulate::run_loaded(fmu, &run),
+    };
+    if let (Some(variants), Some(Ok(resources))) = (&o.variants, &variant) {
+        variants.remove(resources);
+    }
     let seconds = started.elapsed().as_secs_f64();
     let (statistics, failure, results) = match outcome {
         Ok(results) => (statistics(&results), None, results),
