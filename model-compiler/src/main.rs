@@ -1060,9 +1060,6 @@ fn fit(a: FitArgs) -> ExitCode {
         weights: a.weights,
         window,
         step: a.step,
-        threads,
-        max_simulations: a.max_simulations,
-        progress: true,
     };
     let setup = match fit::Setup::prepare(&o) {
         Ok(s) => s,
@@ -1075,7 +1072,7 @@ fn fit(a: FitArgs) -> ExitCode {
         setup.fit.times.len()
     );
     let began = Instant::now();
-    let result = fit::fit(&setup, threads, o.max_simulations, true);
+    let result = fit::fit(&setup, threads, a.max_simulations, true);
     let (before, after) = match (
         setup.agreement(&setup.start),
         setup.agreement(&result.values),

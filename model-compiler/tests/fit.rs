@@ -43,8 +43,6 @@ fn pvg32(model: &str, free: &[&str]) -> Options {
             "lift_cylinder.p_rod=1bar",
         ]),
         window: Some((0.0, 14.0)),
-        threads: 2,
-        max_simulations: 400,
         ..Options::default()
     }
 }

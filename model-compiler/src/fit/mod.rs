@@ -52,10 +52,6 @@ pub struct Options {
     pub window: Option<(f64, f64)>,
     /// Communication step; default the model's default experiment step.
     pub step: Option<f64>,
-    pub threads: usize,
-    /// Simulations at most (the Jacobian's columns included).
-    pub max_simulations: usize,
-    pub progress: bool,
 }
 
 /// A fit's outcome.

@@ -13,8 +13,8 @@ pub fn summary(s: &Setup, f: &Fit, before: &Agreement, after: &Agreement) -> Str
     let _ = writeln!(
         out,
         "fit over {:.6}..{:.6} s: {} residuals, {} simulations, {}",
-        s.fit.times[0],
-        s.fit.times[s.fit.times.len() - 1],
+        s.window().0,
+        s.window().1,
         f.residuals,
         f.simulations,
         f.termination
@@ -120,8 +120,8 @@ pub fn fitted_description(
         format!("FITTED by `hydromech fit` on {date} to the record {data}"),
         format!(
             "over {}..{} s ({} weighted residuals; cost {:.4e} → {:.4e}):",
-            s.fit.times[0],
-            s.fit.times[s.fit.times.len() - 1],
+            s.window().0,
+            s.window().1,
             f.residuals,
             f.cost_start,
             f.cost
@@ -194,7 +194,7 @@ pub fn fitted_description(
 /// by the plot's title.
 pub fn plots(s: &Setup, before: &Agreement, after: &Agreement) -> Vec<(String, String)> {
     let t = &s.record.times;
-    let window = (s.fit.times[0], s.fit.times[s.fit.times.len() - 1]);
+    let window = s.window();
     s.fit
         .outputs
         .iter()

@@ -173,6 +173,12 @@ impl Setup {
         }
     }
 
+    /// The fit window's first and last sample times.
+    pub fn window(&self) -> (f64, f64) {
+        let t = &self.fit.times;
+        (t[0], t[t.len() - 1])
+    }
+
     /// The record simulated with `values`, and its agreement per channel.
     pub fn agreement(&self, values: &[f64]) -> Result<Agreement, String> {
         let trajectory = self.record.run(values)?;
