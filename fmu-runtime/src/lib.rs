@@ -30,3 +30,4 @@ pub mod solver;
 
 pub use instance::{Instance, Snapshot, StepError};
 pub use model::CompiledModel;
+pub use solver::State;

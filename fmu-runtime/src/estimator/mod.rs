@@ -35,8 +35,10 @@
 //! Every buffer is allocated when the instance initializes; a step allocates nothing.
 
 pub mod filter;
+mod plant;
 
-use crate::instance::Instance;
+pub use plant::Plant;
+
 use crate::model::ParamId;
 use crate::model::estimator::EstimatorSpec;
 use crate::solver::ode::StateKind;
@@ -75,7 +77,7 @@ enum ErrorKind {
 }
 
 /// The filter of one instance and its buffers.
-pub struct Estimator {
+pub struct Estimator<P> {
     filter: ErrorStateFilter,
     /// Filter states: the first `n` of the `len` ODE states (the work integrals after them
     /// are bookkeeping, not estimated), then the model errors; `nf` independent
@@ -102,8 +104,8 @@ pub struct Estimator {
     /// A copy of the instance the Jacobians are taken on, so that the instance itself
     /// continues bit for bit as the model alone where no sample corrects it, and its
     /// state at the base point (each coordinate's column starts from it).
-    twin: Box<Instance>,
-    base: crate::instance::State,
+    twin: Box<P>,
+    base: crate::solver::State,
     /// The next sample instant of each sensor [s].
     next_sample: Vec<f64>,
     /// The time the covariance was last carried to [s].
@@ -117,9 +119,9 @@ pub struct Estimator {
     rejected: u64,
 }
 
-impl Estimator {
+impl<P: Plant> Estimator<P> {
     /// The filter of an initialized instance whose model declares `spec`.
-    pub fn new(inst: &mut Instance, spec: &EstimatorSpec) -> Result<Estimator, String> {
+    pub fn new(inst: &mut P, spec: &EstimatorSpec) -> Result<Estimator<P>, String> {
         let len = inst.ode_len()?;
         let kinds: Vec<StateKind> = (0..len).filter_map(|k| inst.ode_kind(k)).collect();
         let n = kinds
@@ -329,7 +331,7 @@ impl Estimator {
 
     /// Carries the covariance to the instance's time and corrects the model with the
     /// sensors that have a sample (after a communication step).
-    pub fn update(&mut self, inst: &mut Instance, spec: &EstimatorSpec) -> Result<(), String> {
+    pub fn update(&mut self, inst: &mut P, spec: &EstimatorSpec) -> Result<(), String> {
         let dt = inst.time() - self.time;
         self.time = inst.time();
         if dt <= 0.0 || dt.is_nan() {
@@ -377,7 +379,7 @@ impl Estimator {
     }
 
     /// A and H by forward differences at the instance's state, on its twin.
-    fn jacobians(&mut self, inst: &Instance, spec: &EstimatorSpec) -> Result<(), String> {
+    fn jacobians(&mut self, inst: &P, spec: &EstimatorSpec) -> Result<(), String> {
         let (n, dim) = (self.n, self.dim);
         let twin = &mut self.twin;
         twin.mirror(inst);
@@ -463,7 +465,7 @@ impl Estimator {
     }
 
     /// Q over a step dt (thesis eqs 3.17–3.18, continuous-time intensities).
-    fn plant_noise(&mut self, inst: &Instance, spec: &EstimatorSpec, dt: f64) {
+    fn plant_noise(&mut self, inst: &P, spec: &EstimatorSpec, dt: f64) {
         let (n, nf, dim) = (self.n, self.nf, self.dim);
         let p = inst.params();
         let sa = p[spec.acceleration_noise.index()];
@@ -496,7 +498,7 @@ impl Estimator {
 
     /// Skips the samples whose innovation exceeds `innovation_gate` predicted standard
     /// deviations √(h P⁻ hᵀ + r) (each judged alone); their innovation outputs show why.
-    fn gate(&mut self, inst: &Instance, spec: &EstimatorSpec) -> Result<(), String> {
+    fn gate(&mut self, inst: &P, spec: &EstimatorSpec) -> Result<(), String> {
         let g = inst.params()[spec.innovation_gate.index()];
         if !(g.is_finite() && g >= 0.0) {
             return Err(format!("estimator.innovation_gate must be ≥ 0, is {g}"));
@@ -531,7 +533,7 @@ impl Estimator {
     }
 
     /// The sensors with a sample at this step: valid flag set, sample instant reached.
-    fn samples(&mut self, inst: &Instance, spec: &EstimatorSpec, dt: f64) -> Result<(), String> {
+    fn samples(&mut self, inst: &P, spec: &EstimatorSpec, dt: f64) -> Result<(), String> {
         self.rows.clear();
         self.y.clear();
         self.r.clear();

@@ -191,3 +191,20 @@ pub(crate) unsafe fn out_ref<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut T
     // SAFETY: non-NULL and aligned; validity is the master's contract.
     Ok(unsafe { &mut *ptr })
 }
+
+impl Handle for Component {
+    const ERROR_STATE: FmiState = FmiState::Error;
+
+    unsafe fn from_handle<'a>(c: *mut std::ffi::c_void) -> Option<&'a mut Component> {
+        // SAFETY: forwarded contract.
+        unsafe { Component::from_handle(c) }
+    }
+
+    fn component(&mut self) -> &mut Component {
+        self
+    }
+
+    fn state_name(state: FmiState) -> &'static str {
+        state.name()
+    }
+}

@@ -5,7 +5,7 @@
 
 use super::fmu_state::{Experiment, FmuState, Progress, Tag};
 use super::logging::{Category, Logger};
-use super::model_exchange::ModelExchange;
+use super::me_state::ModelExchange;
 use super::state_machine::FmiState;
 use super::types::{fmi2CallbackFunctions, fmi2Component, fmi2Status};
 use crate::instance::Instance;
@@ -539,23 +539,6 @@ impl Component {
 /// How far beyond `min` or `max`, relative to the bound, a set value is taken as the
 /// bound (rounding of an interpolating master: a few ulps).
 pub const BOUND_ROUNDING: f64 = 4.0 * f64::EPSILON;
-
-impl super::call::Handle for Component {
-    const ERROR_STATE: FmiState = FmiState::Error;
-
-    unsafe fn from_handle<'a>(c: *mut std::ffi::c_void) -> Option<&'a mut Component> {
-        // SAFETY: forwarded contract.
-        unsafe { Component::from_handle(c) }
-    }
-
-    fn component(&mut self) -> &mut Component {
-        self
-    }
-
-    fn state_name(state: FmiState) -> &'static str {
-        state.name()
-    }
-}
 
 pub fn type_name(ty: VarType) -> &'static str {
     match ty {

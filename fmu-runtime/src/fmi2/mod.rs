@@ -10,7 +10,8 @@
 //! - [`call`]: the frame of every call (handle check, call-state mask, panics, errors);
 //! - [`component`]: the instance behind `fmi2Component` and the per-variable set rules;
 //! - [`fmu_state`]: `fmi2FMUstate` objects and their serialized form;
-//! - [`model_exchange`]: the master-integrated ODE side of a component (FMI 2.0 and 3.0);
+//! - [`model_exchange`]: the master-integrated ODE side of a component (FMI 2.0 and 3.0),
+//!   its per-instance data in [`me_state`];
 //! - [`directional`]: directional derivatives of Model Exchange (FMI 2.0 and 3.0);
 //! - [`exports`]: the 44 `#[no_mangle]` functions (the 10 of Model Exchange in
 //!   [`exports_me`]).
@@ -27,6 +28,7 @@ pub mod exports;
 pub mod exports_me;
 pub mod fmu_state;
 pub mod logging;
+pub mod me_state;
 pub mod model_exchange;
 pub mod resources;
 pub mod state_machine;

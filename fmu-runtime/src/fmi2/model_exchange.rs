@@ -11,51 +11,12 @@
 
 use super::component::Component;
 use super::logging::Category;
+use super::me_state::{EventUpdate, ModelExchange};
 use super::state_machine::FmiState;
 use super::types::fmi2Status;
-use crate::instance::Snapshot;
 use crate::model::{Binding, Probe};
 
 const CO_SIMULATION: &str = "the instance was instantiated for Co-Simulation";
-
-/// The Model Exchange side of a component.
-#[derive(Debug)]
-pub struct ModelExchange {
-    /// ẋ of the last evaluation.
-    dx: Vec<f64>,
-    /// Whether `dx` and the outputs are those of the states, time and inputs as set.
-    current: bool,
-    /// A step event asked for new independent coordinates.
-    rechoice: bool,
-    /// Right-hand-side evaluations so far (for the log at termination and benchmarks).
-    pub evaluations: u64,
-    /// The state before a `SetContinuousStates` (kept, so that setting allocates once).
-    backup: Option<Snapshot>,
-}
-
-/// What an event update reports (FMI 2.0 `fmi2EventInfo`, FMI 3.0
-/// `fmi3UpdateDiscreteStates`'s outputs).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct EventUpdate {
-    pub values_changed: bool,
-}
-
-impl ModelExchange {
-    pub fn new(n: usize) -> ModelExchange {
-        ModelExchange {
-            dx: vec![0.0; n],
-            current: false,
-            rechoice: false,
-            evaluations: 0,
-            backup: None,
-        }
-    }
-
-    /// Something ẋ depends on was set.
-    pub fn invalidate(&mut self) {
-        self.current = false;
-    }
-}
 
 impl Component {
     /// Number of continuous states the FMU declares (counted once, at instantiation, for a

@@ -12,7 +12,7 @@ use super::exports::{Caller, guarded, instantiate};
 use super::state_machine as sm;
 use super::types::*;
 use crate::fmi2::call::{out_ref, slice_in, slice_out};
-use crate::fmi2::model_exchange::ModelExchange;
+use crate::fmi2::me_state::ModelExchange;
 use crate::fmi2::types::fmi2Status::{fmi2Discard, fmi2OK};
 use std::sync::Arc;
 

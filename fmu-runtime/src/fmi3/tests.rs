@@ -703,7 +703,7 @@ fn fmi2_and_fmi3_handles_are_not_interchangeable() {
 fn model_exchange_runs_as_through_fmi2() {
     use crate::fmi2::exports as e2;
     use crate::fmi2::exports_me as me2;
-    use crate::fmi2::model_exchange::ModelExchange;
+    use crate::fmi2::me_state::ModelExchange;
     use crate::fmi2::types::{fmi2EventInfo, fmi2Status};
     let (m, n) = crate::fmi2::tests::model_exchange::with_states(model(), 300, 400);
     let m = Arc::new(m);

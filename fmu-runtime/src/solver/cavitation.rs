@@ -13,8 +13,8 @@
 
 use super::{Layout, Workspace};
 use crate::hydraulics::fluid::ATMOSPHERE;
-use crate::instance::State;
 use crate::model::CompiledModel;
+use crate::solver::State;
 
 /// The band above vapour pressure where pressures step by backward Euler, as a share of
 /// `p_a − p_v` (our choice: 10 %, ≈ 0.1 bar, where the air has expanded tenfold and the

@@ -7,11 +7,11 @@
 //! those of the whole orientation.
 
 use super::Workspace;
-use crate::instance::State;
 use crate::mechanics::Kinematics;
 use crate::mechanics::spatial::{Mat3, quat_matrix};
 use crate::mechanics::zyx;
 use crate::model::CompiledModel;
+use crate::solver::State;
 use nalgebra::{Quaternion, Rotation3, UnitQuaternion};
 
 /// |cos pitch| below which a rotation is re-charted: pitch past ±60°, where the rates of

@@ -10,8 +10,8 @@
 use super::evaluate::Evaluation;
 use super::linalg::{lu_factor, lu_solve};
 use super::{Layout, Workspace};
-use crate::instance::State;
 use crate::model::CompiledModel;
+use crate::solver::State;
 
 /// Buffers of the formulation, allocated once.
 pub struct DoubleStepWork {

@@ -12,8 +12,8 @@
 //! leaves unbalanced: `τ = (M z̈ − Q + Φ_zᵀλ)_j`.
 
 use super::Workspace;
-use crate::instance::State;
 use crate::model::{CompiledModel, ParamId, PortKind};
+use crate::solver::State;
 
 /// One prescribed-motion joint of a model.
 #[derive(Clone, Debug)]

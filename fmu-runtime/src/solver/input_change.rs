@@ -20,9 +20,9 @@
 
 use super::linalg::{lu_factor, lu_solve};
 use super::{Layout, Workspace};
-use crate::instance::State;
 use crate::mechanics::dynamics::mass_matrix;
 use crate::model::{CompiledModel, Element, Node, ParamId, PortKind};
+use crate::solver::State;
 
 /// Buffers of the acceleration jump (allocated once per instance).
 #[derive(Clone, Debug)]

@@ -8,6 +8,7 @@ pub mod charts;
 pub mod double_step;
 pub mod drives;
 pub mod equilibrium;
+mod equilibrium_problem;
 pub mod evaluate;
 pub mod input_change;
 pub mod linalg;
@@ -18,14 +19,17 @@ mod outputs;
 pub mod plan;
 pub(crate) mod predictor;
 mod projection;
+mod residual;
 pub mod sparse_lu;
 pub mod sparsity;
+mod state;
+mod tangent;
 mod trapped_oil;
 
 pub use equilibrium::solve_equilibrium_parameters;
 pub use outputs::Outputs;
+pub use state::State;
 
-use crate::instance::State;
 use crate::model::{CompiledModel, Formulation, Node, Probe};
 use evaluate::Evaluation;
 

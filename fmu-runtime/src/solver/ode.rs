@@ -36,9 +36,9 @@
 use super::double_step::DoubleStepWork;
 use super::linalg::{lu_factor, lu_solve};
 use super::{Layout, Workspace};
-use crate::instance::State;
 use crate::mechanics::dynamics::{CompositeInertia, mass_matrix};
 use crate::model::CompiledModel;
+use crate::solver::State;
 
 /// What a continuous state is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,10 +4,10 @@
 use super::evaluate::Evaluation;
 use super::{Layout, Workspace, charts};
 use crate::hydraulics::cylinder::CylinderState;
-use crate::instance::State;
 use crate::math;
 use crate::mechanics::spatial::{Vec3, ang, lin, vec3};
 use crate::model::{CompiledModel, Element, JointKind, MOUNT_MOTION, PortKind, Probe};
+use crate::solver::State;
 use nalgebra::{Rotation3, UnitQuaternion};
 
 #[derive(Clone, Debug)]

@@ -31,7 +31,7 @@
 //! moves with them (`shift_history`), so a step input is extrapolated as a constant offset
 //! of the trend, not as a trend of its own.
 
-use crate::instance::State;
+use crate::solver::State;
 
 /// Predicted joint coordinate `i` at the end of a step of `h`.
 #[inline]

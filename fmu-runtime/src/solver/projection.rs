@@ -16,9 +16,9 @@
 
 use super::Workspace;
 use super::linalg::lu_factor;
-use crate::instance::State;
 use crate::mechanics::dynamics::{CompositeInertia, mass_matrix};
 use crate::model::Mechanism;
+use crate::solver::State;
 
 /// Buffers of the mass matrix and `P` (allocated once per instance).
 #[derive(Clone, Debug)]

@@ -11,22 +11,10 @@
 //! trapped volume is pushed below that pressure; otherwise it keeps the pressure the
 //! equilibrium dictates.
 
-use super::equilibrium::{Problem, problem, solve};
+use super::equilibrium_problem::{Problem, load_scale, make_up_pressure, problem, solve};
 use super::{Layout, Workspace};
-use crate::instance::State;
 use crate::model::{CompiledModel, Node};
-
-/// The make-up pressure: the lowest pressure source of the circuit (the tank), if any.
-pub(super) fn make_up_pressure(m: &CompiledModel, p: &[f64]) -> Option<f64> {
-    m.circuit
-        .nodes
-        .iter()
-        .filter_map(|n| match n {
-            Node::Pressure { pressure, .. } => Some(p[pressure.index()]),
-            Node::Volume(_) => None,
-        })
-        .reduce(f64::min)
-}
+use crate::solver::State;
 
 /// Volumes (indices among the pressure unknowns) without a precharge whose pressure rate
 /// does not depend on their own pressure at the state: nothing conducts into them.
@@ -84,7 +72,7 @@ pub(super) fn settle(
     if trapped.is_empty() {
         return Ok(Vec::new());
     }
-    let load = super::equilibrium::load_scale(m, l, params, st, ws);
+    let load = load_scale(m, l, params, st, ws);
     // What the equilibrium left unbalanced where no pressure acts (a carrier's springs a
     // hair off): holding trapped oil must not add to it, but cannot remove it either.
     let floor = {
