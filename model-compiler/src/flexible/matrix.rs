@@ -51,18 +51,7 @@ impl FeMatrix for DMatrix<f64> {
         pick(self, dofs, dofs)
     }
     fn to_triplets(&self) -> Triplets {
-        let mut entries = Vec::new();
-        for j in 0..self.ncols() {
-            for i in 0..self.nrows() {
-                if self[(i, j)] != 0.0 {
-                    entries.push((i, j, self[(i, j)]));
-                }
-            }
-        }
-        Triplets {
-            size: self.nrows(),
-            entries,
-        }
+        Triplets::from_dense(self)
     }
     fn from_entries(t: &Triplets) -> Result<Self, String> {
         Ok(t.dense())

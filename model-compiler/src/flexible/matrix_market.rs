@@ -20,6 +20,22 @@ impl Triplets {
         }
         a
     }
+
+    /// The non-zero entries of a dense matrix, column by column.
+    pub fn from_dense(a: &nalgebra::DMatrix<f64>) -> Triplets {
+        let mut entries = Vec::new();
+        for j in 0..a.ncols() {
+            for i in 0..a.nrows() {
+                if a[(i, j)] != 0.0 {
+                    entries.push((i, j, a[(i, j)]));
+                }
+            }
+        }
+        Triplets {
+            size: a.nrows(),
+            entries,
+        }
+    }
 }
 
 /// Parses the text of a Matrix Market file; `what` names it in errors ("mass.mtx").

@@ -36,7 +36,7 @@ impl Sparse {
 
     /// The non-zero entries of a dense matrix.
     pub fn from_dense(a: &DMatrix<f64>) -> Sparse {
-        let t = super::matrix::FeMatrix::to_triplets(a);
+        let t = Triplets::from_dense(a);
         Sparse::from_triplets(&t).unwrap_or_else(|_| unreachable!("indices within the size"))
     }
 

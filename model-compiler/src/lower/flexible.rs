@@ -2,12 +2,12 @@
 //! nodes added to the tree as massless bodies right after it, and every point and child
 //! joint on the body moved onto the node at its station (rigidly offset from it).
 
+use super::flexible_source::{Fe, Source};
 use super::mass::MassProps;
 use super::{Ctx, Expect};
 use crate::description::{BodyDesc, DampingDesc, FlexibleDesc, SectionShape};
 use crate::flexible::beam::{Beam, Section};
-use crate::flexible::ffrf::{self, DEFAULT_DAMPING_RATIO, Damping, FeModel, Reduction};
-use crate::flexible::sparse::Sparse;
+use crate::flexible::ffrf::{DEFAULT_DAMPING_RATIO, Damping, FeModel, Reduction};
 use crate::units::Dim;
 use fmu_runtime::model::{Body, CompiledModel, FlexibleBody, Frame, JointKind};
 use std::ops::Range;
@@ -117,46 +117,6 @@ impl FlexibleLowered {
 /// Bodies a description adds right after its body: one per interface node.
 pub(super) fn node_count(b: &BodyDesc) -> usize {
     b.flexible.as_ref().map_or(0, |f| f.nodes.get_ref().len())
-}
-
-/// An FE model's matrices: dense (beams, small FE models) or sparse (large FE models).
-pub(super) enum Fe {
-    Dense(FeModel),
-    Sparse(FeModel<Sparse>),
-}
-
-impl Fe {
-    pub(super) fn positions(&self) -> &[[f64; 3]] {
-        match self {
-            Fe::Dense(fe) => &fe.positions,
-            Fe::Sparse(fe) => &fe.positions,
-        }
-    }
-
-    fn reduce(
-        &self,
-        reference: usize,
-        interface: &[(String, usize)],
-        modes: usize,
-        damping: &Damping,
-    ) -> Result<Reduction, String> {
-        match self {
-            Fe::Dense(fe) => ffrf::reduce(fe, reference, interface, modes, damping),
-            Fe::Sparse(fe) => ffrf::reduce(fe, reference, interface, modes, damping),
-        }
-    }
-}
-
-/// An FE model ready for the reduction: the reference node (at the body origin), the
-/// interface nodes, their positions, the extent along x.
-pub(super) struct Source {
-    pub fe: Fe,
-    pub reference: usize,
-    pub interface: Vec<(String, usize)>,
-    pub extent: (f64, f64),
-    pub by_station: bool,
-    /// Rigid spiders: whose (`None`: the joint's) and how many nodes each ties.
-    pub spiders: Vec<(Option<String>, usize)>,
 }
 
 /// Meshes or reads and reduces a flexible body; `None` after reporting an error.

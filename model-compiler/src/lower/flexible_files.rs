@@ -2,7 +2,7 @@
 //! the node coordinates as CSV with the unit of each column in its header. Every error
 //! names the file (and its line) and what to fix.
 
-use super::flexible::{Fe, Source};
+use super::flexible_source::{Fe, Source};
 use super::{Ctx, Expect};
 use crate::description::{BodyDesc, FeDesc, FlexibleDesc, Located};
 use crate::flexible::dofs::NodeDofs;

@@ -1,7 +1,7 @@
 //! `[[interface.ports]]`: joint, hydraulic and shaft ports (the base port is
 //! [`super::base`]). Each port gets input slots `<name>.<input>` (or binds an existing
 //! slot: a pressure source's pressure, a pump's speed) and outputs (see
-//! [`port_variables`](super::interface)).
+//! [`interface::ports`](super::interface)).
 
 use super::{Ctx, Expect};
 use crate::description::{Description, FormulationDesc, MountDesc, PortDesc, PortTypeDesc};

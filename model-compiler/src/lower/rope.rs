@@ -1,6 +1,5 @@
 //! `[[ropes]]`: winch ropes from a drum over sheaves to a hook.
 
-use super::mechanism::point_ref;
 use super::{Ctx, Expect};
 use crate::description::RopeDesc;
 use crate::units::Dim;
@@ -34,7 +33,7 @@ pub(super) fn lower_rope(cx: &mut Ctx, r: &RopeDesc, bodies: &[Body]) -> Option<
             "give the drum its own body on a revolute joint (its angle pays the rope out)",
         );
     }
-    let path: Vec<_> = r.path.get_ref().iter().map(|p| point_ref(cx, p)).collect();
+    let path: Vec<_> = r.path.get_ref().iter().map(|p| cx.point_ref(p)).collect();
     if path.len() < 2 {
         cx.error(
             r.path.span(),

@@ -1,6 +1,6 @@
 //! Load sensing: the LS ports of valve sections and the LS variable-displacement pump.
 
-use super::{FLOW_COEFFICIENT, P, same_node_check};
+use super::passage::{FLOW_COEFFICIENT, P, same_node_check};
 use crate::description::{LoadSensingPumpDesc, ValveDesc};
 use crate::lower::{Ctx, Expect};
 use crate::units::Dim;

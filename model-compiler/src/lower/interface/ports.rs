@@ -2,9 +2,9 @@
 //! the component it is on) and outputs (the computed side, power, work). Port variables
 //! come after the user's, so a clash points at the user's variable.
 
-use super::Ctx;
-use super::interface::{Builder, output, slot_display_unit};
+use super::builder::{Builder, output, slot_display_unit};
 use crate::description::Description;
+use crate::lower::Ctx;
 use fmu_runtime::model::{
     Binding, CarrierBase, Causality, CompiledModel, Element, JointKind, Node, ParamId, PortKind,
     Probe, VarType, Variability, Variable,
@@ -70,7 +70,7 @@ fn power_and_work(k: usize, what: &str) -> [(&'static str, Probe, &'static str, 
 /// The base port's inputs (the carrier's motion, one per slot, named as the slot) and
 /// outputs (the wrench on the carrier, power and work through the port).
 pub(super) fn base(cx: &mut Ctx, b: &mut Builder, d: &Description, port: &CarrierBase) {
-    let prefix = super::base::port_name(d);
+    let prefix = crate::lower::base::port_name(d);
     let help = "give the port another prefix with `name = \"...\"` in [interface.base]";
     for id in port.params() {
         let name = cx.params[id.index()].name.clone();
@@ -80,7 +80,7 @@ pub(super) fn base(cx: &mut Ctx, b: &mut Builder, d: &Description, port: &Carrie
             b.push(input(cx, name, description, id, unit));
         }
     }
-    for (suffix, probe, unit, description) in super::base::outputs(port.reference) {
+    for (suffix, probe, unit, description) in crate::lower::base::outputs(port.reference) {
         let name = format!("{prefix}.{suffix}");
         if claim(cx, b, &name, "base port", help) {
             b.push(output(
@@ -274,7 +274,7 @@ fn mount(cx: &mut Ctx, b: &mut Builder, k: usize, name: &str, wrench: [[ParamId;
             }
         }
     }
-    for (j, (suffix, unit, text)) in super::base::MOTION.iter().enumerate() {
+    for (j, (suffix, unit, text)) in crate::lower::base::MOTION.iter().enumerate() {
         let var = format!("{name}.{suffix}");
         if claim(cx, b, &var, "mount", help) {
             let unit = (!unit.is_empty()).then(|| unit.to_string());

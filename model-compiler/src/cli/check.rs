@@ -1,0 +1,77 @@
+//! `hydromech check` and `hydromech inspect`: a description, a built FMU.
+
+use super::models::{exit_code, read, report};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+pub(crate) fn check(models: &[PathBuf]) -> ExitCode {
+    let mut failed = 0;
+    for path in models {
+        let Ok(source) = read(path) else {
+            failed += 1;
+            continue;
+        };
+        if model_compiler::system::is_system(&source.text) {
+            match model_compiler::system::load(&source) {
+                Ok(sys) => println!("{}: ok ({})", path.display(), sys.summary()),
+                Err(errors) => {
+                    for e in errors {
+                        eprintln!("{e}\n");
+                    }
+                    failed += 1;
+                }
+            }
+            continue;
+        }
+        match model_compiler::check(&source) {
+            Ok((_, l)) => {
+                if let Err(errors) = model_compiler::report::check_csv(&source, &l) {
+                    report(&source, &errors);
+                    failed += 1;
+                    continue;
+                }
+                for w in &l.warnings {
+                    eprintln!("{}\n", source.render(w));
+                }
+                print!(
+                    "{}: ok ({})\n{}",
+                    path.display(),
+                    model_compiler::summary::headline(&l),
+                    model_compiler::summary::report(&l)
+                );
+            }
+            Err(errors) => {
+                report(&source, &errors);
+                failed += 1;
+            }
+        }
+    }
+    exit_code(failed)
+}
+
+pub(crate) fn inspect(fmus: &[PathBuf]) -> ExitCode {
+    let mut failed = false;
+    for (k, path) in fmus.iter().enumerate() {
+        match model_compiler::inspect::read_fmu(path) {
+            Ok(i) => {
+                if k > 0 {
+                    println!();
+                }
+                println!("{}:", path.display());
+                print!("{}", model_compiler::inspect::render(&i));
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                eprintln!(
+                    "help: give the path of an FMI 2.0 .fmu file (a zip with modelDescription.xml)"
+                );
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

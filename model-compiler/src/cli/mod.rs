@@ -1,0 +1,112 @@
+//! The `hydromech` commands: [`args`] declares them (clap), [`run`] dispatches, and each
+//! command's module does its work through the library; [`models`] reads the descriptions
+//! they take.
+
+mod args;
+mod build;
+mod check;
+mod fit;
+mod models;
+mod package;
+mod report;
+mod simulate;
+mod sweep;
+
+pub(crate) use args::Cli;
+
+use args::{Command, DistributionArg};
+use build::build;
+use check::{check, inspect};
+use fit::fit;
+use package::{package, verify};
+use report::report_pages;
+use simulate::simulate;
+use std::process::ExitCode;
+use sweep::{SweepMode, sweep};
+
+/// Runs one command.
+pub(crate) fn run(command: Command) -> ExitCode {
+    match command {
+        Command::Build {
+            models,
+            output,
+            platforms,
+            split,
+            estimator,
+            fmi,
+            interface,
+        } => build(
+            models,
+            &output,
+            &platforms,
+            (split, estimator),
+            model_compiler::Flavour::new(fmi.into(), interface.into()),
+        ),
+        Command::Check { models } => check(&models),
+        Command::Report { models, output } => report_pages(models, &output),
+        Command::Fit(args) => fit(args),
+        Command::Bench(args) => model_compiler::bench::main(args),
+        Command::Package {
+            models,
+            output,
+            platforms,
+        } => package(models, &output, &platforms),
+        Command::Verify {
+            paths,
+            exact,
+            platform,
+        } => verify(&paths, exact, platform),
+        Command::Inspect { fmus } => inspect(&fmus),
+        Command::Schema => {
+            println!("{}", model_compiler::schema::render());
+            ExitCode::SUCCESS
+        }
+        Command::Simulate {
+            run,
+            set,
+            output,
+            plot,
+        } => simulate(
+            &run.model,
+            model_compiler::simulate::Options {
+                stop_time: run.stop_time,
+                step: run.step,
+                inputs: run.inputs,
+                set,
+                output,
+                plot,
+                vars: run.vars,
+                progress: true,
+                ..Default::default()
+            },
+        ),
+        Command::Sweep {
+            run,
+            params,
+            samples,
+            distribution,
+            seed,
+            threads,
+            cases_only,
+            trajectories,
+            dask,
+            output,
+        } => {
+            use model_compiler::sweep::grid::{Distribution, Sampling};
+            let sampling = samples.map(|samples| Sampling {
+                samples,
+                distribution: match distribution {
+                    DistributionArg::Uniform => Distribution::Uniform,
+                    DistributionArg::Lhs => Distribution::LatinHypercube,
+                },
+                seed,
+            });
+            let mode = match (cases_only, dask) {
+                (true, _) => SweepMode::CasesOnly,
+                (false, Some(address)) => SweepMode::Dask(address),
+                (false, None) => SweepMode::InProcess { trajectories },
+            };
+            sweep(run, &params, sampling, threads, mode, &output)
+        }
+    }
+}
