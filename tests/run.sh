@@ -20,6 +20,9 @@
 #   5. checks the FMI ABI header:   bash tests/abi/check_header.sh   (if present; run on the
 #      shared library of a generated FMU, with the venv's FMPy headers)
 #   6. runs the importer tests:     .venv/bin/python -m pytest tests/python -v
+#      (among them tests/python/test_golden.py: every FMU against tests/golden, bit for bit)
+# Before building, stage "architecture" checks the source tree: no import cycle between
+# files, none over 800 lines of non-test code (tests/tools/module_cycles.py).
 # Every stage runs even if an earlier one failed; a summary with per-stage timings is printed
 # at the end and the exit code is non-zero if any stage failed.
 #
@@ -250,6 +253,12 @@ PY
     fi
 }
 
+stage_architecture() {
+    # No import cycle between source files, no file over 800 lines of non-test code
+    # (docs/architecture.md: the layers and what each may import).
+    python3 tests/tools/module_cycles.py --max-lines 800 fmu-runtime/src model-compiler/src
+}
+
 stage_pytest() {
     # shellcheck disable=SC2086
     "$VPY" -m pytest tests/python -v -p no:cacheprovider -rfEs ${PYTEST_ARGS:-}
@@ -267,6 +276,7 @@ else
     run_stage setup-python stage_python
 fi
 configure_libclang
+run_stage architecture stage_architecture
 run_stage build-fmus stage_build_fmus
 run_stage cargo-test stage_cargo_test
 if [ -f tests/abi/check_header.sh ]; then
