@@ -10,9 +10,9 @@
 //! Kept short on purpose: 10 samples, 3 s per benchmark.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use model_compiler::bench::fmi::{FMI2_OK, Fmu, Instance};
 use model_compiler::bench::schedule::{self, Plan};
 use model_compiler::diagnostic::Source;
+use model_compiler::host::fmi::{FMI2_OK, Fmu, Instance};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

@@ -206,7 +206,7 @@ pub fn declare_estimator(l: &mut Lowered) -> Result<usize, String> {
     }
     for (k, kind) in kinds.iter().enumerate() {
         let (name, unit) = sigma_name(m, *kind, k);
-        let (what, _) = crate::model_exchange::describe(m, *kind);
+        let (what, _) = crate::emit::model_exchange::describe(m, *kind);
         // (The estimator keeps its initial choice of independent coordinates.)
         let what = what.split(" (re-chosen").next().unwrap_or_default();
         vars.push(output(

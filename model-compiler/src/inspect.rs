@@ -1,7 +1,7 @@
 //! `hydromech inspect X.fmu`: the interface of a built FMU, read from the
 //! `modelDescription.xml` in its zip (no binary is loaded).
 
-use crate::fmu_xml::{self, get};
+use crate::host::fmu_xml::{self, get};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -62,7 +62,7 @@ fn variable(v: &fmu_xml::Variable) -> Variable {
     }
 }
 
-/// Parses an FMI 2.0 or 3.0 `modelDescription.xml` (read by [`crate::fmu_xml`]); nothing
+/// Parses an FMI 2.0 or 3.0 `modelDescription.xml` (read by [`crate::host::fmu_xml`]); nothing
 /// but the root element is required.
 pub fn parse(xml: &str) -> Result<Interface, String> {
     let doc = fmu_xml::read(xml)?;
@@ -127,7 +127,7 @@ pub fn render(i: &Interface) -> String {
     let states = i
         .variables
         .iter()
-        .filter(|v| v.name.starts_with(crate::model_exchange::PREFIX))
+        .filter(|v| v.name.starts_with(crate::emit::model_exchange::PREFIX))
         .count();
     if states > 0 {
         let _ = writeln!(

@@ -1,21 +1,22 @@
 //! # model-compiler (`hydromech`)
 //!
-//! Compiles a TOML machine description into an FMI 2.0 Co-Simulation FMU:
+//! Compiles a TOML machine description into FMI 2.0 and 3.0 FMUs, as a pipeline:
 //!
 //! 1. [`description`]: parse with serde (unknown keys and type errors have positions);
 //! 2. [`lower`]: check names and quantities ([`units`]) and build the
-//!    [`fmu_runtime::model::CompiledModel`]; solve `init.solve_for` ([`equilibrium`]) and
-//!    derive the GUID from the content;
-//! 3. [`model_description`], [`documentation`]: the XML and the HTML page;
-//! 4. [`package`]: the `.fmu` zip: the generic runtime binary of each platform
-//!    ([`runtime`], compiled when hydromech was) and the model file in `resources/`.
+//!    [`fmu_runtime::model::CompiledModel`] (flexible bodies reduced by [`flexible`]);
+//!    solve `init.solve_for` ([`equilibrium`]) and derive the GUID from the content;
+//!    machines made of several descriptions: [`compose`] (a carried machine),
+//!    [`actuator_split`], [`estimator_fmu`], [`system`] (SSP);
+//! 3. [`emit`]: `modelDescription.xml`, the HTML page, the OSP file and the `.fmu` zip
+//!    with the generic runtime binary of each platform (compiled when hydromech was) and
+//!    the model file in `resources/`.
 //!
-//! [`bench`] is the performance harness (`hydromech bench`); [`inspect`], [`schema`],
-//! [`simulate`] and [`report`] are the `hydromech inspect`, `schema`, `simulate` and
-//! `report` commands; [`crosscheck`] is `hydromech package` and `hydromech verify` (the
-//! supplier package in the FMI Cross-Check layout).
-//! [`fmu_xml`] reads a built FMU's `modelDescription.xml` for `bench`, `inspect` and
-//! `simulate`.
+//! The commands work on what the pipeline writes: [`host`] loads a built FMU through its
+//! C ABI for [`simulate`], [`bench`] (the performance harness), [`report`] (model
+//! pages), [`crosscheck`] (`hydromech package` and `verify`), [`sweep`] and [`fit`];
+//! [`inspect`], [`schema`] and [`summary`] (`hydromech check`) read and print. The
+//! executable's argument parsing is `src/cli/`, one module per command.
 
 pub mod actuator_split;
 pub mod bench;
@@ -23,27 +24,21 @@ pub mod compose;
 pub mod crosscheck;
 pub mod description;
 pub mod diagnostic;
-pub mod documentation;
+pub mod emit;
 pub mod equilibrium;
 pub mod estimator_fmu;
 pub mod fit;
 pub mod flexible;
-pub mod fmu_xml;
+pub mod host;
 pub mod inspect;
 pub mod lower;
-pub mod model_description;
-pub mod model_exchange;
 pub mod names;
-pub mod osp;
-pub mod package;
 pub mod report;
-pub mod runtime;
 pub mod schema;
 pub mod simulate;
 pub mod summary;
 pub mod sweep;
 pub mod system;
-pub mod timestamp;
 pub mod units;
 
 use description::Description;
@@ -121,7 +116,7 @@ pub fn build(source: &Source, out_dir: &Path) -> Result<PathBuf, Vec<Diagnostic>
 
 /// [`build`] for the named FMI platforms (`linux64`, ...; empty = all this hydromech
 /// carries). No compiler runs: the FMU is the generic runtime binary per platform
-/// ([`runtime`]) and the model file ([`fmu_runtime::model::file`]) in `resources/`.
+/// ([`emit::runtime`]) and the model file ([`fmu_runtime::model::file`]) in `resources/`.
 pub fn build_for(
     source: &Source,
     out_dir: &Path,
@@ -139,13 +134,13 @@ pub fn build_version(
 ) -> Result<PathBuf, Vec<Diagnostic>> {
     // The platforms first: a missing one is reported before any compile error.
     match flavour.version {
-        FmiVersion::Fmi2 => runtime::select(platforms).map(drop),
-        FmiVersion::Fmi3 => runtime::select_fmi3(platforms).map(drop),
+        FmiVersion::Fmi2 => emit::runtime::select(platforms).map(drop),
+        FmiVersion::Fmi3 => emit::runtime::select_fmi3(platforms).map(drop),
     }
     .map_err(platform_error)?;
     let mut l = compile(source)?;
     if flavour.interface.model_exchange() {
-        model_exchange::declare_states(&mut l).map_err(|e| {
+        emit::model_exchange::declare_states(&mut l).map_err(|e| {
             vec![Diagnostic::global(
                 format!("Model Exchange: {e}"),
                 "build for Co-Simulation (--interface cs), which covers every machine",
@@ -166,7 +161,7 @@ pub fn build_estimator(
     out_dir: &Path,
     platforms: &[String],
 ) -> Result<PathBuf, Vec<Diagnostic>> {
-    runtime::select(platforms)
+    emit::runtime::select(platforms)
         .map(drop)
         .map_err(platform_error)?;
     let mut l = compile(source)?;
@@ -194,7 +189,7 @@ fn platform_error(e: String) -> Vec<Diagnostic> {
         e,
         format!(
             "list the platforms this hydromech carries with `hydromech --version` ({})",
-            runtime::platforms().join(", ")
+            emit::runtime::platforms().join(", ")
         ),
     )]
 }
@@ -288,11 +283,12 @@ pub fn write_fmu_version(
     flavour: Flavour,
 ) -> Result<PathBuf, Vec<Diagnostic>> {
     let global = |message: String, help: &str| vec![Diagnostic::global(message, help)];
-    let time = timestamp::build_time();
+    let time = emit::timestamp::build_time();
     let (xml, binaries) = match flavour.version {
         FmiVersion::Fmi2 => {
-            let binaries = runtime::select(platforms).map_err(platform_error)?;
-            let xml = model_description::render_for(&l.model, &time.to_xml(), flavour.interface);
+            let binaries = emit::runtime::select(platforms).map_err(platform_error)?;
+            let xml =
+                emit::model_description::render_for(&l.model, &time.to_xml(), flavour.interface);
             (
                 xml,
                 binaries
@@ -302,21 +298,25 @@ pub fn write_fmu_version(
             )
         }
         FmiVersion::Fmi3 => {
-            let binaries = runtime::select_fmi3(platforms).map_err(platform_error)?;
-            let xml =
-                model_description::fmi3::render_for(&l.model, &time.to_xml(), flavour.interface)
-                    .map_err(|e| global(e, "rename the variable or build for FMI 2.0"))?;
+            let binaries = emit::runtime::select_fmi3(platforms).map_err(platform_error)?;
+            let xml = emit::model_description::fmi3::render_for(
+                &l.model,
+                &time.to_xml(),
+                flavour.interface,
+            )
+            .map_err(|e| global(e, "rename the variable or build for FMI 2.0"))?;
             (xml, binaries)
         }
     };
-    let html = documentation::render_lowered_for(l, flavour);
+    let html = emit::documentation::render_lowered_for(l, flavour);
     let fmu = out_dir.join(format!("{stem}.fmu"));
     let model_file = fmu_runtime::model::file::encode(&l.model);
-    let entries = package::fmu_entries(xml, &l.model.model_identifier, &binaries, model_file, html);
-    package::write_zip(&fmu, &entries, time)
+    let entries =
+        emit::archive::fmu_entries(xml, &l.model.model_identifier, &binaries, model_file, html);
+    emit::archive::write_zip(&fmu, &entries, time)
         .map_err(|e| global(e, "check that the output directory is writable"))?;
     // OSP tools look for the ports next to the FMU.
-    if let Some(osp) = osp::render(&l.model) {
+    if let Some(osp) = emit::osp::render(&l.model) {
         let path = out_dir.join(format!("{stem}_OspModelDescription.xml"));
         std::fs::write(&path, osp).map_err(|e| {
             global(

@@ -1,5 +1,5 @@
 //! `hydromech simulate`: runs an FMU through its own C ABI, as a co-simulation master
-//! would (the `dlopen` master of [`crate::bench::fmi`]), with inputs and results in the CSV
+//! would (the `dlopen` master of [`crate::host::fmi`]), with inputs and results in the CSV
 //! convention of FMPy and the FMI cross-check: a header row with `time` first and the
 //! variable names (quoted or plain), one row per communication point.
 //!
@@ -11,9 +11,9 @@
 //! step time the later row holds (the earlier one before initialization); before the first
 //! row and after the last the first and last values hold.
 
-use crate::bench::fmi::{FMI2_OK, FMI2_WARNING, Fmu, status_name};
 use crate::bench::svg::{self, esc};
-use crate::bench::xml::{ScalarVariable, VarType};
+use crate::host::fmi::{FMI2_OK, FMI2_WARNING, Fmu, status_name};
+use crate::host::xml::{ScalarVariable, VarType};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};

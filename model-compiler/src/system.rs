@@ -28,9 +28,9 @@
 
 use crate::description::{Name, Quantity};
 use crate::diagnostic::{Diagnostic, Source, from_toml_error};
-use crate::documentation::escape;
+use crate::emit::archive::{self, Entry};
+use crate::emit::documentation::escape;
 use crate::lower::Lowered;
-use crate::package::{self, Entry};
 use crate::units::{self, Dim};
 use fmu_runtime::model::{Axis, Binding, Causality, CompiledModel, PortKind, Probe, VarType};
 use serde::Deserialize;
@@ -349,7 +349,7 @@ pub fn write(sys: &System, out_dir: &Path, platforms: &[String]) -> Result<PathB
         }
     }
     let path = out_dir.join(format!("{name}.ssp"));
-    package::write_zip(&path, &entries, crate::timestamp::build_time())
+    archive::write_zip(&path, &entries, crate::emit::timestamp::build_time())
         .map_err(|e| vec![format!("{}: {e}", path.display())])?;
     Ok(path)
 }

@@ -68,7 +68,7 @@ fn builds_the_naya_rod_fmu() {
     names.sort();
     // One binary per FMI 2.0 platform this hydromech carries (linux64 always; win64 where
     // the cross toolchain was there when it was built).
-    let mut expected: Vec<String> = model_compiler::runtime::select(&[])
+    let mut expected: Vec<String> = model_compiler::emit::runtime::select(&[])
         .unwrap()
         .iter()
         .map(|r| format!("binaries/{}/naya_rod.{}", r.platform, r.extension))
@@ -139,7 +139,7 @@ fn builds_the_naya_rod_fmu() {
     for f in fmu_runtime::fmi2::EXPORTED_FUNCTIONS {
         assert!(contains(so, f.as_bytes()), "{f} is not in the binary");
     }
-    let runtime = model_compiler::runtime::select(&["linux64".into()]).unwrap();
+    let runtime = model_compiler::emit::runtime::select(&["linux64".into()]).unwrap();
     assert!(
         so == runtime[0].bytes,
         "the binary is not the embedded runtime"

@@ -229,9 +229,11 @@ fn check_text(text: &str) {
     match model_compiler::check(&source) {
         Ok((_, lowered)) => {
             // The later stages must take whatever check accepted.
-            let _ =
-                model_compiler::model_description::render(&lowered.model, "2026-01-01T00:00:00Z");
-            let _ = model_compiler::documentation::render_lowered(&lowered);
+            let _ = model_compiler::emit::model_description::render(
+                &lowered.model,
+                "2026-01-01T00:00:00Z",
+            );
+            let _ = model_compiler::emit::documentation::render_lowered(&lowered);
             let _ = model_compiler::summary::report(&lowered);
             for w in &lowered.warnings {
                 let _ = source.render(w);

@@ -80,7 +80,7 @@ fn elements(xml: &str) -> Vec<Element> {
 #[test]
 fn ports_become_osp_variable_groups_by_the_schema_rules() {
     let model = common::compile_text("all-ports.toml", MACHINE.to_string());
-    let xml = model_compiler::osp::render(&model).expect("a model with ports has one");
+    let xml = model_compiler::emit::osp::render(&model).expect("a model with ports has one");
     let els = elements(&xml);
     assert_eq!(els[0].name, "OspModelDescription");
     assert_eq!(
@@ -178,7 +178,7 @@ fn ports_become_osp_variable_groups_by_the_schema_rules() {
 #[test]
 fn a_model_without_ports_has_no_osp_description() {
     let model = common::compile("naya-rod.toml");
-    assert!(model_compiler::osp::render(&model).is_none());
+    assert!(model_compiler::emit::osp::render(&model).is_none());
 }
 
 #[test]
@@ -192,5 +192,5 @@ fn build_writes_the_osp_description_next_to_the_fmu() {
     assert!(fmu.ends_with("all-ports.fmu"));
     let osp = std::fs::read_to_string(dir.join("all-ports_OspModelDescription.xml")).unwrap();
     let model = common::compile_text("all-ports.toml", MACHINE.to_string());
-    assert_eq!(Some(osp), model_compiler::osp::render(&model));
+    assert_eq!(Some(osp), model_compiler::emit::osp::render(&model));
 }

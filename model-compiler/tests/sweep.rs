@@ -4,7 +4,7 @@
 
 mod common;
 
-use model_compiler::bench::fmi::Fmu;
+use model_compiler::host::fmi::Fmu;
 use model_compiler::simulate;
 use model_compiler::sweep::{self, grid::Range};
 

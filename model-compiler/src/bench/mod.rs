@@ -11,14 +11,12 @@
 //! - [`report`]: table, CSV, JSON.
 
 pub mod family;
-pub mod fmi;
 pub mod report;
 pub mod run;
 pub mod scaling;
 pub mod schedule;
 pub mod stats;
 pub mod svg;
-pub mod xml;
 
 use crate::diagnostic::Source;
 use std::path::{Path, PathBuf};
@@ -181,7 +179,8 @@ pub fn main(args: BenchArgs) -> ExitCode {
     };
     let mut results = Vec::new();
     for path in &fmus {
-        let outcome = fmi::Fmu::load(path).and_then(|fmu| run::bench_fmu(&fmu, &settings));
+        let outcome =
+            crate::host::fmi::Fmu::load(path).and_then(|fmu| run::bench_fmu(&fmu, &settings));
         match outcome {
             Ok(r) => {
                 if r.runs.iter().any(|x| x.failure.is_some()) {

@@ -47,7 +47,7 @@ impl Environment {
         // The source tree this hydromech was built from, when it is still there.
         let ws = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
         Environment {
-            date: crate::timestamp::Utc::from_unix(now).to_xml(),
+            date: crate::emit::timestamp::Utc::from_unix(now).to_xml(),
             commit: run("git", &["-C", ws, "rev-parse", "--short", "HEAD"]),
             dirty: !run(
                 "git",

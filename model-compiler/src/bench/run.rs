@@ -1,9 +1,9 @@
 //! The FMU benchmark: a fixed manoeuvre through the C ABI, timed per `fmi2DoStep`.
 
-use super::fmi::{FMI2_OK, Fmu, Instance, heap_bytes, rss_bytes, status_name};
 use super::schedule::{self, Plan};
 use super::stats::{Stats, stats};
-use super::xml::VarType;
+use crate::host::fmi::{FMI2_OK, Fmu, Instance, heap_bytes, rss_bytes, status_name};
+use crate::host::xml::VarType;
 use std::ffi::c_int;
 use std::hint::black_box;
 use std::time::Instant;
@@ -135,7 +135,10 @@ struct Sensors {
 }
 
 impl Sensors {
-    fn of(md: &super::xml::ModelDescription, inputs: &[&super::xml::ScalarVariable]) -> Sensors {
+    fn of(
+        md: &crate::host::xml::ModelDescription,
+        inputs: &[&crate::host::xml::ScalarVariable],
+    ) -> Sensors {
         let mut s = Sensors::default();
         for (k, v) in inputs.iter().enumerate() {
             let Some(name) = v.name.strip_prefix("sensor.") else {

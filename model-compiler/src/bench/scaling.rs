@@ -9,8 +9,8 @@
 use super::family::{self, Family};
 use super::schedule;
 use super::stats::{Stats, log_log_slope, stats};
-use super::xml::{ScalarVariable, VarType};
 use crate::diagnostic::Source;
+use crate::host::xml::{ScalarVariable, VarType};
 use fmu_runtime::model::{Binding, Causality, CompiledModel, LinearSolver, ParamId};
 use fmu_runtime::solver::Layout;
 use fmu_runtime::solver::plan::SolverPath;

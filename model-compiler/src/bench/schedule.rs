@@ -1,7 +1,7 @@
 //! The fixed manoeuvre of each model: a piecewise-constant input schedule, looked up by
 //! model name, with a generic fallback for models the table does not know.
 
-use super::xml::ScalarVariable;
+use crate::host::xml::ScalarVariable;
 
 /// A value of an input during one segment of a schedule.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -226,7 +226,7 @@ pub fn plan(model: &str, inputs: &[&ScalarVariable], t0: f64, span: f64) -> Plan
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::xml::VarType;
+    use crate::host::xml::VarType;
 
     fn input(name: &str, vr: u32, start: f64, range: Option<(f64, f64)>) -> ScalarVariable {
         ScalarVariable {

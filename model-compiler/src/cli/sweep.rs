@@ -47,7 +47,7 @@ pub(crate) fn sweep(
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let fmu = match model_compiler::bench::fmi::Fmu::load(&prepared.fmu) {
+    let fmu = match model_compiler::host::fmi::Fmu::load(&prepared.fmu) {
         Ok(f) => f,
         Err(e) => return fail(e),
     };

@@ -118,7 +118,7 @@ pub fn package(source: &Source, root: &Path, platforms: &[String]) -> Result<Pac
     let l = crate::compile(source).map_err(render)?;
     let spec: &ReportSpec = &l.report;
     let loaded = report::load(spec, &source.path).map_err(render)?;
-    let binaries = crate::runtime::select(platforms)?;
+    let binaries = crate::emit::runtime::select(platforms)?;
     let model = source
         .path
         .file_stem()

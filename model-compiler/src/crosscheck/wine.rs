@@ -3,7 +3,7 @@
 //! communication points, the inputs before each step, as bit patterns) and writes every
 //! output's bit pattern, so the result is exactly what the win64 binary computed.
 
-use crate::bench::xml::ModelDescription;
+use crate::host::xml::ModelDescription;
 use crate::simulate::Results;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -76,7 +76,7 @@ pub fn run(fmu: &Path, plan: &Plan) -> Result<Results, String> {
     let fail = |e: std::io::Error| format!("{}: {e}", dir.0.display());
     std::fs::create_dir_all(&dir.0).map_err(fail)?;
     let root = dir.0.join("fmu");
-    crate::fmu_xml::open_fmu(fmu)?
+    crate::host::fmu_xml::open_fmu(fmu)?
         .extract(&root)
         .map_err(|e| format!("{}: cannot unpack: {e}", fmu.display()))?;
     let md = plan.description;

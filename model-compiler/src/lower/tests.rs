@@ -904,7 +904,7 @@ fn a_field_kept_as_another_slot_names_the_slots_to_use() {
 #[test]
 fn the_fmu_documentation_lists_the_rotary_motors() {
     let l = lowered("excavator.toml");
-    let html = crate::documentation::render_lowered(&l);
+    let html = crate::emit::documentation::render_lowered(&l);
     assert!(
         html.contains("4 cylinders, 1 rotary motors."),
         "machine line"

@@ -544,7 +544,7 @@ fn visual_geometry_is_checked_and_documented() {
     );
     let l = ok(&text);
     assert_eq!(l.visuals.len(), 2);
-    let html = crate::documentation::render_lowered(&l);
+    let html = crate::emit::documentation::render_lowered(&l);
     assert!(
         html.contains("box at [0.5, 0, 0] m, size [1, 0.1, 0.1] m"),
         "{html}"

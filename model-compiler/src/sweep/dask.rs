@@ -4,7 +4,7 @@
 //! with the cases (no shared file system needed); Dask schedules, nothing here does.
 
 use super::{Options, cases_csv};
-use crate::bench::fmi::Fmu;
+use crate::host::fmi::Fmu;
 use std::path::Path;
 use std::process::Command;
 

@@ -15,8 +15,8 @@ pub mod pool;
 pub mod table;
 pub mod variants;
 
-use crate::bench::fmi::Fmu;
 use crate::fit::field::Field;
+use crate::host::fmi::Fmu;
 use crate::simulate::{self, real_variable};
 use grid::{Range, Sampling};
 use std::fmt::Write as _;

@@ -1,6 +1,6 @@
 //! Cylinder friction: the models, their keys and defaults.
 
-use crate::description::FrictionModel;
+use crate::description::{FrictionDesc, FrictionModel, Quantity};
 use crate::lower::{Ctx, Expect};
 use crate::units::Dim;
 use fmu_runtime::model::Friction;
@@ -156,15 +156,10 @@ pub(super) fn model_name(model: FrictionModel) -> &'static str {
     }
 }
 
-pub(super) fn lower_friction(
-    cx: &mut Ctx,
-    cylinder: &str,
-    f: &crate::description::FrictionDesc,
-) -> Friction {
-    let span = f.model.span();
-    let model = *f.model.get_ref();
-    let name = model_name(model);
-    let given: [(&str, &Option<crate::description::Quantity>); 14] = [
+/// Every key a `[friction]` table can give, with its value (the fields of `FrictionDesc`
+/// after `model` and `default`).
+fn given_keys(f: &FrictionDesc) -> [(&'static str, &Option<Quantity>); 14] {
+    [
         ("coefficient", &f.coefficient),
         ("coulomb", &f.coulomb),
         ("stiction", &f.stiction),
@@ -179,7 +174,14 @@ pub(super) fn lower_friction(
         ("tau_deceleration", &f.tau_deceleration),
         ("tau_dwell", &f.tau_dwell),
         ("dwell_velocity", &f.dwell_velocity),
-    ];
+    ]
+}
+
+pub(super) fn lower_friction(cx: &mut Ctx, cylinder: &str, f: &FrictionDesc) -> Friction {
+    let span = f.model.span();
+    let model = *f.model.get_ref();
+    let name = model_name(model);
+    let given = given_keys(f);
     // The keys this model takes (a selectable one: the union over its options).
     let mut keys = Vec::new();
     let models: Vec<FrictionModel> = if model == FrictionModel::Selectable {
@@ -338,4 +340,57 @@ pub(super) fn lower_friction(
         format!("Seal friction model of {cylinder}: 0 Bengisu–Akay, 1 Brown–McPhee, 2 LuGre, 3 modified LuGre"),
     );
     Friction::Selectable { selector, options }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    const MODELS: [FrictionModel; 6] = [
+        FrictionModel::Viscous,
+        FrictionModel::BengisuAkay,
+        FrictionModel::BrownMcphee,
+        FrictionModel::Lugre,
+        FrictionModel::ModifiedLugre,
+        FrictionModel::Selectable,
+    ];
+
+    /// One list of friction keys: the keys the models take (the table above), the keys a
+    /// `[friction]` table can give (`given_keys`, the fields of `FrictionDesc`) and the
+    /// schema's `$defs/friction` are the same set; the model names are the description's
+    /// (serde) names and the schema's.
+    #[test]
+    fn friction_keys_are_one_list() {
+        let taken: BTreeSet<&str> = MODELS
+            .iter()
+            .flat_map(|&m| friction_keys(m).into_iter().map(|k| k.0))
+            .collect();
+        let f: FrictionDesc = toml::from_str("model = \"viscous\"").unwrap();
+        let given: BTreeSet<&str> = given_keys(&f).iter().map(|(k, _)| *k).collect();
+        assert_eq!(taken, given, "friction_keys vs given_keys");
+        let schema = crate::schema::schema();
+        let def = &schema["$defs"]["friction"];
+        let mut in_schema: BTreeSet<&str> = def["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert!(in_schema.remove("model") && in_schema.remove("default"));
+        assert_eq!(given, in_schema, "given_keys vs $defs/friction");
+        let names: Vec<&str> = MODELS.iter().map(|&m| model_name(m)).collect();
+        let enum_values: Vec<&str> = def["properties"]["model"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(names, enum_values, "model names vs the schema's");
+        for &m in &MODELS {
+            let text = format!("model = \"{}\"", model_name(m));
+            let parsed: FrictionDesc = toml::from_str(&text).unwrap();
+            assert_eq!(*parsed.model.get_ref(), m, "{text}");
+        }
+    }
 }

@@ -39,7 +39,7 @@ pub fn render(model: &CompiledModel, generation_date_and_time: &str) -> Result<S
 }
 
 /// Renders the FMI 3.0 document for the interface types (Model Exchange needs the model's
-/// continuous states, [`crate::model_exchange::declare_states`]).
+/// continuous states, [`crate::emit::model_exchange::declare_states`]).
 pub fn render_for(
     model: &CompiledModel,
     generation_date_and_time: &str,

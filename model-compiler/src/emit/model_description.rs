@@ -8,7 +8,7 @@
 //! (all of ours), with 1-based indices in ModelVariables order; outputs declared without
 //! direct feedthrough (`dependencies=""`) in a Co-Simulation-only FMU; numbers in shortest
 //! round-trip form. Model Exchange adds the continuous states and their derivatives
-//! ([`crate::model_exchange`]): `derivative="<index of the state>"`, `nominal`, the
+//! ([`crate::emit::model_exchange`]): `derivative="<index of the state>"`, `nominal`, the
 //! `<Derivatives>` list, and both in `<InitialUnknowns>`.
 
 use crate::Interface;
@@ -130,7 +130,7 @@ pub fn render(model: &CompiledModel, generation_date_and_time: &str) -> String {
 }
 
 /// Renders the XML document for the interface types (Model Exchange needs the model's
-/// continuous states, [`crate::model_exchange::declare_states`]).
+/// continuous states, [`crate::emit::model_exchange::declare_states`]).
 pub fn render_for(
     model: &CompiledModel,
     generation_date_and_time: &str,

@@ -7,7 +7,7 @@
 //! a workspace dependency): two calls and `dlerror` do not need a wrapper crate.
 
 use super::xml::{self, ModelDescription};
-use crate::fmu_xml;
+use crate::host::fmu_xml;
 use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_void};
 use std::fs;
 use std::path::{Path, PathBuf};

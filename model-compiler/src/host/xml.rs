@@ -1,8 +1,8 @@
 //! What a master reads from `modelDescription.xml`: identity, GUID, default experiment
 //! and the scalar variables with their value references, typed and checked (the XML is
-//! read by [`crate::fmu_xml`]).
+//! read by [`crate::host::fmu_xml`]).
 
-use crate::fmu_xml::{self, get};
+use crate::host::fmu_xml::{self, get};
 
 /// FMI base type of a scalar variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -257,7 +257,7 @@ mod tests {
         )
         .unwrap();
         let l = crate::compile(&crate::diagnostic::Source::new("naya-rod.toml", text)).unwrap();
-        let xml = crate::model_description::render(&l.model, "2000-01-01T00:00:00Z");
+        let xml = crate::emit::model_description::render(&l.model, "2000-01-01T00:00:00Z");
         let md = parse(&xml).unwrap();
         assert_eq!(md.guid, l.model.guid);
         assert_eq!(md.model_identifier, l.model.model_identifier);

@@ -1,8 +1,8 @@
 //! `documentation/index.html`: a self-contained description of the FMU, generated from
 //! the compiled model (no external style sheets or scripts).
 
+use crate::emit::model_description::real;
 use crate::lower::{Analysis, Lowered, SlotInfo, Visual};
-use crate::model_description::real;
 use fmu_runtime::model::{
     Binding, BulkModulus, Causality, CompiledModel, CutKind, Element, ForceElement, Friction,
     JointKind, Node, Variability,

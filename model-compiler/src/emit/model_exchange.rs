@@ -168,7 +168,7 @@ pub(crate) fn describe(m: &CompiledModel, kind: StateKind) -> (String, Option<&'
 mod tests {
     use super::*;
     use crate::diagnostic::Source;
-    use crate::model_description::render_for;
+    use crate::emit::model_description::render_for;
     use quick_xml::Reader;
     use quick_xml::events::Event;
 
@@ -301,7 +301,7 @@ mod tests {
     fn fmi3_declares_the_derivatives_by_value_reference() {
         let mut l = lowered("jaiswal-fourbar.toml");
         declare_states(&mut l).unwrap();
-        let xml = crate::model_description::fmi3::render_for(
+        let xml = crate::emit::model_description::fmi3::render_for(
             &l.model,
             "2026-01-01T00:00:00Z",
             crate::Interface::ModelExchange,

@@ -8,7 +8,7 @@
 //! `Boolean`, ...) holding the type's attributes, with `unit` and `displayUnit` taken from
 //! its `declaredType` when the variable does not carry them.
 //!
-//! Two views are built on it: [`crate::bench::xml`] (typed and checked, what a master
+//! Two views are built on it: [`crate::host::xml`] (typed and checked, what a master
 //! needs to run the FMU) and [`crate::inspect`] (the text as written, for display).
 
 use quick_xml::events::{BytesStart, Event};

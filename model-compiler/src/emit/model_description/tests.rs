@@ -338,7 +338,7 @@ fn model_metadata_reaches_the_xml_and_the_documentation() {
         assert_eq!(p.root_attrs[k], v, "{k}");
     }
     assert_eq!(p.co_simulation["modelIdentifier"], "crane_1");
-    let html = crate::documentation::render_lowered(&l);
+    let html = crate::emit::documentation::render_lowered(&l);
     for v in ["A crane", "Ada", "2.1", "MIT", "© 2026 Ada"] {
         assert!(html.contains(v), "{v}");
     }

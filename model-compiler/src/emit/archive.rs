@@ -2,8 +2,8 @@
 //! no ZIP64, forward slashes, no leading `./`; written to a temporary file and renamed so
 //! that a reader never sees a half-written FMU.
 
-use crate::runtime::RuntimeBinary;
-use crate::timestamp::Utc;
+use crate::emit::runtime::RuntimeBinary;
+use crate::emit::timestamp::Utc;
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};

@@ -10,7 +10,7 @@
 //! variable, every `unit` one of its units. Frames are not part of OSP-IS: the group names
 //! and the FMI descriptions say which axes each vector is in.
 
-use crate::documentation::escape as xml_escape;
+use crate::emit::documentation::escape as xml_escape;
 use fmu_runtime::model::{Axis, Binding, CompiledModel, JointKind, PortKind, Probe, Variable};
 
 /// Group kinds, in the order the schema's `VariableGroupsType` sequence requires.

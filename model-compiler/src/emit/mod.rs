@@ -1,0 +1,11 @@
+//! Emit: what a compiled model becomes on disk — `modelDescription.xml` (FMI 2.0 and 3.0,
+//! with the Model Exchange states), the HTML documentation, the OSP model description,
+//! and the `.fmu` archive with the runtime binary of each platform.
+
+pub mod archive;
+pub mod documentation;
+pub mod model_description;
+pub mod model_exchange;
+pub mod osp;
+pub mod runtime;
+pub mod timestamp;
