@@ -199,20 +199,26 @@ def record(fmu: Path, variant: str) -> tuple[dict, str, dict[str, np.ndarray]]:
             "max": float(finite.max()) if finite.size else None,
             "final": float(y[-1]) if np.isfinite(y[-1]) else repr(float(y[-1])),
         }
-    rec = {
+    rec = identity(fmu, variant, md, m) | {
+        "points": int(cols["time"].size),
+        "last_time": float(cols["time"][-1]),
+        "sha256": whole.hexdigest(),
+        "outputs": per,
+    }
+    return rec, csv_text(names, cols), cols
+
+
+def identity(fmu: Path, variant: str, md, m: Manoeuvre) -> dict:
+    """What a record says of the FMU and its manoeuvre."""
+    return {
         "fmu": fmu_name(fmu),
         "model": md.modelName,
         "variant": variant,
         "manoeuvre": m.what,
         "stop_time": m.stop,
         "step_size": m.step,
-        "points": int(cols["time"].size),
-        "last_time": float(cols["time"][-1]),
         "interface_sha256": interface_hash(fmu),
-        "sha256": whole.hexdigest(),
-        "outputs": per,
     }
-    return rec, csv_text(names, cols), cols
 
 
 def csv_text(names: list[str], cols: dict[str, np.ndarray]) -> str:
@@ -234,17 +240,9 @@ def failure_record(fmu: Path, variant: str, e: Exception) -> dict:
     from fmpy import read_model_description
 
     md = read_model_description(str(fmu))
-    m = manoeuvre(fmu, md)
     text = str(e).splitlines()[0] if str(e) else type(e).__name__
-    return {
-        "fmu": fmu_name(fmu),
-        "model": md.modelName,
-        "variant": variant,
-        "manoeuvre": m.what,
-        "stop_time": m.stop,
-        "step_size": m.step,
+    return identity(fmu, variant, md, manoeuvre(fmu, md)) | {
         "points": 0,
-        "interface_sha256": interface_hash(fmu),
         "failure": text,
         "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
         "outputs": {},
