@@ -11,13 +11,16 @@
 //! - [`solver`]: implicit trapezoidal rule, augmented-Lagrangian Newton loop, projections,
 //!   static-equilibrium initialisation.
 //! - [`estimator`]: the error-state Kalman filter of an estimator FMU (seed 001, ch. 3).
-//! - [`fmi2`]: the exported `fmi2*` functions, the call-state machine, FMU-state handling.
+//! - [`component`]: the FMI component layer both versions share (call frame, call states,
+//!   logger, FMU states, resources, Model Exchange).
+//! - [`fmi2`]: the exported `fmi2*` functions and FMI 2.0's calling-sequence table.
 //! - [`fmi3`]: the exported `fmi3*` functions (Co-Simulation) on the same component.
 
 // Numerical kernels index several arrays with one loop variable; iterator chains would
 // obscure the equations they implement.
 #![allow(clippy::needless_range_loop)]
 
+pub mod component;
 pub mod estimator;
 pub mod fmi2;
 pub mod fmi3;

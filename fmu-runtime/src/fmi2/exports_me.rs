@@ -1,5 +1,5 @@
 //! The 10 FMI 2.0 Model Exchange functions (`fmi2FunctionTypes.h`, §3.2), on the
-//! component's [`super::model_exchange`] side. A Co-Simulation instance never reaches
+//! component's [`crate::component::model_exchange`] side. A Co-Simulation instance never reaches
 //! Event or Continuous-Time Mode, so the call-state masks refuse these for it.
 //!
 //! A state at which the dependent coordinates cannot be solved for, or ẋ not evaluated,
@@ -8,10 +8,10 @@
 
 #![allow(non_snake_case)]
 
-use super::call::{out_ref, slice_in, slice_out};
 use super::exports::guarded;
 use super::state_machine as sm;
 use super::types::*;
+use crate::component::call::{out_ref, slice_in, slice_out};
 
 use fmi2Status::{fmi2Discard, fmi2OK};
 

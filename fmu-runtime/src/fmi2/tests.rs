@@ -10,11 +10,11 @@
 
 #![allow(non_snake_case)]
 
-use super::component::Component;
 use super::exports::*;
 use super::exports_me::*;
-use super::state_machine::FmiState;
 use super::types::*;
+use crate::component::call_state::FmiState;
+use crate::component::fmu_instance::Component;
 use crate::model::*;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::ptr::{null, null_mut};
@@ -866,7 +866,7 @@ fn logger_gets_percent_and_hash_intact() {
     assert!(
         !fmu.comp()
             .logger
-            .is_enabled(super::logging::Category::Events),
+            .is_enabled(crate::component::logging::Category::Events),
         "nothing changed"
     );
 }
@@ -991,7 +991,11 @@ fn debug_logging_categories_filter_ok_messages() {
     }
     // Reset restores the switches of fmi2Instantiate (all off).
     assert_eq!(unsafe { fmi2Reset(fmu.c) }, fmi2OK);
-    assert!(!fmu.comp().logger.is_enabled(super::logging::Category::All));
+    assert!(
+        !fmu.comp()
+            .logger
+            .is_enabled(crate::component::logging::Category::All)
+    );
     // Logging on at instantiation.
     let fmu = Fmu::with_model(Arc::new(test_model(GUID)), true);
     if LOGGER_WORKS {

@@ -2,11 +2,11 @@
 //! Co-Simulation adds (the intermediate-update callback, early return, the inputs a master
 //! sets inside a step, the state a discarded step returns to).
 
-use crate::fmi2::call::Handle;
-use crate::fmi2::component::{COMPONENT_MAGIC_FMI3, Component};
-use crate::fmi2::fmu_state::FmuState;
-use crate::fmi2::logging::Logger;
-use crate::fmi2::state_machine::FmiState;
+use crate::component::call::Handle;
+use crate::component::call_state::FmiState;
+use crate::component::fmu_instance::{COMPONENT_MAGIC_FMI3, Component};
+use crate::component::fmu_state::FmuState;
+use crate::component::logging::Logger;
 use crate::fmi3::types::{fmi3InstanceEnvironment, fmi3IntermediateUpdateCallback};
 use crate::model::{Causality, CompiledModel, ParamId, VarType, Variability, Variable};
 use std::sync::Arc;

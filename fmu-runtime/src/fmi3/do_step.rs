@@ -8,9 +8,9 @@ use super::component::Fmi3Component;
 use super::exports::guarded;
 use super::state_machine as sm;
 use super::types::*;
-use crate::fmi2::call::out_ref;
-use crate::fmi2::logging::Category;
-use crate::fmi2::state_machine::{FmiFunction, FmiState};
+use crate::component::call::out_ref;
+use crate::component::call_state::{FmiFunction, FmiState};
+use crate::component::logging::Category;
 use crate::fmi2::types::fmi2Status::{self, fmi2Discard, fmi2OK};
 
 /// The result of `fmi3DoStep` for its output arguments.

@@ -1,8 +1,8 @@
 //! FMI 3.0 Co-Simulation and Model Exchange C ABI, beside FMI 2.0 in the same binary.
 //!
-//! One file per concern, as [`crate::fmi2`]; the component layer (instance, logger, FMU
-//! states, resources, call frame) is FMI 2.0's, so both interfaces run the same solver on
-//! the same state:
+//! One file per concern, as [`crate::fmi2`], on the same component layer
+//! ([`crate::component`]: instance, logger, FMU states, resources, call frame), so both
+//! interfaces run the same solver on the same state:
 //!
 //! - [`types`]: the C types of `fmi3PlatformTypes.h` / `fmi3FunctionTypes.h`;
 //! - [`state_machine`]: the FMI 3.0 call-state masks;
@@ -11,7 +11,7 @@
 //! - [`exports`]: the `#[no_mangle]` functions of instances, variables and FMU states;
 //! - [`do_step`]: `fmi3DoStep`, with intermediate update and early return;
 //! - [`model_exchange`]: the Model Exchange functions (the shared
-//!   [`crate::fmi2::model_exchange`] side of the component);
+//!   [`crate::component::model_exchange`] side of the component);
 //! - [`unsupported`]: the functions of capabilities this FMU does not have (all 75 symbols
 //!   must exist).
 

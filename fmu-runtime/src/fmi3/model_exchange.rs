@@ -1,5 +1,5 @@
 //! The FMI 3.0 Model Exchange functions (`fmi3FunctionTypes.h`, §3), on the component's
-//! Model Exchange side shared with FMI 2.0 ([`crate::fmi2::model_exchange`]): the same
+//! Model Exchange side shared with FMI 2.0 ([`crate::component::model_exchange`]): the same
 //! continuous states, lazy evaluation, step event and `fmi3Discard` rules.
 //!
 //! A Co-Simulation instance never reaches Event or Continuous-Time Mode (this FMU declares
@@ -11,8 +11,8 @@ use super::component::Fmi3Component;
 use super::exports::{Caller, guarded, instantiate};
 use super::state_machine as sm;
 use super::types::*;
-use crate::fmi2::call::{out_ref, slice_in, slice_out};
-use crate::fmi2::me_state::ModelExchange;
+use crate::component::call::{out_ref, slice_in, slice_out};
+use crate::component::me_state::ModelExchange;
 use crate::fmi2::types::fmi2Status::{fmi2Discard, fmi2OK};
 use std::sync::Arc;
 
@@ -377,7 +377,7 @@ pub unsafe extern "C" fn fmi3GetNumberOfContinuousStates(
 }
 
 /// Model Exchange: the derivatives and outputs `unknowns` along `seed` of the continuous
-/// states and inputs `knowns` ([`crate::fmi2::directional`]). Co-Simulation declares
+/// states and inputs `knowns` ([`crate::component::directional`]). Co-Simulation declares
 /// `providesDirectionalDerivatives="false"` and gets `fmi3Error`.
 ///
 /// # Safety

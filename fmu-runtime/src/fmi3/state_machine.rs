@@ -15,7 +15,7 @@
 //! Intermediate Update Mode (a reset from inside `fmi3DoStep`'s callback would pull the
 //! instance out from under the step).
 
-use crate::fmi2::state_machine::{FmiFunction, FmiState as S};
+use crate::component::call_state::{FmiFunction, FmiState as S};
 
 const INSTANTIATED: u32 = S::Instantiated as u32;
 const INIT: u32 = S::InitializationMode as u32;

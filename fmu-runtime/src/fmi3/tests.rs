@@ -10,9 +10,9 @@ use super::exports::*;
 use super::model_exchange::*;
 use super::types::*;
 use super::unsupported::*;
-use crate::fmi2::call::Handle;
-use crate::fmi2::logging::Logger;
-use crate::fmi2::state_machine::FmiState;
+use crate::component::call::Handle;
+use crate::component::call_state::FmiState;
+use crate::component::logging::Logger;
 use crate::fmi2::tests::{GUID, VR_ANGLE, VR_FORCE, VR_GAIN, VR_MASS, VR_STEP, test_model};
 use crate::model::{CompiledModel, VarType};
 use std::ffi::{CStr, c_char, c_void};
@@ -698,12 +698,12 @@ fn fmi2_and_fmi3_handles_are_not_interchangeable() {
 }
 
 /// Model Exchange through the fmi3* functions: the calling sequence, and the same numbers
-/// as through fmi2* (both drive the one component side, `fmi2::model_exchange`).
+/// as through fmi2* (both drive the one component side, `component::model_exchange`).
 #[test]
 fn model_exchange_runs_as_through_fmi2() {
+    use crate::component::me_state::ModelExchange;
     use crate::fmi2::exports as e2;
     use crate::fmi2::exports_me as me2;
-    use crate::fmi2::me_state::ModelExchange;
     use crate::fmi2::types::{fmi2EventInfo, fmi2Status};
     let (m, n) = crate::fmi2::tests::model_exchange::with_states(model(), 300, 400);
     let m = Arc::new(m);

@@ -13,9 +13,9 @@
 use super::exports::guarded;
 use super::state_machine::{getter, setter, unsupported};
 use super::types::*;
-use crate::fmi2::call::slice_in;
-use crate::fmi2::logging::{Category, Logger};
-use crate::fmi2::state_machine::FmiFunction;
+use crate::component::call::slice_in;
+use crate::component::call_state::FmiFunction;
+use crate::component::logging::{Category, Logger};
 use crate::fmi2::types::fmi2Status::{fmi2Error, fmi2OK};
 use std::ffi::CStr;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -1,9 +1,10 @@
 //! Co-Simulation: input derivatives, fmi2DoStep, cancel, status.
 
-use crate::fmi2::call::{Outcome, out_ref, slice_in};
-use crate::fmi2::component::Component;
-use crate::fmi2::logging::Category;
-use crate::fmi2::state_machine::{self as sm, FmiFunction, FmiState};
+use crate::component::call::{Outcome, out_ref, slice_in};
+use crate::component::call_state::{FmiFunction, FmiState};
+use crate::component::fmu_instance::Component;
+use crate::component::logging::Category;
+use crate::fmi2::state_machine as sm;
 use crate::fmi2::types::*;
 use crate::model::{Binding, Causality, VarType, Variability};
 

@@ -1,7 +1,8 @@
 //! Setup, initialization mode, terminate and reset.
 
-use crate::fmi2::logging::Category;
-use crate::fmi2::state_machine::{self as sm, FmiState};
+use crate::component::call_state::FmiState;
+use crate::component::logging::Category;
+use crate::fmi2::state_machine as sm;
 use crate::fmi2::types::*;
 
 use super::guarded;

@@ -1,10 +1,10 @@
 //! Creation and destruction of FMU instances.
 
-use crate::fmi2::call::panic_text;
-use crate::fmi2::component::Component;
-use crate::fmi2::logging::{Category, Logger};
-use crate::fmi2::me_state::ModelExchange;
-use crate::fmi2::resources;
+use crate::component::call::panic_text;
+use crate::component::fmu_instance::Component;
+use crate::component::logging::{Category, Logger};
+use crate::component::me_state::ModelExchange;
+use crate::component::resources;
 use crate::fmi2::types::*;
 use crate::model::{CompiledModel, file as model_file};
 use std::ffi::CStr;

@@ -14,9 +14,10 @@
 
 #![allow(non_snake_case)]
 
-use crate::fmi2::call::{self, Outcome};
-use crate::fmi2::component::Component;
-use crate::fmi2::state_machine::{self as sm, FmiFunction};
+use crate::component::call::{self, Outcome};
+use crate::component::call_state::{FmiFunction, FmiState};
+use crate::component::fmu_instance::Component;
+use crate::fmi2::state_machine as sm;
 use crate::fmi2::types::*;
 use std::ffi::c_char;
 use std::fmt;
@@ -137,3 +138,21 @@ pub const EXPORTED_FUNCTIONS: [&str; 44] = [
     "fmi2GetContinuousStates",
     "fmi2GetNominalsOfContinuousStates",
 ];
+
+/// FMI 2.0's handle: a failed call leaves the instance in `Error`.
+impl call::Handle for Component {
+    const ERROR_STATE: FmiState = FmiState::Error;
+
+    unsafe fn from_handle<'a>(c: *mut std::ffi::c_void) -> Option<&'a mut Component> {
+        // SAFETY: forwarded contract.
+        unsafe { Component::from_handle(c) }
+    }
+
+    fn component(&mut self) -> &mut Component {
+        self
+    }
+
+    fn state_name(state: FmiState) -> &'static str {
+        state.name()
+    }
+}

@@ -1,8 +1,8 @@
 //! Getting, setting and serializing the internal FMU state.
 
-use crate::fmi2::call::{out_ref, slice_in, slice_out};
-use crate::fmi2::fmu_state::FmuState;
-use crate::fmi2::state_machine::{self as sm};
+use crate::component::call::{out_ref, slice_in, slice_out};
+use crate::component::fmu_state::FmuState;
+use crate::fmi2::state_machine as sm;
 use crate::fmi2::types::*;
 
 use super::guarded;

@@ -1,8 +1,8 @@
 //! Getting and setting variable values.
 
-use crate::fmi2::call::{Outcome, slice_in, slice_out};
-use crate::fmi2::component::Component;
-use crate::fmi2::state_machine::{self as sm};
+use crate::component::call::{Outcome, slice_in, slice_out};
+use crate::component::fmu_instance::Component;
+use crate::fmi2::state_machine as sm;
 use crate::fmi2::types::*;
 use crate::model::VarType;
 

@@ -1,9 +1,9 @@
 //! Initialization, termination, reset.
 
-use crate::fmi2::logging::Category;
-use crate::fmi2::state_machine::FmiState;
+use crate::component::call_state::FmiState;
+use crate::component::logging::Category;
 use crate::fmi2::types::fmi2Status::fmi2OK;
-use crate::fmi3::state_machine::{self as sm};
+use crate::fmi3::state_machine as sm;
 use crate::fmi3::types::*;
 
 use super::guarded;

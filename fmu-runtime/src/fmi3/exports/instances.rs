@@ -1,11 +1,11 @@
 //! Creation and destruction of instances (Co-Simulation; Model Exchange shares `instantiate`).
 
-use crate::fmi2::call::{Handle, panic_text, slice_in};
-use crate::fmi2::logging::{Category, Logger};
-use crate::fmi2::resources;
+use crate::component::call::{Handle, panic_text, slice_in};
+use crate::component::logging::{Category, Logger};
+use crate::component::resources;
 use crate::fmi2::types::fmi2Status::{fmi2Error, fmi2Fatal, fmi2OK};
 use crate::fmi3::component::Fmi3Component;
-use crate::fmi3::state_machine::{self as sm};
+use crate::fmi3::state_machine as sm;
 use crate::fmi3::types::*;
 use crate::model::{CompiledModel, file as model_file};
 use std::ffi::CStr;

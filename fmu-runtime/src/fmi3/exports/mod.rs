@@ -30,11 +30,11 @@
 
 #![allow(non_snake_case)]
 
-use crate::fmi2::call::{self, Outcome};
-use crate::fmi2::state_machine::FmiFunction;
+use crate::component::call::{self, Outcome};
+use crate::component::call_state::FmiFunction;
 use crate::fmi2::types::fmi2Status::fmi2OK;
 use crate::fmi3::component::Fmi3Component;
-use crate::fmi3::state_machine::{self as sm};
+use crate::fmi3::state_machine as sm;
 use crate::fmi3::types::*;
 use std::ffi::c_char;
 use std::fmt;

@@ -1,10 +1,10 @@
 //! Getting, setting and serializing FMU states.
 
-use crate::fmi2::call::{out_ref, slice_in, slice_out};
-use crate::fmi2::fmu_state::FmuState;
-use crate::fmi2::state_machine::FmiState;
+use crate::component::call::{out_ref, slice_in, slice_out};
+use crate::component::call_state::FmiState;
+use crate::component::fmu_state::FmuState;
 use crate::fmi2::types::fmi2Status::fmi2OK;
-use crate::fmi3::state_machine::{self as sm};
+use crate::fmi3::state_machine as sm;
 use crate::fmi3::types::*;
 
 use super::guarded;

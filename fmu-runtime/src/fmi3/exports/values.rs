@@ -1,7 +1,7 @@
 //! Getting and setting variable values, in every FMI 3.0 type.
 
-use crate::fmi2::call::{Outcome, slice_in, slice_out};
-use crate::fmi2::state_machine::{FmiFunction, FmiState};
+use crate::component::call::{Outcome, slice_in, slice_out};
+use crate::component::call_state::{FmiFunction, FmiState};
 use crate::fmi2::types::fmi2Status::fmi2OK;
 use crate::fmi3::component::Fmi3Component;
 use crate::fmi3::state_machine::{getter, setter};

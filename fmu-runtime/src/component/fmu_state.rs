@@ -17,8 +17,8 @@
 //! The snapshot carries its own magic, version, model GUID and checksum and is checked by
 //! [`Snapshot::decode`]; the outer checksum covers our header too.
 
-use super::state_machine::FmiState;
-use super::types::fmi2Status;
+use super::call_state::FmiState;
+use crate::fmi2::types::fmi2Status;
 use crate::instance::Snapshot;
 use crate::model::CompiledModel;
 use std::sync::Arc;

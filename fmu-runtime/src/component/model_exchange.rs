@@ -9,11 +9,11 @@
 //! asks for Event Mode, and the event update chooses them again; x keeps its length,
 //! its coordinate entries change meaning (`valuesOfContinuousStatesChanged`).
 
-use super::component::Component;
+use super::call_state::FmiState;
+use super::fmu_instance::Component;
 use super::logging::Category;
 use super::me_state::{EventUpdate, ModelExchange};
-use super::state_machine::FmiState;
-use super::types::fmi2Status;
+use crate::fmi2::types::fmi2Status;
 use crate::model::{Binding, Probe};
 
 const CO_SIMULATION: &str = "the instance was instantiated for Co-Simulation";

@@ -10,7 +10,7 @@
 //! steps respect the machine's scales (1e7 Pa next to 1 rad) that a master's own
 //! differences do not know. The state, time and inputs are restored exactly afterwards.
 
-use super::component::Component;
+use super::fmu_instance::Component;
 use crate::model::{Binding, Causality, Probe, VarType, Variability};
 use std::sync::Arc;
 

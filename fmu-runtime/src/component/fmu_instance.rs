@@ -1,13 +1,14 @@
-//! The object behind an `fmi2Component` pointer, and the per-variable access rules.
+//! The object behind an `fmi2Component` pointer (and inside an `fmi3Instance`), and the
+//! per-variable access rules.
 //!
 //! One `Component` per `fmi2Instantiate`; it owns everything it uses (its own decoded
 //! model, the instance, the copied callbacks), so instances never share mutable state.
 
+use super::call_state::FmiState;
 use super::fmu_state::{Experiment, FmuState, Progress, Tag};
 use super::logging::{Category, Logger};
 use super::me_state::ModelExchange;
-use super::state_machine::FmiState;
-use super::types::{fmi2CallbackFunctions, fmi2Component, fmi2Status};
+use crate::fmi2::types::{fmi2CallbackFunctions, fmi2Component, fmi2Status};
 use crate::instance::Instance;
 use crate::model::{
     Binding, Causality, CompiledModel, Initial, ParamId, VarType, Variability, Variable,

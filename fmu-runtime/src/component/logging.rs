@@ -15,7 +15,7 @@
 //! * The category names are declared once, in [`LOG_CATEGORIES`]; the model compiler writes
 //!   the same list into `<LogCategories>` of `modelDescription.xml`.
 
-use super::types::{fmi2CallbackLogger, fmi2ComponentEnvironment, fmi2Status};
+use crate::fmi2::types::{fmi2CallbackLogger, fmi2ComponentEnvironment, fmi2Status};
 use crate::fmi3::types::{fmi3LogMessageCallback, fmi3Status};
 use std::ffi::{CStr, CString};
 

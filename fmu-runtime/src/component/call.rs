@@ -3,18 +3,18 @@
 //!
 //! [`guard`]:
 //! 1. NULL or foreign handle → error, nothing logged (there is no logger to use);
-//! 2. state check against the function's mask (`state_machine.rs`) → "Illegal call
-//!    sequence";
+//! 2. state check against the function's mask (each version's `state_machine.rs`) →
+//!    "Illegal call sequence";
 //! 3. the body runs inside `catch_unwind`: since Rust 1.81 a panic that reaches an
 //!    `extern "C"` boundary aborts the master's process, so a panic becomes `Fatal`
 //!    (logged, state `Fatal`) instead;
 //! 4. a body error (`Err(message)`) is logged as an error and moves the instance to the
 //!    error state of its FMI version ([`Handle::ERROR_STATE`]).
 
-use super::component::Component;
+use super::call_state::{FmiFunction, FmiState};
+use super::fmu_instance::Component;
 use super::logging::Category;
-use super::state_machine::{FmiFunction, FmiState};
-use super::types::fmi2Status;
+use crate::fmi2::types::fmi2Status;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -190,21 +190,4 @@ pub(crate) unsafe fn out_ref<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut T
     check_array(ptr, 1, what)?;
     // SAFETY: non-NULL and aligned; validity is the master's contract.
     Ok(unsafe { &mut *ptr })
-}
-
-impl Handle for Component {
-    const ERROR_STATE: FmiState = FmiState::Error;
-
-    unsafe fn from_handle<'a>(c: *mut std::ffi::c_void) -> Option<&'a mut Component> {
-        // SAFETY: forwarded contract.
-        unsafe { Component::from_handle(c) }
-    }
-
-    fn component(&mut self) -> &mut Component {
-        self
-    }
-
-    fn state_name(state: FmiState) -> &'static str {
-        state.name()
-    }
 }
