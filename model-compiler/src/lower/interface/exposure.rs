@@ -73,6 +73,35 @@ pub(crate) fn exposure(cx: &Ctx, id: ParamId) -> Exposure {
 
 /// Numeric fields of the description that the compiled model stores inline (geometry the
 /// kinematics are built from, tables, solver tolerances), so they have no slot.
+/// Per component kind: its schema definition and the fields the compiled model stores
+/// inline (checked against the definition by a test).
+const INLINE: &[(&str, &str, &[&str])] = &[
+    ("body", "body", &["com", "inertia", "parts", "joint"]),
+    ("marker", "marker", &["point", "body"]),
+    (
+        "cylinder",
+        "cylinder",
+        &["cap", "rod", "bore", "rod_diameter"],
+    ),
+    ("spring-damper", "spring_damper", &["a", "b"]),
+    ("rope", "rope", &["path", "drum"]),
+    ("point force", "point_force", &["point", "body"]),
+    ("valve", "valve", &["spool", "edges"]),
+    ("relief valve", "relief_valve", &["smoothing"]),
+    ("volume", "volume", &["initial_guess"]),
+    ("orifice", "orifice", &["area", "discharge_coefficient"]),
+    (
+        "check valve",
+        "check_valve",
+        &["area", "discharge_coefficient"],
+    ),
+    (
+        "counterbalance valve",
+        "counterbalance_valve",
+        &["area", "discharge_coefficient"],
+    ),
+];
+
 pub(super) fn inline_field(cx: &Ctx, target: &str) -> Option<&'static str> {
     let (head, field) = target.split_once('.')?;
     let field = field.split('.').next().unwrap_or(field);
@@ -80,24 +109,34 @@ pub(super) fn inline_field(cx: &Ctx, target: &str) -> Option<&'static str> {
         return Some("it is a setting of the compiled model, not a parameter of the runtime");
     }
     let kind = cx.components.get(head).map(|(k, _)| *k)?;
-    let inline = match kind {
-        "body" => &[
-            "com", "inertia", "parts", "joint", "origin", "axis", "axes", "rotation",
-        ][..],
-        "marker" => &["point", "body"][..],
-        "cylinder" => &["cap", "rod", "bore", "rod_diameter"][..],
-        "spring-damper" => &["a", "b"][..],
-        "rope" => &["path", "drum"][..],
-        "point force" => &["point", "body"][..],
-        "valve" => &["spool", "edges", "range", "dead_band_centre"][..],
-        "relief valve" => &["smoothing"][..],
-        "volume" => &["initial_guess"][..],
-        "orifice" | "check valve" | "counterbalance valve" => {
-            &["area", "discharge_coefficient"][..]
-        }
-        _ => &[][..],
-    };
+    let inline = INLINE
+        .iter()
+        .find(|(k, _, _)| *k == kind)
+        .map_or(&[][..], |(_, _, fields)| *fields);
     inline
         .contains(&field)
         .then_some("the runtime stores this field inline in the compiled model (geometry, tables, settings), not as a parameter")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::INLINE;
+
+    /// Every field the interface calls inline is a field of its component's description
+    /// table (a renamed or removed field fails here instead of never matching).
+    #[test]
+    fn inline_fields_are_fields_of_their_tables() {
+        let schema = crate::schema::schema();
+        for (kind, def, fields) in INLINE {
+            let props = schema["$defs"][*def]["properties"]
+                .as_object()
+                .unwrap_or_else(|| panic!("{kind}: no schema definition '{def}'"));
+            for f in *fields {
+                assert!(
+                    props.contains_key(*f),
+                    "{kind}: '{f}' is no field of $defs/{def}"
+                );
+            }
+        }
+    }
 }
