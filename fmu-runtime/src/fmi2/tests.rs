@@ -928,7 +928,8 @@ fn a_tunable_change_during_the_run_is_counted_and_logged() {
         params[1] = mass;
         let l = crate::solver::Layout::of(inst.model());
         let mut ws = crate::solver::Workspace::new(inst.model(), &l);
-        crate::solver::mechanical_energy(inst.model(), &l, &params, inst.state(), &mut ws)
+        let model = crate::solver::Model::new(inst.model(), &l, &params);
+        crate::solver::mechanical_energy(model, inst.state(), &mut ws)
     };
     let expected = energy(3.0) - energy(2.0);
     assert_eq!(fmu.set_real(VR_MASS, 3.0), fmi2OK);

@@ -3,7 +3,7 @@
 use crate::estimator::Estimator;
 use crate::mechanics::BaseMotion;
 use crate::model::{Binding, Causality, CompiledModel, ParamId, Variability};
-use crate::solver::{self, Layout, State, Workspace};
+use crate::solver::{self, Data, Layout, Model, State, Workspace};
 use std::sync::Arc;
 
 mod ode;
@@ -129,6 +129,14 @@ impl Instance {
         inst
     }
 
+    /// The solver's two sides of this instance: the model it reads, the data it writes.
+    fn sides(&mut self) -> (Model<'_>, Data<'_>) {
+        (
+            Model::new(&self.model, &self.layout, &self.params),
+            Data::new(&mut self.state, &mut self.work),
+        )
+    }
+
     pub fn model(&self) -> &CompiledModel {
         &self.model
     }
@@ -220,17 +228,13 @@ impl Instance {
     fn count_parameter_work(&mut self, k: usize, value: f64) {
         self.energy_scratch.copy_from_slice(&self.params);
         let before = solver::mechanical_energy(
-            &self.model,
-            &self.layout,
-            &self.energy_scratch,
+            Model::new(&self.model, &self.layout, &self.energy_scratch),
             &self.state,
             &mut self.work,
         );
         self.energy_scratch[k] = value;
         let after = solver::mechanical_energy(
-            &self.model,
-            &self.layout,
-            &self.energy_scratch,
+            Model::new(&self.model, &self.layout, &self.energy_scratch),
             &self.state,
             &mut self.work,
         );
@@ -245,11 +249,8 @@ impl Instance {
                 // the next step starts from the new ones.
                 let saved = (self.state.zdd.clone(), self.state.wd.clone());
                 if solver::equilibrium::retuned_rates(
-                    &self.model,
-                    &self.layout,
-                    &self.energy_scratch,
-                    &mut self.state,
-                    &mut self.work,
+                    Model::new(&self.model, &self.layout, &self.energy_scratch),
+                    Data::new(&mut self.state, &mut self.work),
                 )
                 .is_err()
                 {
@@ -315,14 +316,8 @@ impl Instance {
     /// forward and by central differences (see [`crate::solver::newton::TangentProbe`]).
     #[doc(hidden)]
     pub fn tangent_probe(&mut self, h: f64) -> Result<solver::newton::TangentProbe, String> {
-        solver::newton::tangent_probe(
-            &self.model,
-            &self.layout,
-            &self.params,
-            &mut self.state,
-            &mut self.work,
-            h,
-        )
+        let (model, data) = self.sides();
+        solver::newton::tangent_probe(model, data, h)
     }
 
     /// Model evaluations performed by this instance so far (a cost measure).
@@ -415,14 +410,8 @@ impl Instance {
         self.check_initial_base_motion(start_time)?;
         self.place_at_initial_configuration();
         self.state.time = start_time;
-        solver::initialize(
-            &self.model,
-            &self.layout,
-            &self.params,
-            &mut self.state,
-            &mut self.work,
-        )
-        .map_err(|message| StepError {
+        let (model, data) = self.sides();
+        solver::initialize(model, data).map_err(|message| StepError {
             message,
             last_successful_time: start_time,
         })?;
@@ -531,13 +520,8 @@ impl Instance {
             return Err(format!("expected {} finite joint rates", self.layout.nz));
         }
         self.state.zd.copy_from_slice(zd);
-        solver::equilibrium::restart_from_state(
-            &self.model,
-            &self.layout,
-            &self.params,
-            &mut self.state,
-            &mut self.work,
-        )?;
+        let (model, data) = self.sides();
+        solver::equilibrium::restart_from_state(model, data)?;
         self.rates_follow_inputs();
         self.refresh_outputs();
         Ok(())
@@ -606,7 +590,10 @@ impl Instance {
         self.rates_params.copy_from_slice(&snap.rates_params);
         self.rates_current = false;
         self.clear_input_derivatives();
-        solver::cut_references(&self.model, &self.layout, &self.params, &mut self.work);
+        solver::cut_references(
+            Model::new(&self.model, &self.layout, &self.params),
+            &mut self.work,
+        );
         self.refresh_outputs();
         // An estimator's filter: made here when the instance restored into had none yet (a
         // fresh instance taking a serialized state), then given the saved covariance.
@@ -628,11 +615,12 @@ impl Instance {
     }
 
     fn place_at_initial_configuration(&mut self) {
-        solver::cut_references(&self.model, &self.layout, &self.params, &mut self.work);
+        solver::cut_references(
+            Model::new(&self.model, &self.layout, &self.params),
+            &mut self.work,
+        );
         solver::place_at_initial_configuration(
-            &self.model,
-            &self.layout,
-            &self.params,
+            Model::new(&self.model, &self.layout, &self.params),
             &mut self.state,
         );
         let t = self.state.time;

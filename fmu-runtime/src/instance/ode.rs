@@ -2,8 +2,7 @@
 //! x = [z_i; ż_i; w] and its derivative, against the same model and state.
 
 use super::Instance;
-use crate::model::CompiledModel;
-use crate::solver::{self, Layout, State, Workspace};
+use crate::solver::{self, Data, Model};
 
 impl Instance {
     /// The explicit-ODE view (Model Exchange, [`solver::ode`]) of the initialized state,
@@ -21,13 +20,8 @@ impl Instance {
         if let Some(o) = self.ode.take() {
             return Ok(o);
         }
-        let o = solver::ode::OdeWork::new(
-            &self.model,
-            &self.layout,
-            &self.params,
-            &mut self.state,
-            &mut self.work,
-        )?;
+        let (model, data) = self.sides();
+        let o = solver::ode::OdeWork::new(model, data)?;
         let declared = self.model.continuous_states();
         if declared > 0 && o.len() != declared {
             return Err(format!(
@@ -45,22 +39,15 @@ impl Instance {
         self.ode.as_ref().map(|o| o.kind(k))
     }
 
-    /// Runs `f` on the ODE view (made at the first call) with the instance's model,
-    /// layout, parameters, state and workspace.
+    /// Runs `f` on the ODE view (made at the first call) with the instance's model and
+    /// data.
     pub(super) fn with_ode<R>(
         &mut self,
-        f: impl FnOnce(
-            &mut solver::ode::OdeWork,
-            &CompiledModel,
-            &Layout,
-            &[f64],
-            &mut State,
-            &mut Workspace,
-        ) -> R,
+        f: impl FnOnce(&mut solver::ode::OdeWork, Model<'_>, Data<'_>) -> R,
     ) -> Result<R, String> {
         let mut o = self.ode()?;
-        let (m, l, p) = (&self.model, &self.layout, &self.params);
-        let r = f(&mut o, m, l, p, &mut self.state, &mut self.work);
+        let model = Model::new(&self.model, &self.layout, &self.params);
+        let r = f(&mut o, model, Data::new(&mut self.state, &mut self.work));
         self.ode = Some(o);
         Ok(r)
     }
@@ -68,32 +55,32 @@ impl Instance {
     /// Model Exchange, at the end of an integrator step: whether the independent
     /// coordinates should be re-chosen ([`solver::ode::OdeWork::needs_rechoice`]).
     pub fn ode_needs_rechoice(&mut self) -> Result<bool, String> {
-        self.with_ode(|o, _, l, _, _, ws| o.needs_rechoice(ws, l))
+        self.with_ode(|o, model, data| o.needs_rechoice(data.work, model.layout))
     }
 
     /// Re-chooses the independent coordinates at the current configuration.
     pub fn ode_rechoose(&mut self) -> Result<(), String> {
-        self.with_ode(|o, m, l, p, st, ws| o.rechoose(m, l, p, st, ws))?
+        self.with_ode(|o, model, data| o.rechoose(model, data))?
     }
 
     /// Number of continuous states x = [z_i; ż_i; w; W].
     pub fn ode_len(&mut self) -> Result<usize, String> {
-        self.with_ode(|o, _, _, _, _, _| o.len())
+        self.with_ode(|o, _, _| o.len())
     }
 
     /// The continuous states of the current state.
     pub fn ode_states(&mut self, x: &mut [f64]) -> Result<(), String> {
-        self.with_ode(|o, _, _, _, st, _| o.states(st, x))
+        self.with_ode(|o, _, data| o.states(data.state, x))
     }
 
     /// Sets the continuous states (the dependent coordinates and rates follow).
     pub fn set_ode_states(&mut self, x: &[f64]) -> Result<(), String> {
-        self.with_ode(|o, m, l, p, st, ws| o.set_states(m, l, p, st, ws, x, false))?
+        self.with_ode(|o, model, data| o.set_states(model, data, x, false))?
     }
 
     /// ẋ at the current state and time; the outputs are refreshed to it.
     pub fn ode_derivatives(&mut self, dx: &mut [f64]) -> Result<(), String> {
-        self.with_ode(|o, m, l, p, st, ws| o.derivatives(m, l, p, st, ws, dx, true))??;
+        self.with_ode(|o, model, data| o.derivatives(model, data, dx, true))??;
         self.capture_outputs();
         Ok(())
     }
@@ -102,7 +89,7 @@ impl Instance {
     /// level only (accelerations, forces and powers not at the consistent point): what an
     /// estimator's Jacobian reads, one evaluation cheaper.
     pub(crate) fn ode_rates(&mut self, dx: &mut [f64]) -> Result<(), String> {
-        self.with_ode(|o, m, l, p, st, ws| o.derivatives(m, l, p, st, ws, dx, false))??;
+        self.with_ode(|o, model, data| o.derivatives(model, data, dx, false))??;
         self.capture_outputs();
         Ok(())
     }
@@ -110,7 +97,7 @@ impl Instance {
     /// x into the state where only rates and first-order states differ from the last
     /// [`Instance::set_ode_states`] (its configuration kept, no position solve).
     pub(crate) fn set_ode_rates(&mut self, x: &[f64]) -> Result<(), String> {
-        self.with_ode(|o, m, l, p, st, ws| o.set_states(m, l, p, st, ws, x, true))?
+        self.with_ode(|o, model, data| o.set_states(model, data, x, true))?
     }
 
     /// ẋ at x whose first-order states alone differ from those of the last
@@ -122,7 +109,7 @@ impl Instance {
         base: &[f64],
         dx: &mut [f64],
     ) -> Result<(), String> {
-        self.with_ode(|o, m, l, p, st, ws| o.first_order_change(m, l, p, st, ws, x, base, dx))??;
+        self.with_ode(|o, model, data| o.first_order_change(model, data, x, base, dx))??;
         self.capture_outputs();
         Ok(())
     }
@@ -130,12 +117,12 @@ impl Instance {
     /// ∂ẋ/∂f of a generalized force on coordinate `c` at the last
     /// [`Instance::ode_derivatives`] ([`solver::ode::OdeWork::load_column`]).
     pub(crate) fn ode_load_column(&mut self, c: usize, column: &mut [f64]) -> Result<(), String> {
-        self.with_ode(|o, _, _, _, _, _| o.load_column(c, column))
+        self.with_ode(|o, _, _| o.load_column(c, column))
     }
 
     /// Typical magnitudes of the continuous states ([`solver::ode::OdeWork::nominals`]).
     pub fn ode_nominals(&mut self, nominal: &mut [f64]) -> Result<(), String> {
-        self.with_ode(|o, _, l, _, _, _| o.nominals(l, nominal))
+        self.with_ode(|o, model, _| o.nominals(model.layout, nominal))
     }
 
     /// Model Exchange: the time of the state (the master's integrator owns it).

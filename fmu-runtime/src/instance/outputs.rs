@@ -2,7 +2,7 @@
 
 use super::Instance;
 use crate::model::{Binding, Probe, Variable};
-use crate::solver::{self};
+use crate::solver;
 
 impl Instance {
     /// Current value of an FMI variable.
@@ -62,12 +62,7 @@ impl Instance {
     }
 
     pub(super) fn refresh_outputs(&mut self) {
-        solver::refresh_outputs(
-            &self.model,
-            &self.layout,
-            &self.params,
-            &self.state,
-            &mut self.work,
-        );
+        let (model, data) = self.sides();
+        solver::refresh_outputs(model, data);
     }
 }

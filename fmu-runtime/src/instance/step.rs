@@ -2,7 +2,7 @@
 //! the estimator corrects between them.
 
 use super::{Instance, StepError};
-use crate::solver::{self};
+use crate::solver::{self, Data, Model};
 
 /// Splits `span` into internal steps: as many steps of `h` as fit (with a relative
 /// tolerance, so 0.01/0.001 gives 10, not 11) and a last one that lands exactly on the
@@ -74,12 +74,9 @@ impl Instance {
         }
         if self.initialized && !self.rates_current && self.params != self.rates_params {
             solver::input_change::rates_for_new_inputs(
-                &self.model,
-                &self.layout,
+                Model::new(&self.model, &self.layout, &self.params),
                 &self.rates_params,
-                &self.params,
-                &mut self.state,
-                &mut self.work,
+                Data::new(&mut self.state, &mut self.work),
             );
         }
         if self.has_slopes {
@@ -138,12 +135,9 @@ impl Instance {
             *n -= 1;
         }
         if let Err(message) = solver::step_with_retries(
-            &self.model,
-            &self.layout,
-            &self.params,
-            &mut self.state,
+            Model::new(&self.model, &self.layout, &self.params),
+            Data::new(&mut self.state, &mut self.work),
             &mut self.saved,
-            &mut self.work,
             dt,
         ) {
             // The state is back at the last successful internal step (its rates are

@@ -11,7 +11,7 @@
 //! again). Those pressures are first-order accurate in those steps; everything else stays
 //! trapezoidal, bit for bit.
 
-use super::{Layout, Workspace};
+use super::{Data, Model, Workspace};
 use crate::hydraulics::fluid::ATMOSPHERE;
 use crate::model::CompiledModel;
 use crate::solver::State;
@@ -42,14 +42,9 @@ fn backward_euler(ws: &mut Workspace, st: &State, i: usize, h: f64) {
 
 /// History of every first-order state for the step from `st` by `h`; returns whether any
 /// pressure takes backward Euler.
-pub fn history(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &State,
-    ws: &mut Workspace,
-    h: f64,
-) -> bool {
+pub fn history(model: Model<'_>, data: Data<'_>, h: f64) -> bool {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
     let band = band(m, p);
     let mut any = false;
     for i in 0..l.nw {
@@ -67,15 +62,9 @@ pub fn history(
 
 /// After a converged step (pressures at `ws.x[at..]`): switches every trapezoidal pressure
 /// that ended in the band to backward Euler; returns whether the step must be solved again.
-pub fn overshoots(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &State,
-    ws: &mut Workspace,
-    h: f64,
-    at: usize,
-) -> bool {
+pub fn overshoots(model: Model<'_>, data: Data<'_>, h: f64, at: usize) -> bool {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
     let band = band(m, p);
     let mut any = false;
     for i in 0..l.n_pressures {

@@ -9,7 +9,7 @@
 
 use super::evaluate::Evaluation;
 use super::linalg::{lu_factor, lu_solve};
-use super::{Layout, Workspace};
+use super::{Data, Layout, Model, Workspace};
 use crate::model::CompiledModel;
 use crate::solver::State;
 
@@ -275,7 +275,9 @@ impl DoubleStepWork {
 
 /// Chooses the partition at the first step and re-chooses it when Φ_z^d has become
 /// ill-conditioned compared with the best available choice.
-fn update_partition(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State, ws: &mut Workspace) {
+fn update_partition(model: Model<'_>, data: Data<'_>) {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
     let (nz, nc) = (l.nz, l.nc);
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     let ds = ws.double_step.as_mut().expect("double-step workspace");
@@ -376,14 +378,8 @@ fn solve_positions(
 }
 
 /// Residual of the reduced system at `ds.x` into `ds.f` (or `ds.f_pert`).
-fn residual(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    ws: &mut Workspace,
-    h: f64,
-    into_f: bool,
-) -> Result<(), String> {
+fn residual(model: Model<'_>, ws: &mut Workspace, h: f64, into_f: bool) -> Result<(), String> {
+    let (m, l, p) = model.parts();
     let (nz, nw) = (l.nz, l.nw);
     let ds = ws.double_step.as_mut().expect("double-step workspace");
     let (r, nf) = (ds.rank, ds.nf());
@@ -470,22 +466,17 @@ fn residual(
 }
 
 /// One trapezoidal step of the double-step formulation.
-pub fn step(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-    h: f64,
-) -> Result<(), String> {
+pub fn step(model: Model<'_>, data: Data<'_>, h: f64) -> Result<(), String> {
+    let (m, l) = (model.compiled, model.layout);
+    let (st, ws) = data.parts();
     let (nz, nw) = (l.nz, l.nw);
-    update_partition(m, l, p, st, ws);
+    update_partition(model, Data::new(st, ws));
     for i in 0..nz {
         ws.zd_hat[i] = -(2.0 / h * st.z[i] + st.zd[i]);
         ws.zdd_hat[i] = -(4.0 / (h * h) * st.z[i] + 4.0 / h * st.zd[i] + st.zdd[i]);
     }
     // Pressures near vapour pressure by backward Euler (see `cavitation`).
-    let euler = super::cavitation::history(m, l, p, st, ws, h);
+    let euler = super::cavitation::history(model, Data::new(st, ws), h);
     let (nf, n) = {
         let ds = ws.double_step.as_mut().expect("double-step workspace");
         let r = ds.rank;
@@ -515,14 +506,14 @@ pub fn step(
             break;
         }
         iterations = spent + it;
-        residual(m, l, p, ws, h, true)?;
+        residual(model, ws, h, true)?;
         if refresh {
             for k in 0..n {
                 let ds = ws.double_step.as_mut().unwrap();
                 let x0 = ds.x[k];
                 let eps = 1.5e-8 * x0.abs().max(fd_scale(ds, k, nf));
                 ds.x[k] = x0 + eps;
-                residual(m, l, p, ws, h, false)?;
+                residual(model, ws, h, false)?;
                 let ds = ws.double_step.as_mut().unwrap();
                 ds.x[k] = x0;
                 for i in 0..n {
@@ -538,7 +529,7 @@ pub fn step(
             )?;
             refresh = false;
             // The perturbed evaluations moved the warm start; restore the base point.
-            residual(m, l, p, ws, h, true)?;
+            residual(model, ws, h, true)?;
         }
         let ds = ws.double_step.as_mut().unwrap();
         for i in 0..n {
@@ -563,7 +554,7 @@ pub fn step(
             // backward Euler for it.
             let ds = ws.double_step.as_ref().unwrap();
             ws.x[..nw].copy_from_slice(&ds.x[nf..nf + nw]);
-            if !resolved && super::cavitation::overshoots(m, l, p, st, ws, h, 0) {
+            if !resolved && super::cavitation::overshoots(model, Data::new(st, ws), h, 0) {
                 (resolved, spent, it, refresh, previous) = (true, it, 0, true, f64::INFINITY);
                 continue;
             }
@@ -583,7 +574,7 @@ pub fn step(
         ));
     }
     // Final consistent point.
-    residual(m, l, p, ws, h, true)?;
+    residual(model, ws, h, true)?;
     let ds = ws.double_step.as_ref().unwrap();
     st.z.copy_from_slice(&ds.z);
     st.zd.copy_from_slice(&ds.zd);

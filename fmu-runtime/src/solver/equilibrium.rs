@@ -12,23 +12,19 @@
 
 use super::equilibrium_problem::{assemble, close_rates, load_scale, mass, problem, solve};
 use super::linalg::{lu_factor, lu_solve};
-use super::{Layout, Workspace};
+use super::{Data, Layout, Model, Workspace};
 use crate::model::{CompiledModel, ParamId};
 use crate::solver::State;
 
 /// Positions, equilibrium, consistent accelerations and energy reference.
-pub fn initialize(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-) -> Result<(), String> {
+pub fn initialize(model: Model<'_>, data: Data<'_>) -> Result<(), String> {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
     let mut params = p.to_vec();
     super::drives::anchor(ws, p, st.time);
     super::drives::place(ws, st, st.time);
-    assemble(m, l, p, st, ws)?;
-    close_rates(m, l, p, st, ws)?;
+    assemble(model, Data::new(st, ws))?;
+    close_rates(model, Data::new(st, ws))?;
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     let mm = mass(m, l, ws);
     st.mass_scale = (0..l.nz)
@@ -51,7 +47,7 @@ pub fn initialize(
     } else {
         ws.equilibrium = None;
     }
-    settle(m, l, p, st, ws, &mm)?;
+    settle(model, Data::new(st, ws), &mm)?;
     st.iterations = 0;
     st.steps = 0;
     Ok(())
@@ -88,7 +84,7 @@ fn report(
     st: &mut State,
     ws: &mut Workspace,
 ) -> EquilibriumReport {
-    let load = load_scale(m, l, params, st, ws);
+    let load = load_scale(Model::new(m, l, params), Data::new(st, ws));
     let mut prob = problem(m, l, params, st, &[]);
     let w = st.w.clone();
     prob.precharged
@@ -114,29 +110,19 @@ fn report(
 }
 
 /// Consistent accelerations and state rates, then the energy reference of the balance.
-fn settle(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-    mm: &[f64],
-) -> Result<(), String> {
-    rates_at(m, l, p, st, ws, mm)?;
+fn settle(model: Model<'_>, data: Data<'_>, mm: &[f64]) -> Result<(), String> {
+    let m = model.compiled;
+    let (st, ws) = data.parts();
+    rates_at(model, Data::new(st, ws), mm)?;
     restart_bookkeeping(m, st, ws);
     Ok(())
 }
 
 /// Consistent accelerations and state rates, the evaluation left at them.
-fn rates_at(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-    mm: &[f64],
-) -> Result<(), String> {
-    consistent_rates(m, l, p, st, ws, mm)?;
+fn rates_at(model: Model<'_>, data: Data<'_>, mm: &[f64]) -> Result<(), String> {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
+    consistent_rates(model, Data::new(st, ws), mm)?;
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     super::drives::finish(l.nz, st, ws);
     Ok(())
@@ -159,14 +145,10 @@ fn restart_bookkeeping(m: &CompiledModel, st: &mut State, ws: &Workspace) {
 
 /// Recomputes consistent accelerations and the energy reference after the rates of an
 /// initialized state were changed.
-pub fn restart_from_state(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-) -> Result<(), String> {
-    retuned_rates(m, l, p, st, ws)?;
+pub fn restart_from_state(model: Model<'_>, data: Data<'_>) -> Result<(), String> {
+    let m = model.compiled;
+    let (st, ws) = data.parts();
+    retuned_rates(model, Data::new(st, ws))?;
     restart_bookkeeping(m, st, ws);
     Ok(())
 }
@@ -175,29 +157,20 @@ pub fn restart_from_state(
 /// tunable mass or stiffness changed between steps): the next step then starts from the
 /// machine's actual accelerations, not those of the old parameters. The energy bookkeeping
 /// is left as it is.
-pub fn retuned_rates(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-) -> Result<(), String> {
+pub fn retuned_rates(model: Model<'_>, data: Data<'_>) -> Result<(), String> {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     let mm = mass(m, l, ws);
-    rates_at(m, l, p, st, ws, &mm)
+    rates_at(model, Data::new(st, ws), &mm)
 }
 
 /// Accelerations and state rates consistent with the initial state: if the force
 /// balance is not exactly met (e.g. a command away from equilibrium), solve
 /// `M z̈ + Φ_zᵀλ = Q`, `Φ_z z̈ + Φ̇_z ż = 0` by augmented-Lagrangian iterations.
-fn consistent_rates(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-    mm: &[f64],
-) -> Result<(), String> {
+fn consistent_rates(model: Model<'_>, data: Data<'_>, mm: &[f64]) -> Result<(), String> {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
     let (nz, nc) = (l.nz, l.nc);
     st.zdd.fill(0.0);
     st.wd.fill(0.0);
@@ -296,9 +269,9 @@ pub fn solve_equilibrium_parameters(
     let mut params: Vec<f64> = m.params.iter().map(|s| s.default).collect();
     let mut st = crate::solver::State::new_for(&l);
     let mut ws = Workspace::new(m, &l);
-    super::cut_references(m, &l, &params, &mut ws);
-    super::place_at_initial_configuration(m, &l, &params, &mut st);
-    assemble(m, &l, &params, &mut st, &mut ws)?;
+    super::cut_references(Model::new(m, &l, &params), &mut ws);
+    super::place_at_initial_configuration(Model::new(m, &l, &params), &mut st);
+    assemble(Model::new(m, &l, &params), Data::new(&mut st, &mut ws))?;
     let prob = problem(m, &l, &params, &st, free);
     let u0 = prob.start(&st, &params);
     let mut r0 = vec![0.0; prob.equations()];

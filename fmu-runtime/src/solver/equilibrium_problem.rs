@@ -5,7 +5,7 @@
 //! up the consistent initial state with it, [`super::trapped_oil`] settles trapped oil.
 
 use super::linalg::{lu_factor, lu_solve};
-use super::{Layout, Workspace};
+use super::{Data, Layout, Model, Workspace};
 use crate::hydraulics::pump;
 use crate::mechanics::dynamics::mass_matrix;
 use crate::model::{CompiledModel, Element, JointKind, Mechanism, Node, ParamId};
@@ -62,17 +62,13 @@ fn closure_coordinates(m: &CompiledModel, ws: &Workspace) -> Vec<bool> {
 }
 
 /// Solves Φ(z) = 0 by minimum-norm Gauss–Newton corrections of the joint coordinates.
-pub(super) fn assemble(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-) -> Result<(), String> {
+pub(super) fn assemble(model: Model<'_>, data: Data<'_>) -> Result<(), String> {
+    let l = model.layout;
+    let (st, ws) = data.parts();
     if l.nc == 0 {
         return Ok(());
     }
-    let norm = close_loops(m, l, p, st, ws, 50, 1e-13)?;
+    let norm = close_loops(model, Data::new(st, ws), 50, 1e-13)?;
     if norm < 1e-9 {
         Ok(())
     } else {
@@ -85,14 +81,13 @@ pub(super) fn assemble(
 /// Gauss–Newton on Φ(z) = 0 by the closure coordinates, at most `iterations` corrections
 /// or until |Φ| < `tol`; returns |Φ| and leaves `ws.eval` at the final z.
 fn close_loops(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
+    model: Model<'_>,
+    data: Data<'_>,
     iterations: usize,
     tol: f64,
 ) -> Result<f64, String> {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
     let (nz, nc) = (l.nz, l.nc);
     let free = closure_coordinates(m, ws);
     let mut dz = vec![0.0; nz];
@@ -114,13 +109,9 @@ fn close_loops(
 
 /// Rates of the free coordinates that close the loops (Φ_z ż = 0) around the driven ones'
 /// prescribed rates: a crank started turning moves its loop with it from the start.
-pub(super) fn close_rates(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-) -> Result<(), String> {
+pub(super) fn close_rates(model: Model<'_>, data: Data<'_>) -> Result<(), String> {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
     let (nz, nc) = (l.nz, l.nc);
     if nc == 0 || ws.drives.is_empty() {
         return Ok(());
@@ -260,7 +251,7 @@ impl Problem<'_> {
             st.z[..d.joints.len()].copy_from_slice(&d.joints);
             // A trial whose loops do not close keeps its residual: the closure is checked
             // once the solve is done.
-            let _ = close_loops(self.m, self.l, p, st, ws, 20, 1e-15);
+            let _ = close_loops(Model::new(self.m, self.l, p), Data::new(st, ws), 20, 1e-15);
         }
     }
 
@@ -557,13 +548,9 @@ pub(super) fn problem<'a>(
 /// The force scale of the machine: the largest generalized force its weight and applied
 /// forces ask of the actuators with every volume at the make-up pressure (the lowest source,
 /// else at zero).
-pub(super) fn load_scale(
-    m: &CompiledModel,
-    l: &Layout,
-    params: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-) -> f64 {
+pub(super) fn load_scale(model: Model<'_>, data: Data<'_>) -> f64 {
+    let (m, l, params) = model.parts();
+    let (st, ws) = data.parts();
     let make_up = make_up_pressure(m, params).unwrap_or(0.0);
     let w0 = st.w.clone();
     st.w[..l.n_pressures].fill(make_up);

@@ -19,10 +19,9 @@
 //!   inputs deliver (a port's power `F v` changes with `F` at once).
 
 use super::linalg::{lu_factor, lu_solve};
-use super::{Layout, Workspace};
+use super::{Data, Layout, Model};
 use crate::mechanics::dynamics::mass_matrix;
 use crate::model::{CompiledModel, Element, Node, ParamId, PortKind};
-use crate::solver::State;
 
 /// Buffers of the acceleration jump (allocated once per instance).
 #[derive(Clone, Debug)]
@@ -112,17 +111,12 @@ impl InputChangeWork {
     }
 }
 
-/// Rates and powers of the state `st` for the inputs `now`, where the last step ended
-/// with the inputs `before` (see the module documentation). Leaves the evaluation at the
-/// state. Allocation-free.
-pub fn rates_for_new_inputs(
-    m: &CompiledModel,
-    l: &Layout,
-    before: &[f64],
-    now: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-) {
+/// Rates and powers of the state for the inputs `model.params` (`now`), where the last
+/// step ended with the inputs `before` (see the module documentation). Leaves the
+/// evaluation at the state. Allocation-free.
+pub fn rates_for_new_inputs(model: Model<'_>, before: &[f64], data: Data<'_>) {
+    let (m, l, now) = model.parts();
+    let (st, ws) = data.parts();
     // NaN: the state's rates belong to no known value of that input (an input the last
     // step extrapolated with its derivatives, every input after a failed step): its new
     // value is taken as continuous with them (no jump).
@@ -135,8 +129,8 @@ pub fn rates_for_new_inputs(
         };
     }
     super::predictor::shift_history(st, -1.0);
-    let jumped = jump_accelerations(m, l, now, st, ws);
-    refresh_first_order_rates(m, l, now, st, ws);
+    let jumped = jump_accelerations(model, Data::new(st, ws));
+    refresh_first_order_rates(model, Data::new(st, ws));
     super::predictor::shift_history(st, 1.0);
     ws.eval
         .run(m, l, now, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
@@ -162,13 +156,9 @@ pub fn rates_for_new_inputs(
 /// inputs `before` and `now`; returns whether it was applied (the powers under the
 /// previous inputs are then in the work buffers). A singular mass matrix (or constraint
 /// block) leaves the accelerations as they were: the step starts from the old ones.
-fn jump_accelerations(
-    m: &CompiledModel,
-    l: &Layout,
-    now: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-) -> bool {
+fn jump_accelerations(model: Model<'_>, data: Data<'_>) -> bool {
+    let (m, l, now) = model.parts();
+    let (st, ws) = data.parts();
     let (nz, nc) = (l.nz, l.nc);
     let before = &ws.input_change.before;
     let only = &ws.input_change.continuous;
@@ -264,13 +254,9 @@ fn jump_accelerations(
 }
 
 /// First-order state rates ẇ consistent with the inputs `p` at the current state.
-fn refresh_first_order_rates(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-) {
+fn refresh_first_order_rates(model: Model<'_>, data: Data<'_>) {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
     if l.nw == 0 {
         return;
     }

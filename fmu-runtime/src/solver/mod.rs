@@ -5,6 +5,7 @@
 pub mod assembled;
 pub mod cavitation;
 pub mod charts;
+mod data;
 pub mod double_step;
 pub mod drives;
 pub mod equilibrium;
@@ -26,6 +27,7 @@ mod state;
 mod tangent;
 mod trapped_oil;
 
+pub use data::{Data, Model};
 pub use equilibrium::solve_equilibrium_parameters;
 pub use outputs::Outputs;
 pub use state::State;
@@ -225,7 +227,8 @@ impl Workspace {
 
 /// Sets the joint coordinates to their initial values, everything else at rest, and the
 /// first-order states to their starting guesses.
-pub fn place_at_initial_configuration(m: &CompiledModel, l: &Layout, p: &[f64], st: &mut State) {
+pub fn place_at_initial_configuration(model: Model<'_>, st: &mut State) {
+    let (m, l, p) = model.parts();
     let mut c = 0;
     for b in &m.mechanism.bodies {
         if b.joint.dof() == 1 {
@@ -256,13 +259,8 @@ pub fn place_at_initial_configuration(m: &CompiledModel, l: &Layout, p: &[f64], 
 
 /// Kinetic plus potential energy of the state `st` under the parameters `p` [J] (leaves
 /// the evaluation at the state).
-pub fn mechanical_energy(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &State,
-    ws: &mut Workspace,
-) -> f64 {
+pub fn mechanical_energy(model: Model<'_>, st: &State, ws: &mut Workspace) -> f64 {
+    let (m, l, p) = model.parts();
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     let (ke, pe) = ws.eval.energies(&m.mechanism);
     ke + pe
@@ -271,7 +269,8 @@ pub fn mechanical_energy(
 /// Reference vectors of prismatic cut joints: their relative orientation is held at
 /// what it is at the initial joint coordinates (taken from the parameters, so the result
 /// is a function of the parameters and restores deterministically).
-pub fn cut_references(m: &CompiledModel, l: &Layout, p: &[f64], ws: &mut Workspace) {
+pub fn cut_references(model: Model<'_>, ws: &mut Workspace) {
+    let (m, l, p) = model.parts();
     if !m
         .mechanism
         .cut_joints
@@ -358,15 +357,10 @@ pub(crate) fn apply_update(
 }
 
 /// Assembles the loops and solves the static equilibrium (see [`equilibrium`]).
-pub fn initialize(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-) -> Result<(), String> {
-    equilibrium::initialize(m, l, p, st, ws)?;
-    refresh_outputs(m, l, p, st, ws);
+pub fn initialize(model: Model<'_>, data: Data<'_>) -> Result<(), String> {
+    let (st, ws) = data.parts();
+    equilibrium::initialize(model, Data::new(st, ws))?;
+    refresh_outputs(model, Data::new(st, ws));
     Ok(())
 }
 
@@ -381,19 +375,18 @@ pub fn initialize(
 /// tangent included, cost a tenth of a small machine's step. The double-step formulation
 /// writes its partition's rank while it iterates and is saved before every step.
 pub fn step_with_retries(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
+    model: Model<'_>,
+    data: Data<'_>,
     saved: &mut State,
-    ws: &mut Workspace,
     h: f64,
 ) -> Result<(), String> {
+    let m = model.compiled;
+    let (st, ws) = data.parts();
     let double_step = m.solver.formulation == Formulation::DoubleStep;
     if double_step {
         saved.copy_from(st);
     }
-    let mut last_error: StepFailure = match advance_in_pieces(m, l, p, st, ws, h, 1) {
+    let mut last_error: StepFailure = match advance_in_pieces(model, Data::new(st, ws), h, 1) {
         Ok(()) => return Ok(()),
         Err(e) => e,
     };
@@ -404,7 +397,7 @@ pub fn step_with_retries(
     }
     for halvings in 1..=m.solver.max_step_halvings {
         st.copy_from(saved);
-        match advance_in_pieces(m, l, p, st, ws, h, 1 << halvings) {
+        match advance_in_pieces(model, Data::new(st, ws), h, 1 << halvings) {
             Ok(()) => return Ok(()),
             Err(e) => last_error = e,
         }
@@ -454,20 +447,19 @@ impl std::fmt::Display for StepFailure {
 /// Advances `st` by `h` as `pieces` equal steps, accumulating the work; stops at the first
 /// step that fails. Every step leaves `ws.eval` at its final state (see `capture_outputs`).
 fn advance_in_pieces(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
+    model: Model<'_>,
+    data: Data<'_>,
     h: f64,
     pieces: u32,
 ) -> Result<(), StepFailure> {
+    let m = model.compiled;
+    let (st, ws) = data.parts();
     let dt = h / pieces as f64;
     let t0 = st.time;
     for k in 0..pieces {
         match m.solver.formulation {
-            Formulation::AugmentedLagrangian => newton::step(m, l, p, st, ws, dt)?,
-            Formulation::DoubleStep => double_step::step(m, l, p, st, ws, dt)?,
+            Formulation::AugmentedLagrangian => newton::step(model, Data::new(st, ws), dt)?,
+            Formulation::DoubleStep => double_step::step(model, Data::new(st, ws), dt)?,
         }
         st.time = t0 + dt * (k + 1) as f64;
         update_work(st, ws, dt);
@@ -502,7 +494,9 @@ pub fn capture_outputs(m: &CompiledModel, l: &Layout, st: &State, ws: &mut Works
 }
 
 /// Recomputes the cached outputs from the state (after init, a failed step, restore, reset).
-pub fn refresh_outputs(m: &CompiledModel, l: &Layout, p: &[f64], st: &State, ws: &mut Workspace) {
+pub fn refresh_outputs(model: Model<'_>, data: Data<'_>) {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
     ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
     ws.outputs.capture(m, l, &ws.eval, &ws.charts, st);
 }

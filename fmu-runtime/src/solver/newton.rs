@@ -11,8 +11,7 @@ use super::linalg::lu_solve;
 use super::plan::SolverPath;
 use super::residual::*;
 use super::tangent::*;
-use super::{Layout, StepFailure, Workspace};
-use crate::model::CompiledModel;
+use super::{Data, Model, StepFailure, Workspace};
 use crate::solver::State;
 
 pub use super::residual::penalty;
@@ -34,26 +33,18 @@ pub struct TangentProbe {
 
 /// Test hook: see [`TangentProbe`].
 #[doc(hidden)]
-pub fn tangent_probe(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-    h: f64,
-) -> Result<TangentProbe, String> {
+pub fn tangent_probe(model: Model<'_>, data: Data<'_>, h: f64) -> Result<TangentProbe, String> {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
     let (nz, nw) = (l.nz, l.nw);
     let n = nz + nw;
     let alpha = penalty(m, p, st.mass_scale, h);
-    predict(m, l, p, st, ws, h);
+    predict(model, Data::new(st, ws), h);
     let saved = st.tangent.clone();
-    residual(m, l, p, ws, h, alpha, true);
+    residual(model, ws, h, alpha, true);
     fill_tangent(
-        m,
-        l,
-        p,
-        st,
-        ws,
+        model,
+        Data::new(st, ws),
         h,
         Penalty::full(alpha),
         SolverPath::Dense,
@@ -64,7 +55,7 @@ pub fn tangent_probe(
     let mut forward = vec![0.0; n * n];
     for k in 0..n {
         perturb(ws, k);
-        residual(m, l, p, ws, h, alpha, false);
+        residual(model, ws, h, alpha, false);
         let eps = unperturb(ws, k);
         for i in 0..n {
             forward[i * n + k] = (ws.f_pert[i] - ws.f[i]) / eps;
@@ -75,10 +66,10 @@ pub fn tangent_probe(
         let x0 = ws.x[k];
         let eps = 1e-6 * x0.abs().max(1.0);
         ws.x[k] = x0 + eps;
-        residual(m, l, p, ws, h, alpha, false);
+        residual(model, ws, h, alpha, false);
         let plus = ws.f_pert.clone();
         ws.x[k] = x0 - eps;
-        residual(m, l, p, ws, h, alpha, false);
+        residual(model, ws, h, alpha, false);
         ws.x[k] = x0;
         for i in 0..n {
             central[i * n + k] = (plus[i] - ws.f_pert[i]) / (2.0 * eps);
@@ -94,14 +85,9 @@ pub fn tangent_probe(
 /// Trapezoidal history ("hat") vectors of the step from `st` by `h` (backward Euler for
 /// pressures near vapour pressure), the predictor (`predictor`), and the multipliers
 /// carried over. Returns whether any pressure takes backward Euler.
-fn predict(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &State,
-    ws: &mut Workspace,
-    h: f64,
-) -> bool {
+fn predict(model: Model<'_>, data: Data<'_>, h: f64) -> bool {
+    let l = model.layout;
+    let (st, ws) = data.parts();
     let nz = l.nz;
     for i in 0..nz {
         ws.zd_hat[i] = -(2.0 / h * st.z[i] + st.zd[i]);
@@ -124,7 +110,7 @@ fn predict(
         ws.x[nz + k] = super::predictor::first_order(st, k, h);
     }
     ws.lambda.copy_from_slice(&st.lambda);
-    super::cavitation::history(m, l, p, st, ws, h)
+    super::cavitation::history(model, Data::new(st, ws), h)
 }
 
 /// `dx = −J⁻¹ F` with the factored tangent of the state.
@@ -253,14 +239,9 @@ fn stale_after_first_update(st: &State, ws: &Workspace, nc: usize, joint_miss: f
 
 /// Advances `st` by `h`. On error `st` is as it was but for the tangent it formed
 /// (`step_with_retries` relies on that: the rest is written only once converged).
-pub fn step(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-    h: f64,
-) -> Result<(), StepFailure> {
+pub fn step(model: Model<'_>, data: Data<'_>, h: f64) -> Result<(), StepFailure> {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
     let (nz, nw, nc) = (l.nz, l.nw, l.nc);
     let n = nz + nw;
     let alpha = penalty(m, p, st.mass_scale, h);
@@ -277,7 +258,7 @@ pub fn step(
     let tol_scale = super::tolerance_scale(m, h);
 
     // History ("hat") vectors and predictor.
-    let mut euler = predict(m, l, p, st, ws, h);
+    let mut euler = predict(model, Data::new(st, ws), h);
 
     let mut converged = false;
     let mut iterations = 0;
@@ -329,7 +310,7 @@ pub fn step(
             break;
         }
         iterations = spent + it;
-        if !residual(m, l, p, ws, h, alpha, true) {
+        if !residual(model, ws, h, alpha, true) {
             return Err(StepFailure::NonFiniteResidual { time: st.time + h });
         }
         // The loop multipliers are corrected with the unknowns (`multipliers`).
@@ -345,7 +326,7 @@ pub fn step(
             refresh = Some(Refresh::All);
         }
         if let Some(columns) = refresh.take() {
-            tangent(m, l, p, st, ws, h, penalty, columns)?;
+            tangent(model, Data::new(st, ws), h, penalty, columns)?;
             last_refresh = Some(columns);
             couple_multipliers(st, ws, h)?;
             coupled = true;
@@ -399,7 +380,7 @@ pub fn step(
         if size <= 1.0 || stalled {
             // A trapezoidal pressure that ended near vapour pressure overshot it, or may
             // have: solve the step again with backward Euler for it.
-            if !resolved && super::cavitation::overshoots(m, l, p, st, ws, h, nz) {
+            if !resolved && super::cavitation::overshoots(model, Data::new(st, ws), h, nz) {
                 resolved = true;
                 euler = true;
                 spent = it;
@@ -493,7 +474,7 @@ pub fn step(
         // the tolerance of the accepted ones); the acceleration projection evaluates at the
         // accepted positions and projected velocities, which also gives the final
         // multiplier update and leaves `ws.eval` at the final state for work and outputs.
-        project(m, l, p, st, ws, h, alpha);
+        project(model, Data::new(st, ws), h, alpha);
         for r in 0..nc {
             ws.lambda[r] += alpha * ws.eval.phi[r];
         }
@@ -511,15 +492,9 @@ pub fn step(
 /// Φ̇ = 0 and Φ̈ = 0 (seed 001 eqs 2.21–2.22). The leading matrix
 /// `P = W + h²/4 αΦ_zᵀΦ_z` is the zz block of the tangent, so `W ż* = P ż* − h²/4 αΦ_zᵀΦ_z ż*`
 /// and each projection is a correction `P⁻¹ h²/4 αΦ_zᵀ(…)`.
-fn project(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-    h: f64,
-    alpha: f64,
-) {
+fn project(model: Model<'_>, data: Data<'_>, h: f64, alpha: f64) {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
     let (nz, nc) = (l.nz, l.nc);
     let s = 0.25 * h * h * alpha;
     // Velocities: Φ_z ż → 0 (Φ_z of the last Newton evaluation).

@@ -35,9 +35,8 @@
 
 use super::double_step::DoubleStepWork;
 use super::linalg::{lu_factor, lu_solve};
-use super::{Layout, Workspace};
+use super::{Data, Layout, Model, Workspace};
 use crate::mechanics::dynamics::{CompositeInertia, mass_matrix};
-use crate::model::CompiledModel;
 use crate::solver::State;
 
 /// What a continuous state is.
@@ -92,13 +91,9 @@ impl OdeWork {
     /// The ODE of the state `st` (initialized): the partition is chosen at its
     /// configuration, and the position problem solved there (its LU and R_d are what the
     /// derivatives use until the next [`OdeWork::set_states`]).
-    pub fn new(
-        m: &CompiledModel,
-        l: &Layout,
-        p: &[f64],
-        st: &mut State,
-        ws: &mut Workspace,
-    ) -> Result<OdeWork, String> {
+    pub fn new(model: Model<'_>, data: Data<'_>) -> Result<OdeWork, String> {
+        let (m, l, p) = model.parts();
+        let (st, ws) = data.parts();
         let (nz, nw) = (l.nz, l.nw);
         let mut partition = DoubleStepWork::new(l, &ws.tol, &ws.scale);
         ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
@@ -214,14 +209,9 @@ impl OdeWork {
 
     /// Chooses the independent coordinates again at the state's configuration (a step
     /// event: x keeps its length, its coordinate entries change meaning).
-    pub fn rechoose(
-        &mut self,
-        m: &CompiledModel,
-        l: &Layout,
-        p: &[f64],
-        st: &mut State,
-        ws: &mut Workspace,
-    ) -> Result<(), String> {
+    pub fn rechoose(&mut self, model: Model<'_>, data: Data<'_>) -> Result<(), String> {
+        let (m, l, p) = model.parts();
+        let (st, ws) = data.parts();
         let nf = self.independent();
         ws.eval.run(m, l, p, &st.z, &st.zd, &st.zdd, &st.w, &st.wd);
         self.partition.choose(&ws.eval.phi_z, l.nc, l.nz);
@@ -260,14 +250,13 @@ impl OdeWork {
     #[allow(clippy::too_many_arguments)]
     pub fn set_states(
         &mut self,
-        m: &CompiledModel,
-        l: &Layout,
-        p: &[f64],
-        st: &mut State,
-        ws: &mut Workspace,
+        model: Model<'_>,
+        data: Data<'_>,
         x: &[f64],
         solved: bool,
     ) -> Result<(), String> {
+        let (m, l, p) = model.parts();
+        let (st, ws) = data.parts();
         let nf = self.independent();
         let r = self.partition.rank();
         for k in 0..nf {
@@ -292,7 +281,7 @@ impl OdeWork {
                     self.partition
                         .positions(m, l, p, &mut ws.eval, &mut st.z, &st.w, &st.wd)
             {
-                self.continue_positions(m, l, p, st, ws, &x[..nf])
+                self.continue_positions(model, Data::new(st, ws), &x[..nf])
                     .map_err(|_| e)?;
             }
             let order = self.partition.order();
@@ -320,13 +309,12 @@ impl OdeWork {
     /// the one before. Where no configuration exists (the loop cannot close) it fails too.
     fn continue_positions(
         &mut self,
-        m: &CompiledModel,
-        l: &Layout,
-        p: &[f64],
-        st: &mut State,
-        ws: &mut Workspace,
+        model: Model<'_>,
+        data: Data<'_>,
         target: &[f64],
     ) -> Result<(), String> {
+        let (m, l, p) = model.parts();
+        let (st, ws) = data.parts();
         let nf = self.independent();
         self.z_start.copy_from_slice(&st.z);
         let mut last = Err(String::new());
@@ -355,14 +343,13 @@ impl OdeWork {
     #[allow(clippy::too_many_arguments)]
     pub fn derivatives(
         &mut self,
-        m: &CompiledModel,
-        l: &Layout,
-        p: &[f64],
-        st: &mut State,
-        ws: &mut Workspace,
+        model: Model<'_>,
+        data: Data<'_>,
         dx: &mut [f64],
         consistent: bool,
     ) -> Result<(), String> {
+        let (m, l, p) = model.parts();
+        let (st, ws) = data.parts();
         let nz = l.nz;
         let nf = self.independent();
         let r = self.partition.rank();
@@ -376,7 +363,7 @@ impl OdeWork {
         ws.eval
             .run(m, l, p, &st.z, &st.zd, &self.zdd, &st.w, &self.wd);
         ws.eval.capture_first_order_base(m, l, &mut ws.first_order);
-        self.first_order_rates(m, l, p, st, ws, true)?;
+        self.first_order_rates(model, Data::new(st, ws), true)?;
         // The inverse-dynamics residual at zero accelerations and these first-order rates
         // (also the reference of `first_order_change`).
         self.r_mech_base.copy_from_slice(&ws.eval.r_mech);
@@ -479,15 +466,14 @@ impl OdeWork {
     /// leaves the evaluation's residuals at it.
     fn first_order_rates(
         &mut self,
-        m: &CompiledModel,
-        l: &Layout,
-        p: &[f64],
-        st: &mut State,
-        ws: &mut Workspace,
+        model: Model<'_>,
+        data: Data<'_>,
         measure: bool,
     ) -> Result<(), String> {
+        let (m, l, p) = model.parts();
+        let (st, ws) = data.parts();
         self.wd.fill(0.0);
-        self.solve_algebraic(m, l, p, st, ws)?;
+        self.solve_algebraic(model, Data::new(st, ws))?;
         ws.eval
             .run_first_order(m, l, p, &st.zd, &st.w, &self.wd, &ws.first_order);
         self.r0.copy_from_slice(&ws.eval.r_first);
@@ -529,18 +515,17 @@ impl OdeWork {
     #[allow(clippy::too_many_arguments)]
     pub fn first_order_change(
         &mut self,
-        m: &CompiledModel,
-        l: &Layout,
-        p: &[f64],
-        st: &mut State,
-        ws: &mut Workspace,
+        model: Model<'_>,
+        data: Data<'_>,
         x: &[f64],
         base: &[f64],
         dx: &mut [f64],
     ) -> Result<(), String> {
+        let l = model.layout;
+        let (st, ws) = data.parts();
         let nf = self.independent();
         self.first_order_from(x, st);
-        self.first_order_rates(m, l, p, st, ws, false)?;
+        self.first_order_rates(model, Data::new(st, ws), false)?;
         self.r_mech.copy_from_slice(&ws.eval.r_mech);
         // R_zᵀ M R_z Δz̈_i = −R_zᵀ Δr.
         for k in 0..nf {
@@ -600,14 +585,9 @@ impl OdeWork {
 
     /// Solves the residual of each algebraic first-order state for it (Newton on the one
     /// unknown, a secant slope; an ideal spool's is linear and takes one update).
-    fn solve_algebraic(
-        &mut self,
-        m: &CompiledModel,
-        l: &Layout,
-        p: &[f64],
-        st: &mut State,
-        ws: &mut Workspace,
-    ) -> Result<(), String> {
+    fn solve_algebraic(&mut self, model: Model<'_>, data: Data<'_>) -> Result<(), String> {
+        let (m, l, p) = model.parts();
+        let (st, ws) = data.parts();
         // (ẇ = 0 here; the caller has captured the first-order base at the configuration.)
         for &j in &self.algebraic {
             for _ in 0..20 {

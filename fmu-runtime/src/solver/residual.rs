@@ -1,7 +1,7 @@
 //! The residual of one trapezoidal step, `F_z = h²/4 (M z̈ − Q + Φ_zᵀ(αΦ + λ))`,
 //! `F_w = h²/4 r_w(w, ẇ)`, and the penalty α it uses (see [`super::newton`]).
 
-use super::{Layout, Workspace};
+use super::{Layout, Model, Workspace};
 use crate::model::CompiledModel;
 
 /// Penalty α for step `h`: the user's α is meant at the model's default step and is
@@ -65,14 +65,13 @@ pub(super) fn derived(ws: &mut Workspace, l: &Layout, h: f64) {
 
 /// Residual at `ws.x` with multipliers `ws.lambda` into `out`. Returns false if not finite.
 pub(super) fn residual(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
+    model: Model<'_>,
     ws: &mut Workspace,
     h: f64,
     alpha: f64,
     into_f: bool,
 ) -> bool {
+    let (m, l, p) = model.parts();
     derived(ws, l, h);
     let (z, w) = ws.x.split_at(l.nz);
     ws.eval.run(m, l, p, z, &ws.zd, &ws.zdd, w, &ws.wd);

@@ -4,8 +4,7 @@
 use super::linalg::lu_factor;
 use super::plan::SolverPath;
 use super::residual::*;
-use super::{Layout, Workspace};
-use crate::model::CompiledModel;
+use super::{Data, Layout, Model, Workspace};
 use crate::solver::State;
 
 /// Which columns a tangent refresh re-forms.
@@ -26,15 +25,14 @@ pub(super) enum Refresh {
 /// leaves the projection matrix (joint-coordinate columns only) as it is.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn tangent(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
+    model: Model<'_>,
+    data: Data<'_>,
     h: f64,
     penalty: Penalty,
     columns: Refresh,
 ) -> Result<(), String> {
+    let l = model.layout;
+    let (st, ws) = data.parts();
     let n = l.nz + l.nw;
     // A first-order refresh updates the factors the state holds, on their path.
     let first_order = columns == Refresh::FirstOrder && st.tangent_step > 0.0;
@@ -63,7 +61,14 @@ pub(super) fn tangent(
                 .map_or(0, |s| s.projection.as_ref().map_or(0, |p| p.nonzeros()));
             use_prefix(st, len, len_p);
         }
-        fill_tangent(m, l, p, st, ws, h, penalty, SolverPath::Sparse, first_order)?;
+        fill_tangent(
+            model,
+            Data::new(st, ws),
+            h,
+            penalty,
+            SolverPath::Sparse,
+            first_order,
+        )?;
         st.tangent_raw[..len].copy_from_slice(&st.tangent[..len]);
         if factor_sparse(l, st, ws, projection).is_ok() {
             st.tangent_sparse = true;
@@ -77,7 +82,14 @@ pub(super) fn tangent(
     } else {
         use_prefix(st, n * n, l.nz * l.nz);
     }
-    fill_tangent(m, l, p, st, ws, h, penalty, SolverPath::Dense, first_order)?;
+    fill_tangent(
+        model,
+        Data::new(st, ws),
+        h,
+        penalty,
+        SolverPath::Dense,
+        first_order,
+    )?;
     st.tangent_raw[..n * n].copy_from_slice(&st.tangent[..n * n]);
     if projection {
         for i in 0..l.nz {
@@ -199,16 +211,15 @@ pub(super) fn store_column(
 /// pattern are zero.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn fill_tangent(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
+    model: Model<'_>,
+    data: Data<'_>,
     h: f64,
     penalty: Penalty,
     path: SolverPath,
     first_order_only: bool,
 ) -> Result<(), String> {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
     let n = l.nz + l.nw;
     let sparse = path == SolverPath::Sparse;
     let plan = std::sync::Arc::clone(&ws.plan);
@@ -318,7 +329,7 @@ pub(super) fn fill_tangent(
         for &k in group {
             perturb(ws, k);
         }
-        let ok = residual(m, l, p, ws, h, penalty.in_tangent, false);
+        let ok = residual(model, ws, h, penalty.in_tangent, false);
         for &k in group {
             ws.dx[k] = unperturb(ws, k);
         }

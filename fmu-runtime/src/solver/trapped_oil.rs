@@ -12,19 +12,15 @@
 //! equilibrium dictates.
 
 use super::equilibrium_problem::{Problem, load_scale, make_up_pressure, problem, solve};
-use super::{Layout, Workspace};
+use super::{Data, Layout, Model, Workspace};
 use crate::model::{CompiledModel, Node};
 use crate::solver::State;
 
 /// Volumes (indices among the pressure unknowns) without a precharge whose pressure rate
 /// does not depend on their own pressure at the state: nothing conducts into them.
-fn trapped_volumes(
-    m: &CompiledModel,
-    l: &Layout,
-    p: &[f64],
-    st: &mut State,
-    ws: &mut Workspace,
-) -> Vec<usize> {
+fn trapped_volumes(model: Model<'_>, data: Data<'_>) -> Vec<usize> {
+    let (m, l, p) = model.parts();
+    let (st, ws) = data.parts();
     let precharged: Vec<bool> = m
         .circuit
         .nodes
@@ -68,11 +64,11 @@ pub(super) fn settle(
     let Some(make_up) = make_up_pressure(m, params) else {
         return Ok(Vec::new());
     };
-    let mut trapped = trapped_volumes(m, l, params, st, ws);
+    let mut trapped = trapped_volumes(Model::new(m, l, params), Data::new(st, ws));
     if trapped.is_empty() {
         return Ok(Vec::new());
     }
-    let load = load_scale(m, l, params, st, ws);
+    let load = load_scale(Model::new(m, l, params), Data::new(st, ws));
     // What the equilibrium left unbalanced where no pressure acts (a carrier's springs a
     // hair off): holding trapped oil must not add to it, but cannot remove it either.
     let floor = {
