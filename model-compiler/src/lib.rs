@@ -6,8 +6,8 @@
 //! 2. [`lower`]: check names and quantities ([`units`]) and build the
 //!    [`fmu_runtime::model::CompiledModel`] (flexible bodies reduced by [`flexible`]);
 //!    solve `init.solve_for` ([`equilibrium`]) and derive the GUID from the content;
-//!    machines made of several descriptions: [`compose`] (a carried machine),
-//!    [`actuator_split`], [`estimator_fmu`], [`system`] (SSP);
+//!    machines of several FMUs and FMUs derived from a description: [`assembly`] (a
+//!    carried machine, the actuator split, the estimator FMU, SSP systems);
 //! 3. [`emit`]: `modelDescription.xml`, the HTML page, the OSP file and the `.fmu` zip
 //!    with the generic runtime binary of each platform (compiled when hydromech was) and
 //!    the model file in `resources/`.
@@ -18,15 +18,13 @@
 //! [`inspect`], [`schema`] and [`summary`] (`hydromech check`) read and print. The
 //! executable's argument parsing is `src/cli/`, one module per command.
 
-pub mod actuator_split;
+pub mod assembly;
 pub mod bench;
-pub mod compose;
 pub mod crosscheck;
 pub mod description;
 pub mod diagnostic;
 pub mod emit;
 pub mod equilibrium;
-pub mod estimator_fmu;
 pub mod fit;
 pub mod flexible;
 pub mod host;
@@ -38,7 +36,6 @@ pub mod schema;
 pub mod simulate;
 pub mod summary;
 pub mod sweep;
-pub mod system;
 pub mod units;
 
 use description::Description;
@@ -48,11 +45,11 @@ use std::path::{Path, PathBuf};
 
 /// Parse, validate and lower (no equilibrium solve, no GUID): `hydromech check`.
 /// Warnings of a valid description are in [`Lowered::warnings`]. A description with
-/// `[carries]` is lowered as one machine with the carried one on its mount ([`compose`]).
+/// `[carries]` is lowered as one machine with the carried one on its mount ([`assembly::compose`]).
 pub fn check(source: &Source) -> Result<(Description, Lowered), Vec<Diagnostic>> {
     let d = Description::parse(&source.text).map_err(|e| vec![e])?;
     if d.carries.is_some() {
-        return compose::whole(source, &d);
+        return assembly::compose::whole(source, &d);
     }
     let lowered = lower::lower_at(&d, source.path.parent())?;
     Ok((d, lowered))
@@ -165,9 +162,9 @@ pub fn build_estimator(
         .map(drop)
         .map_err(platform_error)?;
     let mut l = compile(source)?;
-    l.model.name = format!("{}-{}", l.model.name, estimator_fmu::SUFFIX);
+    l.model.name = format!("{}-{}", l.model.name, assembly::estimator_fmu::SUFFIX);
     l.model.model_identifier = names::model_identifier(&l.model.name);
-    estimator_fmu::declare_estimator(&mut l).map_err(|e| {
+    assembly::estimator_fmu::declare_estimator(&mut l).map_err(|e| {
         vec![Diagnostic::global(
             format!("the estimator: {e}"),
             "add [estimator] with its [[estimator.sensors]] (docs/description-format.md), or build without --estimator",
@@ -178,7 +175,7 @@ pub fn build_estimator(
         .unwrap_or_else(|| l.model.model_identifier.clone());
     write_fmu(
         &l,
-        &format!("{stem}.{}", estimator_fmu::SUFFIX),
+        &format!("{stem}.{}", assembly::estimator_fmu::SUFFIX),
         out_dir,
         platforms,
     )

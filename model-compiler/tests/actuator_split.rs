@@ -6,7 +6,7 @@
 mod common;
 
 use common::Machine;
-use model_compiler::actuator_split;
+use model_compiler::assembly::actuator_split;
 use model_compiler::diagnostic::Source;
 use std::path::Path;
 

@@ -16,16 +16,17 @@ fn cosim(file: &str) -> std::path::PathBuf {
 fn build(text: &str, tag: &str) -> Result<std::path::PathBuf, Vec<String>> {
     let dir = common::temp_dir(tag);
     let source = Source::new(cosim("test-system.toml"), text.to_string());
-    model_compiler::system::build(&source, &dir, &["linux64".to_string()])
+    model_compiler::assembly::system::build(&source, &dir, &["linux64".to_string()])
 }
 
 #[test]
 fn a_split_machine_becomes_an_ssp_archive_with_its_port_connections() {
     let text = std::fs::read_to_string(cosim("split.toml")).unwrap();
-    assert!(model_compiler::system::is_system(&text));
+    assert!(model_compiler::assembly::system::is_system(&text));
     // `hydromech check` of a system: loaded and resolved, nothing built.
     let sys =
-        model_compiler::system::load(&Source::new(cosim("split.toml"), text.clone())).unwrap();
+        model_compiler::assembly::system::load(&Source::new(cosim("split.toml"), text.clone()))
+            .unwrap();
     assert_eq!(
         sys.summary(),
         "system carrier-boom-split: 2 components (carrier = carrier, boom = boom), 25 scalar connections, step 0.001 s"

@@ -48,7 +48,8 @@ fn the_truck_at_rest_stands_where_its_springs_balance_its_weight_and_the_cranes_
 
     // The crane alone on a fixed base at the deck: the wrench it puts on the deck (base
     // axes = chassis axes at the start, moment about the deck point).
-    let split = model_compiler::compose::split(&source()).unwrap_or_else(|e| panic!("{e:?}"));
+    let split =
+        model_compiler::assembly::compose::split(&source()).unwrap_or_else(|e| panic!("{e:?}"));
     let mut alone = Machine::from_model(split.carried.model);
     alone.inst.initialize(0.0).unwrap();
     let f = ["x", "y", "z"].map(|a| alone.get(&format!("base.force.{a}")));
@@ -100,7 +101,8 @@ fn the_truck_at_rest_stands_where_its_springs_balance_its_weight_and_the_cranes_
 #[test]
 fn the_split_crane_starts_with_the_pressures_of_the_whole() {
     let whole = common::compile("truck-crane.toml");
-    let split = model_compiler::compose::split(&source()).unwrap_or_else(|e| panic!("{e:?}"));
+    let split =
+        model_compiler::assembly::compose::split(&source()).unwrap_or_else(|e| panic!("{e:?}"));
     let mut a = fmu_runtime::Instance::new(Arc::new(whole));
     let mut b = fmu_runtime::Instance::new(Arc::new(split.carried.model.clone()));
     a.initialize(0.0).unwrap();

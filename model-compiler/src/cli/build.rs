@@ -24,7 +24,7 @@ pub(crate) fn build(
     let named = !models.is_empty();
     each_model(models, |source, started| {
         // A system description becomes one SSP archive with its components' FMUs.
-        if model_compiler::system::is_system(&source.text) {
+        if model_compiler::assembly::system::is_system(&source.text) {
             if flavour != model_compiler::Flavour::default() {
                 eprintln!(
                     "{}: a system description builds an SSP of FMI 2.0 Co-Simulation FMUs; build it without --fmi 3 and --interface",
@@ -32,7 +32,7 @@ pub(crate) fn build(
                 );
                 return false;
             }
-            return match model_compiler::system::build(source, output, platforms) {
+            return match model_compiler::assembly::system::build(source, output, platforms) {
                 Ok(ssp) => {
                     println!(
                         "{}  ({:.2} s)",
@@ -95,7 +95,7 @@ pub(crate) fn split_at_base(
     }
     built_split(
         source,
-        model_compiler::compose::write_split(source, output, platforms),
+        model_compiler::assembly::compose::write_split(source, output, platforms),
     )
 }
 
@@ -122,7 +122,7 @@ pub(crate) fn split_at_actuators(
     }
     built_split(
         source,
-        model_compiler::actuator_split::write_split(source, output, platforms),
+        model_compiler::assembly::actuator_split::write_split(source, output, platforms),
     )
 }
 

@@ -11,8 +11,8 @@ pub(crate) fn check(models: &[PathBuf]) -> ExitCode {
             failed += 1;
             continue;
         };
-        if model_compiler::system::is_system(&source.text) {
-            match model_compiler::system::load(&source) {
+        if model_compiler::assembly::system::is_system(&source.text) {
+            match model_compiler::assembly::system::load(&source) {
                 Ok(sys) => println!("{}: ok ({})", path.display(), sys.summary()),
                 Err(errors) => {
                     for e in errors {

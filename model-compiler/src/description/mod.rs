@@ -59,7 +59,7 @@ pub struct Description {
 /// `[carries]`: another machine description stands on this carrier's `[interface.mount]`:
 /// its ground frame is the mount frame. `hydromech build` makes one FMU of both;
 /// `--split base` also the carrier and the carried machine as two FMUs and an SSP archive
-/// joining the mount to the carried machine's base port (see [`crate::compose`]).
+/// joining the mount to the carried machine's base port (see [`crate::assembly::compose`]).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CarriesDesc {

@@ -24,13 +24,14 @@
 //! [`fmu_runtime::fmi3::component::intermediate_role`]).
 
 use super::{
-    causality, derivative_indices, initial, real, start, structure_indices, used_units, variability,
+    derivative_indices, document, real, root, start, structure_indices, used_units, value_text,
+    variable_element, write_model_structure,
 };
 use crate::Interface;
 use fmu_runtime::fmi3::component::intermediate_role;
 use fmu_runtime::model::{Causality, CompiledModel, VarType, Variable};
 use quick_xml::Writer;
-use quick_xml::events::{BytesDecl, BytesEnd, Event};
+use quick_xml::events::{BytesEnd, Event};
 use std::io;
 
 /// Renders the FMI 3.0 document of a Co-Simulation FMU.
@@ -52,41 +53,20 @@ pub fn render_for(
                 .into(),
         );
     }
-    let bytes = write(model, generation_date_and_time, time_vr, interface)
+    let bytes = document(|w| write(w, model, generation_date_and_time, time_vr, interface))
         .map_err(|e| format!("writing modelDescription.xml: {e}"))?;
     String::from_utf8(bytes).map_err(|e| format!("modelDescription.xml is not UTF-8: {e}"))
 }
 
 fn write(
+    w: &mut Writer<Vec<u8>>,
     model: &CompiledModel,
     generation_date_and_time: &str,
     time_vr: u32,
     interface: Interface,
-) -> io::Result<Vec<u8>> {
+) -> io::Result<()> {
     let model_exchange = interface.model_exchange() && model.continuous_states() > 0;
-    let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
-    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
-
-    let md = &model.metadata;
-    let tool = format!("hydromech {}", env!("CARGO_PKG_VERSION"));
-    let mut root = start("fmiModelDescription");
-    root.push_attribute(("fmiVersion", "3.0"));
-    root.push_attribute(("modelName", model.name.as_str()));
-    root.push_attribute(("instantiationToken", model.guid.as_str()));
-    for (key, value) in [
-        ("description", &md.description),
-        ("author", &md.author),
-        ("version", &md.version),
-        ("copyright", &md.copyright),
-        ("license", &md.license),
-    ] {
-        if !value.is_empty() {
-            root.push_attribute((key, value.as_str()));
-        }
-    }
-    root.push_attribute(("generationTool", tool.as_str()));
-    root.push_attribute(("generationDateAndTime", generation_date_and_time));
-    root.push_attribute(("variableNamingConvention", "structured"));
+    let root = root(model, "3.0", "instantiationToken", generation_date_and_time);
     w.write_event(Event::Start(root))?;
 
     if model_exchange {
@@ -106,28 +86,28 @@ fn write(
         }
         w.write_event(Event::Empty(me))?;
     }
-    let internal_step = real(model.params[model.solver.step.index()].default);
-    let mut cs = start("CoSimulation");
-    for (k, v) in [
-        ("modelIdentifier", model.model_identifier.as_str()),
-        ("canBeInstantiatedOnlyOncePerProcess", "false"),
-        ("canGetAndSetFMUState", "true"),
-        ("canSerializeFMUState", "true"),
-        ("providesDirectionalDerivatives", "false"),
-        ("providesAdjointDerivatives", "false"),
-        ("providesPerElementDependencies", "false"),
-        ("canHandleVariableCommunicationStepSize", "true"),
-        ("fixedInternalStepSize", internal_step.as_str()),
-        ("maxOutputDerivativeOrder", "0"),
-        ("providesIntermediateUpdate", "true"),
-        ("mightReturnEarlyFromDoStep", "false"),
-        ("canReturnEarlyAfterIntermediateUpdate", "true"),
-        ("hasEventMode", "false"),
-        ("providesEvaluateDiscreteStates", "false"),
-    ] {
-        cs.push_attribute((k, v));
-    }
     if interface.co_simulation() {
+        let internal_step = real(model.params[model.solver.step.index()].default);
+        let mut cs = start("CoSimulation");
+        for (k, v) in [
+            ("modelIdentifier", model.model_identifier.as_str()),
+            ("canBeInstantiatedOnlyOncePerProcess", "false"),
+            ("canGetAndSetFMUState", "true"),
+            ("canSerializeFMUState", "true"),
+            ("providesDirectionalDerivatives", "false"),
+            ("providesAdjointDerivatives", "false"),
+            ("providesPerElementDependencies", "false"),
+            ("canHandleVariableCommunicationStepSize", "true"),
+            ("fixedInternalStepSize", internal_step.as_str()),
+            ("maxOutputDerivativeOrder", "0"),
+            ("providesIntermediateUpdate", "true"),
+            ("mightReturnEarlyFromDoStep", "false"),
+            ("canReturnEarlyAfterIntermediateUpdate", "true"),
+            ("hasEventMode", "false"),
+            ("providesEvaluateDiscreteStates", "false"),
+        ] {
+            cs.push_attribute((k, v));
+        }
         w.write_event(Event::Empty(cs))?;
     }
 
@@ -135,10 +115,10 @@ fn write(
     if !units.iter().any(|u| u == "s") {
         units.push("s".into());
     }
-    super::write_unit_definitions(&mut w, &units)?;
+    super::write_unit_definitions(w, &units)?;
     let types = UnitTypes::of(model);
-    types.write(&mut w)?;
-    super::write_log_categories_and_experiment(&mut w, model)?;
+    types.write(w)?;
+    super::write_log_categories_and_experiment(w, model)?;
 
     w.write_event(Event::Start(start("ModelVariables")))?;
     let mut time = start("Float64");
@@ -152,16 +132,14 @@ fn write(
     let (derivatives, derivative_of) = derivative_indices(model);
     let vr_of = |index: &usize| model.variables[index - 1].value_reference.to_string();
     for (v, of) in model.variables.iter().zip(&derivative_of) {
-        write_variable(&mut w, v, &types, of.as_ref().map(vr_of))?;
+        write_variable(w, v, &types, of.as_ref().map(vr_of))?;
     }
     w.write_event(Event::End(BytesEnd::new("ModelVariables")))?;
 
     // The same sets as FMI 2.0, by value reference.
     let (outputs, initial_unknowns) = structure_indices(model);
-    if outputs.is_empty() && initial_unknowns.is_empty() {
-        w.write_event(Event::Empty(start("ModelStructure")))?;
-    } else {
-        w.write_event(Event::Start(start("ModelStructure")))?;
+    let empty = outputs.is_empty() && initial_unknowns.is_empty();
+    write_model_structure(w, empty, |w| {
         for i in &outputs {
             let mut u = start("Output");
             u.push_attribute(("valueReference", vr_of(i).as_str()));
@@ -173,22 +151,20 @@ fn write(
             }
             w.write_event(Event::Empty(u))?;
         }
-        for i in &derivatives {
-            let mut u = start("ContinuousStateDerivative");
-            u.push_attribute(("valueReference", vr_of(i).as_str()));
-            w.write_event(Event::Empty(u))?;
+        for (list, indices) in [
+            ("ContinuousStateDerivative", &derivatives),
+            ("InitialUnknown", &initial_unknowns),
+        ] {
+            for i in indices {
+                let mut u = start(list);
+                u.push_attribute(("valueReference", vr_of(i).as_str()));
+                w.write_event(Event::Empty(u))?;
+            }
         }
-        for i in &initial_unknowns {
-            let mut u = start("InitialUnknown");
-            u.push_attribute(("valueReference", vr_of(i).as_str()));
-            w.write_event(Event::Empty(u))?;
-        }
-        w.write_event(Event::End(BytesEnd::new("ModelStructure")))?;
-    }
+        Ok(())
+    })?;
     w.write_event(Event::End(BytesEnd::new("fmiModelDescription")))?;
-    let mut out = w.into_inner();
-    out.push(b'\n');
-    Ok(out)
+    Ok(())
 }
 
 fn write_variable(
@@ -197,28 +173,13 @@ fn write_variable(
     types: &UnitTypes,
     derivative_of: Option<String>,
 ) -> io::Result<()> {
-    let (tag, number): (&str, fn(f64) -> String) = match v.var_type {
-        VarType::Real => ("Float64", real),
-        VarType::Integer => ("Int32", |x| format!("{}", x.round() as i64)),
-        VarType::Boolean => ("Boolean", |x| {
-            if x != 0.0 {
-                "true".into()
-            } else {
-                "false".into()
-            }
-        }),
+    let tag = match v.var_type {
+        VarType::Real => "Float64",
+        VarType::Integer => "Int32",
+        VarType::Boolean => "Boolean",
     };
-    let mut e = start(tag);
-    e.push_attribute(("name", v.name.as_str()));
-    e.push_attribute(("valueReference", v.value_reference.to_string().as_str()));
-    if !v.description.is_empty() {
-        e.push_attribute(("description", v.description.as_str()));
-    }
-    e.push_attribute(("causality", causality(v.causality)));
-    e.push_attribute(("variability", variability(v.variability)));
-    if let Some(i) = v.initial {
-        e.push_attribute(("initial", initial(i)));
-    }
+    let number = value_text(v.var_type);
+    let mut e = variable_element(tag, v);
     if matches!(
         intermediate_role(v),
         Some(Causality::Input | Causality::Output)

@@ -25,10 +25,10 @@
 //! Each description is validated alone first, so an error points into its own file; what
 //! can go wrong only when they meet (a name used in both) is reported by name.
 
+use crate::assembly::system::System;
 use crate::description::{BaseMotionDesc, BasePortDesc, Description, InterfaceDesc, Name};
 use crate::diagnostic::{Diagnostic, Source};
 use crate::lower::{self, Lowered};
-use crate::system::System;
 use std::path::{Path, PathBuf};
 use toml::{Spanned, Table, Value};
 
@@ -281,7 +281,7 @@ pub fn write_split(
         (CARRIER, s.carrier, &s.mount),
         (&s.carried_name, s.carried, "base"),
     );
-    let ssp = crate::system::write(&system, out_dir, platforms)?;
+    let ssp = crate::assembly::system::write(&system, out_dir, platforms)?;
     Ok(vec![carrier_fmu, carried_fmu, ssp])
 }
 

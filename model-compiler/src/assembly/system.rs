@@ -122,7 +122,7 @@ pub struct System {
 
 impl System {
     /// A carrier and the machine on its mount as a system of two components joined mount →
-    /// base port (`hydromech build --split base`, [`crate::compose`]).
+    /// base port (`hydromech build --split base`, [`crate::assembly::compose`]).
     pub fn carrier_and_carried(
         name: &str,
         description: String,
@@ -147,7 +147,7 @@ impl System {
     }
 
     /// Two components joined output → input by `links` (`0` the first component, `1` the
-    /// second): `hydromech build --split actuators` ([`crate::actuator_split`]).
+    /// second): `hydromech build --split actuators` ([`crate::assembly::actuator_split`]).
     pub fn pair(
         name: &str,
         description: String,

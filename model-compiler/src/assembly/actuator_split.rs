@@ -28,10 +28,10 @@
 //! body's deformation the mechanics solves again at those joint coordinates and forces.
 //! Each half is a description of its own, compiled and checked like any other.
 
+use crate::assembly::system::System;
 use crate::description::Description;
 use crate::diagnostic::{Diagnostic, Source};
 use crate::lower::{self, Lowered};
-use crate::system::System;
 use fmu_runtime::instance::Instance;
 use fmu_runtime::model::{Node, ParamId, Probe};
 use std::collections::BTreeSet;
@@ -738,6 +738,6 @@ pub fn write_split(
         (HYDRAULICS, s.hydraulics),
         links,
     );
-    let ssp = crate::system::write(&system, out_dir, platforms)?;
+    let ssp = crate::assembly::system::write(&system, out_dir, platforms)?;
     Ok(vec![mechanics_fmu, hydraulics_fmu, ssp])
 }

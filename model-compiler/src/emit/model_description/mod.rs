@@ -1,5 +1,7 @@
-//! `modelDescription.xml` (FMI 2.0 Co-Simulation and/or Model Exchange), written from the
-//! compiled model.
+//! `modelDescription.xml`, written from the compiled model: what FMI 2.0 ([`fmi2`]) and
+//! FMI 3.0 ([`fmi3`]) write alike lives here (the document, the root's attributes, each
+//! variable's common attributes, units, log categories, the default experiment, the
+//! structure's index sets), what differs in their modules.
 //!
 //! Rules followed (fmi-standard v2.0.5 `2_2_common_schema.adoc`, see
 //! shared/reference/fmi-export-notes.md §1.4): xs:sequence element order; no empty list
@@ -11,7 +13,6 @@
 //! ([`crate::emit::model_exchange`]): `derivative="<index of the state>"`, `nominal`, the
 //! `<Derivatives>` list, and both in `<InitialUnknowns>`.
 
-use crate::Interface;
 use crate::units;
 use fmu_runtime::model::{
     Binding, Causality, CompiledModel, Initial, Probe, VarType, Variability, Variable,
@@ -124,48 +125,41 @@ pub fn derivative_indices(model: &CompiledModel) -> (Vec<usize>, Vec<Option<usiz
     (derivatives, of)
 }
 
-/// Renders the XML document of a Co-Simulation FMU.
-pub fn render(model: &CompiledModel, generation_date_and_time: &str) -> String {
-    render_for(model, generation_date_and_time, Interface::CoSimulation)
-}
-
-/// Renders the XML document for the interface types (Model Exchange needs the model's
-/// continuous states, [`crate::emit::model_exchange::declare_states`]).
-pub fn render_for(
-    model: &CompiledModel,
-    generation_date_and_time: &str,
-    interface: Interface,
-) -> String {
-    let bytes =
-        write(model, generation_date_and_time, interface).expect("writing to a Vec cannot fail");
-    String::from_utf8(bytes).expect("quick-xml writes UTF-8")
-}
-
-fn write(
-    model: &CompiledModel,
-    generation_date_and_time: &str,
-    interface: Interface,
+/// A document: the XML declaration, what `body` writes, a final newline.
+pub(crate) fn document(
+    body: impl FnOnce(&mut Writer<Vec<u8>>) -> io::Result<()>,
 ) -> io::Result<Vec<u8>> {
-    let model_exchange = interface.model_exchange() && model.continuous_states() > 0;
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
     w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+    body(&mut w)?;
+    let mut out = w.into_inner();
+    out.push(b'\n');
+    Ok(out)
+}
 
+/// `<fmiModelDescription>` with the attributes both versions give it, in the order both
+/// schemas list them: the version, the model's name, its token under `token` (`guid` in
+/// 2.0, `instantiationToken` in 3.0), the metadata that is given, the tool, the date, the
+/// naming convention.
+pub(crate) fn root(
+    model: &CompiledModel,
+    fmi_version: &str,
+    token: &str,
+    generation_date_and_time: &str,
+) -> BytesStart<'static> {
     let md = &model.metadata;
     let tool = format!("hydromech {}", env!("CARGO_PKG_VERSION"));
-    let mut root = start("fmiModelDescription");
-    root.push_attribute(("fmiVersion", "2.0"));
+    let mut root = BytesStart::new("fmiModelDescription");
+    root.push_attribute(("fmiVersion", fmi_version));
     root.push_attribute(("modelName", model.name.as_str()));
-    root.push_attribute(("guid", model.guid.as_str()));
+    root.push_attribute((token, model.guid.as_str()));
     for (key, value) in [
         ("description", &md.description),
         ("author", &md.author),
         ("version", &md.version),
+        ("copyright", &md.copyright),
+        ("license", &md.license),
     ] {
-        if !value.is_empty() {
-            root.push_attribute((key, value.as_str()));
-        }
-    }
-    for (key, value) in [("copyright", &md.copyright), ("license", &md.license)] {
         if !value.is_empty() {
             root.push_attribute((key, value.as_str()));
         }
@@ -173,96 +167,55 @@ fn write(
     root.push_attribute(("generationTool", tool.as_str()));
     root.push_attribute(("generationDateAndTime", generation_date_and_time));
     root.push_attribute(("variableNamingConvention", "structured"));
-    root.push_attribute(("numberOfEventIndicators", "0"));
-    w.write_event(Event::Start(root))?;
+    root
+}
 
-    if model_exchange {
-        let mut me = start("ModelExchange");
-        for (k, v) in [
-            ("modelIdentifier", model.model_identifier.as_str()),
-            ("needsExecutionTool", "false"),
-            ("completedIntegratorStepNotNeeded", "false"),
-            ("canBeInstantiatedOnlyOncePerProcess", "false"),
-            ("canNotUseMemoryManagementFunctions", "true"),
-            ("canGetAndSetFMUstate", "true"),
-            ("canSerializeFMUstate", "true"),
-            // Of the derivatives and outputs with respect to states and inputs
-            // (fmu-runtime/src/fmi2/directional.rs).
-            ("providesDirectionalDerivative", "true"),
-        ] {
-            me.push_attribute((k, v));
-        }
-        w.write_event(Event::Empty(me))?;
+/// An element with the attributes every variable has, in the order both schemas list
+/// them: name, value reference, description, causality, variability, initial.
+pub(crate) fn variable_element<'a>(tag: &'a str, v: &Variable) -> BytesStart<'a> {
+    let mut e = start(tag);
+    e.push_attribute(("name", v.name.as_str()));
+    e.push_attribute(("valueReference", v.value_reference.to_string().as_str()));
+    if !v.description.is_empty() {
+        e.push_attribute(("description", v.description.as_str()));
     }
-    let mut cs = start("CoSimulation");
-    for (k, v) in [
-        ("modelIdentifier", model.model_identifier.as_str()),
-        ("canHandleVariableCommunicationStepSize", "true"),
-        ("canGetAndSetFMUstate", "true"),
-        ("canSerializeFMUstate", "true"),
-        ("canNotUseMemoryManagementFunctions", "true"),
-        ("canBeInstantiatedOnlyOncePerProcess", "false"),
-        ("canInterpolateInputs", "true"),
-        ("maxOutputDerivativeOrder", "0"),
-        ("canRunAsynchronuously", "false"),
-        ("providesDirectionalDerivative", "false"),
-    ] {
-        cs.push_attribute((k, v));
+    e.push_attribute(("causality", causality(v.causality)));
+    e.push_attribute(("variability", variability(v.variability)));
+    if let Some(i) = v.initial {
+        e.push_attribute(("initial", initial(i)));
     }
-    if interface.co_simulation() {
-        w.write_event(Event::Empty(cs))?;
-    }
+    e
+}
 
-    write_unit_definitions(&mut w, &used_units(model))?;
-    write_log_categories_and_experiment(&mut w, model)?;
-
-    let (derivatives, derivative_of) = derivative_indices(model);
-    w.write_event(Event::Start(start("ModelVariables")))?;
-    for (i, v) in model.variables.iter().enumerate() {
-        w.write_event(Event::Comment(quick_xml::events::BytesText::new(&format!(
-            " index {} ",
-            i + 1
-        ))))?;
-        write_variable(&mut w, v, derivative_of[i])?;
+/// How a value of the type is written (`start`, `min`, `max`, `nominal`).
+pub(crate) fn value_text(t: VarType) -> fn(f64) -> String {
+    match t {
+        VarType::Real => real,
+        VarType::Integer => |x| format!("{}", x.round() as i64),
+        VarType::Boolean => |x| {
+            if x != 0.0 {
+                "true".into()
+            } else {
+                "false".into()
+            }
+        },
     }
-    w.write_event(Event::End(BytesEnd::new("ModelVariables")))?;
+}
 
-    let (outputs, initial_unknowns) = structure_indices(model);
-    if outputs.is_empty() && initial_unknowns.is_empty() {
+/// `<ModelStructure>`: empty where no list has an entry, else what `lists` writes.
+pub(crate) fn write_model_structure(
+    w: &mut Writer<Vec<u8>>,
+    empty: bool,
+    lists: impl FnOnce(&mut Writer<Vec<u8>>) -> io::Result<()>,
+) -> io::Result<()> {
+    if empty {
         w.write_event(Event::Empty(start("ModelStructure")))?;
     } else {
         w.write_event(Event::Start(start("ModelStructure")))?;
-        for (list, indices) in [
-            ("Outputs", &outputs),
-            ("Derivatives", &derivatives),
-            ("InitialUnknowns", &initial_unknowns),
-        ] {
-            if indices.is_empty() {
-                continue;
-            }
-            w.write_event(Event::Start(start(list)))?;
-            for i in indices {
-                let mut u = start("Unknown");
-                u.push_attribute(("index", i.to_string().as_str()));
-                // No direct feedthrough: outputs are computed at the end of each step from
-                // the inputs held over it, so setting an input at a communication point
-                // changes no output until the next fmi2DoStep (masters may break loops
-                // here). At initialization every output depends on everything (omitted).
-                // Model Exchange outputs are functions of the states and inputs (left
-                // undeclared: they depend on all of them).
-                if list == "Outputs" && !model_exchange {
-                    u.push_attribute(("dependencies", ""));
-                }
-                w.write_event(Event::Empty(u))?;
-            }
-            w.write_event(Event::End(BytesEnd::new(list)))?;
-        }
+        lists(w)?;
         w.write_event(Event::End(BytesEnd::new("ModelStructure")))?;
     }
-    w.write_event(Event::End(BytesEnd::new("fmiModelDescription")))?;
-    let mut out = w.into_inner();
-    out.push(b'\n');
-    Ok(out)
+    Ok(())
 }
 
 /// `<UnitDefinitions>` of the given units, the same in FMI 2.0 and 3.0.
@@ -332,65 +285,10 @@ fn log_categories() -> impl Iterator<Item = (&'static str, &'static str)> {
         .map(|c| (c.name, c.description))
 }
 
-fn write_variable(
-    w: &mut Writer<Vec<u8>>,
-    v: &Variable,
-    derivative_of: Option<usize>,
-) -> io::Result<()> {
-    let mut sv = start("ScalarVariable");
-    sv.push_attribute(("name", v.name.as_str()));
-    sv.push_attribute(("valueReference", v.value_reference.to_string().as_str()));
-    if !v.description.is_empty() {
-        sv.push_attribute(("description", v.description.as_str()));
-    }
-    sv.push_attribute(("causality", causality(v.causality)));
-    sv.push_attribute(("variability", variability(v.variability)));
-    if let Some(i) = v.initial {
-        sv.push_attribute(("initial", initial(i)));
-    }
-    w.write_event(Event::Start(sv))?;
-    let (tag, number): (&str, fn(f64) -> String) = match v.var_type {
-        VarType::Real => ("Real", real),
-        VarType::Integer => ("Integer", |x| format!("{}", x.round() as i64)),
-        VarType::Boolean => ("Boolean", |x| {
-            if x != 0.0 {
-                "true".into()
-            } else {
-                "false".into()
-            }
-        }),
-    };
-    let mut t = start(tag);
-    if v.var_type == VarType::Real {
-        if let Some(u) = &v.unit {
-            t.push_attribute(("unit", u.as_str()));
-        }
-        if let Some(d) = &v.display_unit {
-            t.push_attribute(("displayUnit", d.as_str()));
-        }
-        if let Some(state) = derivative_of {
-            t.push_attribute(("derivative", state.to_string().as_str()));
-        }
-    }
-    if let Some(s) = v.start {
-        t.push_attribute(("start", number(s).as_str()));
-    }
-    if v.var_type != VarType::Boolean {
-        if let Some(m) = v.min {
-            t.push_attribute(("min", number(m).as_str()));
-        }
-        if let Some(m) = v.max {
-            t.push_attribute(("max", number(m).as_str()));
-        }
-        if let Some(n) = v.nominal {
-            t.push_attribute(("nominal", number(n).as_str()));
-        }
-    }
-    w.write_event(Event::Empty(t))?;
-    w.write_event(Event::End(BytesEnd::new("ScalarVariable")))
-}
-
+pub mod fmi2;
 pub mod fmi3;
+
+pub use fmi2::{render, render_for};
 
 #[cfg(test)]
 mod tests;
