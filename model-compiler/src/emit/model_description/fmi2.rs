@@ -3,9 +3,9 @@
 //! (the rules it follows: [`super`]).
 
 use super::{
-    derivative_indices, document, root, start, structure_indices, used_units, value_text,
-    variable_element, write_log_categories_and_experiment, write_model_structure,
-    write_unit_definitions,
+    derivative_indices, document, root, start, structure_indices, type_tag, used_units, value_text,
+    variable_element, write_flags, write_log_categories_and_experiment,
+    write_model_structure_and_close, write_unit_definitions,
 };
 use crate::Interface;
 use fmu_runtime::model::{CompiledModel, VarType, Variable};
@@ -42,40 +42,40 @@ fn write(
     w.write_event(Event::Start(root))?;
 
     if model_exchange {
-        let mut me = start("ModelExchange");
-        for (k, v) in [
-            ("modelIdentifier", model.model_identifier.as_str()),
-            ("needsExecutionTool", "false"),
-            ("completedIntegratorStepNotNeeded", "false"),
-            ("canBeInstantiatedOnlyOncePerProcess", "false"),
-            ("canNotUseMemoryManagementFunctions", "true"),
-            ("canGetAndSetFMUstate", "true"),
-            ("canSerializeFMUstate", "true"),
-            // Of the derivatives and outputs with respect to states and inputs
-            // (fmu-runtime/src/fmi2/directional.rs).
-            ("providesDirectionalDerivative", "true"),
-        ] {
-            me.push_attribute((k, v));
-        }
-        w.write_event(Event::Empty(me))?;
+        write_flags(
+            w,
+            "ModelExchange",
+            &[
+                ("modelIdentifier", model.model_identifier.as_str()),
+                ("needsExecutionTool", "false"),
+                ("completedIntegratorStepNotNeeded", "false"),
+                ("canBeInstantiatedOnlyOncePerProcess", "false"),
+                ("canNotUseMemoryManagementFunctions", "true"),
+                ("canGetAndSetFMUstate", "true"),
+                ("canSerializeFMUstate", "true"),
+                // Of the derivatives and outputs with respect to states and inputs
+                // (fmu-runtime/src/fmi2/directional.rs).
+                ("providesDirectionalDerivative", "true"),
+            ],
+        )?;
     }
     if interface.co_simulation() {
-        let mut cs = start("CoSimulation");
-        for (k, v) in [
-            ("modelIdentifier", model.model_identifier.as_str()),
-            ("canHandleVariableCommunicationStepSize", "true"),
-            ("canGetAndSetFMUstate", "true"),
-            ("canSerializeFMUstate", "true"),
-            ("canNotUseMemoryManagementFunctions", "true"),
-            ("canBeInstantiatedOnlyOncePerProcess", "false"),
-            ("canInterpolateInputs", "true"),
-            ("maxOutputDerivativeOrder", "0"),
-            ("canRunAsynchronuously", "false"),
-            ("providesDirectionalDerivative", "false"),
-        ] {
-            cs.push_attribute((k, v));
-        }
-        w.write_event(Event::Empty(cs))?;
+        write_flags(
+            w,
+            "CoSimulation",
+            &[
+                ("modelIdentifier", model.model_identifier.as_str()),
+                ("canHandleVariableCommunicationStepSize", "true"),
+                ("canGetAndSetFMUstate", "true"),
+                ("canSerializeFMUstate", "true"),
+                ("canNotUseMemoryManagementFunctions", "true"),
+                ("canBeInstantiatedOnlyOncePerProcess", "false"),
+                ("canInterpolateInputs", "true"),
+                ("maxOutputDerivativeOrder", "0"),
+                ("canRunAsynchronuously", "false"),
+                ("providesDirectionalDerivative", "false"),
+            ],
+        )?;
     }
 
     write_unit_definitions(w, &used_units(model))?;
@@ -94,7 +94,7 @@ fn write(
 
     let (outputs, initial_unknowns) = structure_indices(model);
     let empty = outputs.is_empty() && initial_unknowns.is_empty();
-    write_model_structure(w, empty, |w| {
+    write_model_structure_and_close(w, empty, |w| {
         for (list, indices) in [
             ("Outputs", &outputs),
             ("Derivatives", &derivatives),
@@ -121,9 +121,7 @@ fn write(
             w.write_event(Event::End(BytesEnd::new(list)))?;
         }
         Ok(())
-    })?;
-    w.write_event(Event::End(BytesEnd::new("fmiModelDescription")))?;
-    Ok(())
+    })
 }
 
 /// `<ScalarVariable>` and its typed child (`Real`, `Integer`, `Boolean`), which carries the
@@ -134,11 +132,7 @@ fn write_variable(
     derivative_of: Option<usize>,
 ) -> io::Result<()> {
     w.write_event(Event::Start(variable_element("ScalarVariable", v)))?;
-    let tag = match v.var_type {
-        VarType::Real => "Real",
-        VarType::Integer => "Integer",
-        VarType::Boolean => "Boolean",
-    };
+    let tag = type_tag(v.var_type, ["Real", "Integer", "Boolean"]);
     let number = value_text(v.var_type);
     let mut t = start(tag);
     if v.var_type == VarType::Real {

@@ -24,8 +24,8 @@
 //! [`fmu_runtime::fmi3::component::intermediate_role`]).
 
 use super::{
-    derivative_indices, document, real, root, start, structure_indices, used_units, value_text,
-    variable_element, write_model_structure,
+    derivative_indices, document, real, root, start, structure_indices, type_tag, used_units,
+    value_text, variable_element, write_flags, write_model_structure_and_close,
 };
 use crate::Interface;
 use fmu_runtime::fmi3::component::intermediate_role;
@@ -70,45 +70,45 @@ fn write(
     w.write_event(Event::Start(root))?;
 
     if model_exchange {
-        let mut me = start("ModelExchange");
-        for (k, v) in [
-            ("modelIdentifier", model.model_identifier.as_str()),
-            ("canBeInstantiatedOnlyOncePerProcess", "false"),
-            ("canGetAndSetFMUState", "true"),
-            ("canSerializeFMUState", "true"),
-            ("providesDirectionalDerivatives", "true"),
-            ("providesAdjointDerivatives", "false"),
-            ("providesPerElementDependencies", "false"),
-            ("needsCompletedIntegratorStep", "true"),
-            ("providesEvaluateDiscreteStates", "false"),
-        ] {
-            me.push_attribute((k, v));
-        }
-        w.write_event(Event::Empty(me))?;
+        write_flags(
+            w,
+            "ModelExchange",
+            &[
+                ("modelIdentifier", model.model_identifier.as_str()),
+                ("canBeInstantiatedOnlyOncePerProcess", "false"),
+                ("canGetAndSetFMUState", "true"),
+                ("canSerializeFMUState", "true"),
+                ("providesDirectionalDerivatives", "true"),
+                ("providesAdjointDerivatives", "false"),
+                ("providesPerElementDependencies", "false"),
+                ("needsCompletedIntegratorStep", "true"),
+                ("providesEvaluateDiscreteStates", "false"),
+            ],
+        )?;
     }
     if interface.co_simulation() {
         let internal_step = real(model.params[model.solver.step.index()].default);
-        let mut cs = start("CoSimulation");
-        for (k, v) in [
-            ("modelIdentifier", model.model_identifier.as_str()),
-            ("canBeInstantiatedOnlyOncePerProcess", "false"),
-            ("canGetAndSetFMUState", "true"),
-            ("canSerializeFMUState", "true"),
-            ("providesDirectionalDerivatives", "false"),
-            ("providesAdjointDerivatives", "false"),
-            ("providesPerElementDependencies", "false"),
-            ("canHandleVariableCommunicationStepSize", "true"),
-            ("fixedInternalStepSize", internal_step.as_str()),
-            ("maxOutputDerivativeOrder", "0"),
-            ("providesIntermediateUpdate", "true"),
-            ("mightReturnEarlyFromDoStep", "false"),
-            ("canReturnEarlyAfterIntermediateUpdate", "true"),
-            ("hasEventMode", "false"),
-            ("providesEvaluateDiscreteStates", "false"),
-        ] {
-            cs.push_attribute((k, v));
-        }
-        w.write_event(Event::Empty(cs))?;
+        write_flags(
+            w,
+            "CoSimulation",
+            &[
+                ("modelIdentifier", model.model_identifier.as_str()),
+                ("canBeInstantiatedOnlyOncePerProcess", "false"),
+                ("canGetAndSetFMUState", "true"),
+                ("canSerializeFMUState", "true"),
+                ("providesDirectionalDerivatives", "false"),
+                ("providesAdjointDerivatives", "false"),
+                ("providesPerElementDependencies", "false"),
+                ("canHandleVariableCommunicationStepSize", "true"),
+                ("fixedInternalStepSize", internal_step.as_str()),
+                ("maxOutputDerivativeOrder", "0"),
+                ("providesIntermediateUpdate", "true"),
+                ("mightReturnEarlyFromDoStep", "false"),
+                ("canReturnEarlyAfterIntermediateUpdate", "true"),
+                ("hasEventMode", "false"),
+                ("providesEvaluateDiscreteStates", "false"),
+            ],
+        )?;
     }
 
     let mut units = used_units(model);
@@ -139,7 +139,7 @@ fn write(
     // The same sets as FMI 2.0, by value reference.
     let (outputs, initial_unknowns) = structure_indices(model);
     let empty = outputs.is_empty() && initial_unknowns.is_empty();
-    write_model_structure(w, empty, |w| {
+    write_model_structure_and_close(w, empty, |w| {
         for i in &outputs {
             let mut u = start("Output");
             u.push_attribute(("valueReference", vr_of(i).as_str()));
@@ -162,9 +162,7 @@ fn write(
             }
         }
         Ok(())
-    })?;
-    w.write_event(Event::End(BytesEnd::new("fmiModelDescription")))?;
-    Ok(())
+    })
 }
 
 fn write_variable(
@@ -173,11 +171,7 @@ fn write_variable(
     types: &UnitTypes,
     derivative_of: Option<String>,
 ) -> io::Result<()> {
-    let tag = match v.var_type {
-        VarType::Real => "Float64",
-        VarType::Integer => "Int32",
-        VarType::Boolean => "Boolean",
-    };
+    let tag = type_tag(v.var_type, ["Float64", "Int32", "Boolean"]);
     let number = value_text(v.var_type);
     let mut e = variable_element(tag, v);
     if matches!(

@@ -187,6 +187,15 @@ pub(crate) fn variable_element<'a>(tag: &'a str, v: &Variable) -> BytesStart<'a>
     e
 }
 
+/// The element name of a variable of type `t` among `tags` (Real, Integer, Boolean).
+pub(crate) fn type_tag(t: VarType, tags: [&'static str; 3]) -> &'static str {
+    match t {
+        VarType::Real => tags[0],
+        VarType::Integer => tags[1],
+        VarType::Boolean => tags[2],
+    }
+}
+
 /// How a value of the type is written (`start`, `min`, `max`, `nominal`).
 pub(crate) fn value_text(t: VarType) -> fn(f64) -> String {
     match t {
@@ -202,8 +211,24 @@ pub(crate) fn value_text(t: VarType) -> fn(f64) -> String {
     }
 }
 
-/// `<ModelStructure>`: empty where no list has an entry, else what `lists` writes.
-pub(crate) fn write_model_structure(
+/// An empty element with the given attributes in order (the interface types'
+/// capability flags).
+pub(crate) fn write_flags(
+    w: &mut Writer<Vec<u8>>,
+    tag: &str,
+    attributes: &[(&str, &str)],
+) -> io::Result<()> {
+    let mut e = start(tag);
+    for &(key, value) in attributes {
+        e.push_attribute((key, value));
+    }
+    w.write_event(Event::Empty(e))?;
+    Ok(())
+}
+
+/// `<ModelStructure>`, the last element: empty where no list has an entry, else what
+/// `lists` writes; then the end of the document's root.
+pub(crate) fn write_model_structure_and_close(
     w: &mut Writer<Vec<u8>>,
     empty: bool,
     lists: impl FnOnce(&mut Writer<Vec<u8>>) -> io::Result<()>,
@@ -215,6 +240,7 @@ pub(crate) fn write_model_structure(
         lists(w)?;
         w.write_event(Event::End(BytesEnd::new("ModelStructure")))?;
     }
+    w.write_event(Event::End(BytesEnd::new("fmiModelDescription")))?;
     Ok(())
 }
 
