@@ -119,7 +119,42 @@ pub fn build_for(
     out_dir: &Path,
     platforms: &[String],
 ) -> Result<PathBuf, Vec<Diagnostic>> {
-    build_version(source, out_dir, platforms, Flavour::default())
+    build_version(
+        source,
+        out_dir,
+        platforms,
+        Flavour::default(),
+        Warnings::Allow,
+    )
+    .map(|built| built.fmu)
+}
+
+/// What a build does with the warnings of a description (implausible values, …).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Warnings {
+    /// Build, and hand them back ([`Built::warnings`]).
+    Allow,
+    /// Build nothing: they are errors (`--deny-warnings`, for CI).
+    Deny,
+}
+
+/// A built FMU and the warnings of its description.
+#[derive(Debug)]
+pub struct Built {
+    pub fmu: PathBuf,
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// The warnings of a description as errors (`--deny-warnings`).
+pub fn denied(warnings: &[Diagnostic]) -> Vec<Diagnostic> {
+    warnings
+        .iter()
+        .map(|w| Diagnostic {
+            severity: diagnostic::Severity::Error,
+            help: format!("{} (an error under --deny-warnings)", w.help),
+            ..w.clone()
+        })
+        .collect()
 }
 
 /// [`build_for`] for an FMI version and interface type.
@@ -128,7 +163,8 @@ pub fn build_version(
     out_dir: &Path,
     platforms: &[String],
     flavour: Flavour,
-) -> Result<PathBuf, Vec<Diagnostic>> {
+    warnings: Warnings,
+) -> Result<Built, Vec<Diagnostic>> {
     // The platforms first: a missing one is reported before any compile error.
     match flavour.version {
         FmiVersion::Fmi2 => emit::runtime::select(platforms).map(drop),
@@ -136,6 +172,9 @@ pub fn build_version(
     }
     .map_err(platform_error)?;
     let mut l = compile(source)?;
+    if warnings == Warnings::Deny && !l.warnings.is_empty() {
+        return Err(denied(&l.warnings));
+    }
     if flavour.interface.model_exchange() {
         emit::model_exchange::declare_states(&mut l).map_err(|e| {
             vec![Diagnostic::global(
@@ -147,7 +186,11 @@ pub fn build_version(
     let stem = source
         .file_stem()
         .unwrap_or_else(|| l.model.model_identifier.clone());
-    write_fmu_version(&l, &stem, out_dir, platforms, flavour)
+    let fmu = write_fmu_version(&l, &stem, out_dir, platforms, flavour)?;
+    Ok(Built {
+        fmu,
+        warnings: l.warnings,
+    })
 }
 
 /// `hydromech build --estimator`: `<out_dir>/<stem>.estimator.fmu`, the machine of a

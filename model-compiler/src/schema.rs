@@ -611,10 +611,10 @@ pub fn schema() -> Value {
     defs.insert(
         "quantity".into(),
         json!({
-            "description": "A number in SI units, or a string with a unit: \"200 bar\", \"80 mm\", \"40 L/min\", \"30 deg\".",
+            "description": "A number in SI units, or a string with a unit: \"200 bar\", \"80 mm\", \"40 L/min\", \"30 deg\" (a string without a unit is an error).",
             "anyOf": [
                 { "type": "number" },
-                { "type": "string", "pattern": "^\\s*[-+]?(\\d+\\.?\\d*|\\.\\d+)([eE][-+]?\\d+)?(\\s*\\S.*)?$" }
+                { "type": "string", "pattern": "^\\s*[-+]?(\\d+\\.?\\d*|\\.\\d+)([eE][-+]?\\d+)?\\s*[^\\s\\d.eE+-].*$" }
             ]
         }),
     );
@@ -653,6 +653,32 @@ pub fn render() -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// A string quantity must carry a unit (issue 48): the schema flags `"0.6"` in the
+    /// editor as the compiler does.
+    #[test]
+    fn the_quantity_pattern_requires_a_unit() {
+        let schema = schema();
+        let pattern = schema["$defs"]["quantity"]["anyOf"][1]["pattern"]
+            .as_str()
+            .unwrap();
+        let re = regex::Regex::new(pattern).unwrap();
+        for with_unit in [
+            "200 bar",
+            "80 mm",
+            "1e5 N s/m",
+            "-5 deg",
+            "30 °",
+            "1e-11 m3/(s Pa)",
+            ".5 L",
+            "12 kg·m²",
+        ] {
+            assert!(re.is_match(with_unit), "{with_unit}");
+        }
+        for without in ["0.6", " 0.6 ", "1e5", "-3", "bar"] {
+            assert!(!re.is_match(without), "{without}");
+        }
+    }
     use super::*;
     use std::collections::{BTreeMap, BTreeSet};
     use std::path::Path;

@@ -232,6 +232,59 @@ fn errors_have_positions_help_and_exit_code_1() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A unit slip (issue 48, item 1): `check` and `build` warn where the value is written,
+/// with the unit meant, and succeed; under `--deny-warnings` both fail (exit 1) and
+/// `build` writes no FMU.
+#[test]
+fn implausible_values_are_warned_and_denied_on_request() {
+    let dir = temp_dir("deny-warnings");
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/descriptions");
+    let slip = dir.join("slip.toml");
+    std::fs::copy(corpus.join("unit-bare-bore.toml"), &slip).unwrap();
+    let expected = format!(
+        "{}:50:8: warning: bore = 140 is read as 140 m, implausible for a cylinder bore (5 mm … 1 m)",
+        slip.display()
+    );
+    for deny in [false, true] {
+        for command in ["check", "build"] {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_hydromech"));
+            cmd.arg(command).arg(&slip);
+            if command == "build" {
+                cmd.arg("-o").arg(&dir).arg("--platform").arg("linux64");
+            }
+            if deny {
+                cmd.arg("--deny-warnings");
+            }
+            let run = cmd.output().unwrap();
+            let stderr = String::from_utf8_lossy(&run.stderr);
+            let fmu = dir.join("slip.fmu");
+            if deny {
+                assert_eq!(run.status.code(), Some(1), "{command}: {stderr}");
+                let as_error = expected.replace(": warning: ", ": error: ");
+                assert!(stderr.contains(&as_error), "{command}: {stderr}");
+                assert!(
+                    stderr.contains("(an error under --deny-warnings)"),
+                    "{stderr}"
+                );
+                assert!(stderr.contains("slip.toml: 1 error"), "{stderr}");
+                assert!(!fmu.exists(), "{command}: an FMU was written");
+            } else {
+                assert_eq!(run.status.code(), Some(0), "{command}: {stderr}");
+                assert!(stderr.contains(&expected), "{command}: {stderr}");
+                assert!(
+                    stderr.contains("help: did you mean \"140 mm\"?"),
+                    "{stderr}"
+                );
+                if command == "build" {
+                    assert!(fmu.exists());
+                    std::fs::remove_file(&fmu).unwrap();
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// No compiler at FMU build time: every model of models/ builds with an empty PATH (no
 /// cargo, no cc) from a directory outside the source tree.
 #[test]

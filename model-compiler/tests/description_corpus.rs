@@ -3,13 +3,18 @@
 //!
 //! Each file starts with comment lines; `# expect: LINE:COLUMN TEXT` says that one of the
 //! rendered errors is at `LINE:COLUMN` of the file and contains `TEXT` (in its message or
-//! its help). Several `# expect:` lines may be given; a file without any fails the test,
-//! and so does a file the compiler accepts.
+//! its help), `# warn: LINE:COLUMN TEXT` the same of a warning. Several lines may be
+//! given; a file without any fails the test, and so does a file with `# expect:` lines
+//! the compiler accepts, or a file with `# warn:` lines alone that it rejects.
 
 use model_compiler::diagnostic::{Severity, Source};
 use std::path::{Path, PathBuf};
 
+/// A reported diagnostic: its severity, its line and column, its rendering.
+type Rendered = (Severity, Option<(usize, usize)>, String);
+
 struct Expectation {
+    severity: Severity,
     line: usize,
     column: usize,
     text: String,
@@ -30,11 +35,15 @@ fn corpus() -> Vec<PathBuf> {
     files
 }
 
-/// The `# expect:` lines of the leading comment block.
+/// The `# expect:` and `# warn:` lines of the leading comment block.
 fn expectations(text: &str) -> Result<Vec<Expectation>, String> {
     let mut found = Vec::new();
     for line in text.lines().take_while(|l| l.starts_with('#')) {
-        let Some(rest) = line.strip_prefix("# expect:") else {
+        let (severity, rest) = if let Some(rest) = line.strip_prefix("# expect:") {
+            (Severity::Error, rest)
+        } else if let Some(rest) = line.strip_prefix("# warn:") {
+            (Severity::Warning, rest)
+        } else {
             continue;
         };
         let rest = rest.trim();
@@ -49,6 +58,7 @@ fn expectations(text: &str) -> Result<Vec<Expectation>, String> {
                 .map_err(|_| format!("`{line}`: '{s}' is not a line or column number"))
         };
         found.push(Expectation {
+            severity,
             line: parse(l)?,
             column: parse(c)?,
             text: text.trim().to_string(),
@@ -68,16 +78,25 @@ fn check_file(path: &Path) -> Result<(), String> {
     }
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let source = Source::new(&name, text);
-    let errors = match model_compiler::check(&source).and_then(|_| model_compiler::compile(&source))
-    {
-        Ok(_) => return Err("the description was accepted".into()),
-        Err(errors) => errors,
-    };
-    let rendered: Vec<(Option<(usize, usize)>, String)> = errors
+    let errors_expected = expected.iter().any(|x| x.severity == Severity::Error);
+    let reported =
+        match model_compiler::check(&source).and_then(|_| model_compiler::compile(&source)) {
+            Ok(_) if errors_expected => return Err("the description was accepted".into()),
+            Ok(l) => l.warnings,
+            Err(diagnostics) => diagnostics,
+        };
+    if !errors_expected && reported.iter().any(|d| d.severity == Severity::Error) {
+        let errors: Vec<String> = reported.iter().map(|d| source.render(d)).collect();
+        return Err(format!(
+            "only warnings were expected, but the description was rejected:\n{}",
+            errors.join("\n\n")
+        ));
+    }
+    let rendered: Vec<Rendered> = reported
         .iter()
-        .filter(|e| e.severity == Severity::Error)
         .map(|e| {
             (
+                e.severity,
                 e.span.as_ref().map(|s| source.line_column(s.start)),
                 source.render(e),
             )
@@ -85,13 +104,15 @@ fn check_file(path: &Path) -> Result<(), String> {
         .collect();
     let mut missing = Vec::new();
     for x in &expected {
-        let hit = rendered.iter().any(|(at, r)| {
-            *at == Some((x.line, x.column))
-                && r.starts_with(&format!("{name}:{}:{}: error: ", x.line, x.column))
+        let label = x.severity.label();
+        let hit = rendered.iter().any(|(severity, at, r)| {
+            *severity == x.severity
+                && *at == Some((x.line, x.column))
+                && r.starts_with(&format!("{name}:{}:{}: {label}: ", x.line, x.column))
                 && r.contains(&x.text)
         });
         if !hit {
-            missing.push(format!("{}:{} {}", x.line, x.column, x.text));
+            missing.push(format!("{label} {}:{} {}", x.line, x.column, x.text));
         }
     }
     if missing.is_empty() {
@@ -102,7 +123,7 @@ fn check_file(path: &Path) -> Result<(), String> {
             missing.join("\n  "),
             rendered
                 .iter()
-                .map(|(_, r)| r.as_str())
+                .map(|(_, _, r)| r.as_str())
                 .collect::<Vec<_>>()
                 .join("\n\n")
         ))
@@ -143,6 +164,9 @@ fn a_file_without_expectations_is_refused() {
     std::fs::write(&path, "# no expectation\n[model]\nname = 1\n").unwrap();
     let e = check_file(&path).unwrap_err();
     assert!(e.contains("no `# expect:"), "{e}");
+    std::fs::write(&path, "# warn: 3:8 anything\n[model]\nname = 1\n").unwrap();
+    let e = check_file(&path).unwrap_err();
+    assert!(e.contains("only warnings were expected"), "{e}");
     std::fs::write(&path, "# expect: 1:1 anything\n[model]\nname = \"ok\"\n").unwrap();
     let e = check_file(&path).unwrap_err();
     assert!(e.contains("accepted"), "{e}");

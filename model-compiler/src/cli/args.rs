@@ -60,11 +60,19 @@ pub(crate) enum Command {
         /// OpenModelica embeds in a Modelica model) or both.
         #[arg(long = "interface", value_enum, default_value = "cs")]
         interface: InterfaceArg,
+        /// Treat the descriptions' warnings (implausible values, …) as errors: nothing is
+        /// built from a description that has any (for CI).
+        #[arg(long)]
+        deny_warnings: bool,
     },
-    /// Parse, validate and lower descriptions without building.
+    /// Parse, validate and lower descriptions without building; print errors and
+    /// warnings (implausible values, unbalanced starts, …).
     Check {
         #[arg(required = true)]
         models: Vec<PathBuf>,
+        /// Treat warnings as errors: exit 1 when a description has any (for CI).
+        #[arg(long)]
+        deny_warnings: bool,
     },
     /// Print the interface of a built FMU (from its modelDescription.xml; nothing is loaded).
     Inspect {

@@ -12,6 +12,7 @@ pub(crate) fn build(
     platforms: &[String],
     (split, estimator): (Option<SplitAt>, bool),
     flavour: model_compiler::Flavour,
+    warnings: model_compiler::Warnings,
 ) -> ExitCode {
     if flavour != model_compiler::Flavour::default() && (split.is_some() || estimator) {
         eprintln!(
@@ -50,11 +51,14 @@ pub(crate) fn build(
                 }
             };
         }
-        match model_compiler::build_version(source, output, platforms, flavour) {
-            Ok(fmu) => {
+        match model_compiler::build_version(source, output, platforms, flavour, warnings) {
+            Ok(built) => {
+                for w in &built.warnings {
+                    eprintln!("{}\n", source.render(w));
+                }
                 println!(
                     "{}  ({:.2} s)",
-                    fmu.display(),
+                    built.fmu.display(),
                     started.elapsed().as_secs_f64()
                 );
                 let split = match split {

@@ -4,7 +4,7 @@ use super::models::{exit_code, read, report};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub(crate) fn check(models: &[PathBuf]) -> ExitCode {
+pub(crate) fn check(models: &[PathBuf], warnings: model_compiler::Warnings) -> ExitCode {
     let mut failed = 0;
     for path in models {
         let Ok(source) = read(path) else {
@@ -27,6 +27,11 @@ pub(crate) fn check(models: &[PathBuf]) -> ExitCode {
             Ok((_, l)) => {
                 if let Err(errors) = model_compiler::report::check_csv(&source, &l) {
                     report(&source, &errors);
+                    failed += 1;
+                    continue;
+                }
+                if warnings == model_compiler::Warnings::Deny && !l.warnings.is_empty() {
+                    report(&source, &model_compiler::denied(&l.warnings));
                     failed += 1;
                     continue;
                 }

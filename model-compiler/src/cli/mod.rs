@@ -24,6 +24,14 @@ use simulate::simulate;
 use std::process::ExitCode;
 use sweep::{SweepMode, sweep};
 
+fn warnings(deny: bool) -> model_compiler::Warnings {
+    if deny {
+        model_compiler::Warnings::Deny
+    } else {
+        model_compiler::Warnings::Allow
+    }
+}
+
 /// Runs one command.
 pub(crate) fn run(command: Command) -> ExitCode {
     match command {
@@ -35,14 +43,19 @@ pub(crate) fn run(command: Command) -> ExitCode {
             estimator,
             fmi,
             interface,
+            deny_warnings,
         } => build(
             models,
             &output,
             &platforms,
             (split, estimator),
             model_compiler::Flavour::new(fmi.into(), interface.into()),
+            warnings(deny_warnings),
         ),
-        Command::Check { models } => check(&models),
+        Command::Check {
+            models,
+            deny_warnings,
+        } => check(&models, warnings(deny_warnings)),
         Command::Report { models, output } => report_pages(models, &output),
         Command::Fit(args) => fit(args),
         Command::Bench(args) => model_compiler::bench::main(args),

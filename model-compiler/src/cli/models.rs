@@ -21,11 +21,21 @@ pub(crate) fn report(source: &Source, errors: &[Diagnostic]) {
     for e in errors {
         eprintln!("{}\n", source.render(e));
     }
-    let n = errors.len();
+    let n = errors
+        .iter()
+        .filter(|e| e.severity == model_compiler::diagnostic::Severity::Error)
+        .count();
+    let w = errors.len() - n;
+    let plural = |k: usize| if k == 1 { "" } else { "s" };
+    let warnings = if w > 0 {
+        format!(", {w} warning{}", plural(w))
+    } else {
+        String::new()
+    };
     eprintln!(
-        "{}: {n} error{}",
+        "{}: {n} error{}{warnings}",
         source.path.display(),
-        if n == 1 { "" } else { "s" }
+        plural(n)
     );
 }
 

@@ -205,8 +205,21 @@ impl Ctx {
                         self.error(span, e.0, unit_help(expect));
                         f64::NAN
                     }
+                    Ok((_, "")) => {
+                        // Always a slip: "0.6" meant either 0.6 (SI) or "0.6 mm".
+                        let number = text.trim();
+                        self.error(
+                            span,
+                            format!("\"{number}\" is a string without a unit"),
+                            format!(
+                                "write the number bare for SI units ({number}, in {}) or add its unit inside the quotes",
+                                expect.describe_unit()
+                            ),
+                        );
+                        f64::NAN
+                    }
                     Ok(((si, unit), unit_text)) => {
-                        if unit_text.is_empty() || expect.accepts(unit.dim) {
+                        if expect.accepts(unit.dim) {
                             si
                         } else {
                             let expected = match expect {

@@ -16,6 +16,7 @@ mod flexible_source;
 mod interface;
 pub mod mass;
 mod mechanism;
+mod plausibility;
 mod ports;
 pub mod report;
 mod rope;
@@ -177,9 +178,14 @@ pub fn lower_at(
     } else {
         Analysis::default()
     };
+    // Implausible values (unit slips) are warned about first, and beside the errors when
+    // there are any: a slip is often what the errors come from.
+    let implausible = plausibility::check(d);
     if !cx.errors.is_empty() {
+        cx.errors.extend(implausible);
         return Err(cx.errors);
     }
+    cx.warnings.splice(0..0, implausible);
     Ok(Lowered {
         declared_bodies: d.bodies.len(),
         model,
