@@ -104,6 +104,14 @@ fn the_naya_rod_package_reproduces_its_reference_bit_for_bit() {
     let (ok, out) = verify(&dir, true);
     assert!(ok, "{out}");
     assert_eq!(out.matches("bit-identical").count(), 5, "{out}");
+    // Each number says which comparison it belongs to (issue 48, item 4).
+    let line = out.lines().find(|l| l.contains("rod.angle")).unwrap();
+    assert!(
+        line.contains("tube:   0.0 % of ")
+            && line.contains(" points outside (0 of them; passes below 10 %)")
+            && line.contains("|  values against naya-rod_ref.csv: max |Δ| 0, bit-identical"),
+        "{line}"
+    );
     assert!(out.contains("verify: 1 passed, 0 failed"), "{out}");
     // An .fmu path finds its files beside it.
     let (ok, out) = verify(&dir.join("naya-rod.fmu"), true);
@@ -324,4 +332,61 @@ fn the_win64_binary_under_wine_reproduces_the_linux64_reference_bit_for_bit() {
         "{}",
         text(&o)
     );
+}
+
+/// A description without a `[report]` manoeuvre is not packaged as an idle run unless asked
+/// (issue 48, item 3): the refusal names the table to add; with `--allow-idle` the package
+/// is written, and the terminal and the README name the outputs `_ref.csv` leaves out.
+#[test]
+fn a_package_without_a_manoeuvre_is_refused_unless_idle_is_allowed() {
+    let root = temp_dir("idle");
+    let naya = std::fs::read_to_string(workspace().join("models/naya-rod.toml")).unwrap();
+    let without_report = &naya[..naya.find("\n[report]").unwrap()];
+    let model = root.join("idle-rod.toml");
+    std::fs::write(&model, without_report).unwrap();
+    let out = root.join("package");
+    let args = [
+        "package",
+        model.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--platform",
+        "linux64",
+    ];
+    let o = hydromech(&args);
+    let said = text(&o);
+    assert!(!o.status.success(), "{said}");
+    assert!(
+        said.contains("no manoeuvre: [report] gives no inputs, so the reference run would hold every input (valve.command) at its start value"),
+        "{said}"
+    );
+    assert!(
+        said.contains("inputs.\"valve.command\" = [[0, 0]") && said.contains("--allow-idle"),
+        "{said}"
+    );
+    assert!(said.contains("idle-rod.toml: not packaged"), "{said}");
+
+    let mut idle = args.to_vec();
+    idle.push("--allow-idle");
+    let o = hydromech(&idle);
+    let said = text(&o);
+    assert!(o.status.success(), "{said}");
+    // Nothing plotted: every output but the computed solver/energy/constraint ones.
+    let line = said
+        .lines()
+        .find(|l| l.contains("_ref.csv leaves out"))
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(line.contains("energy.balance_error"), "{line}");
+    let readme = std::fs::read_to_string(
+        out.join("fmus/2.0/cs/linux64/hydromech")
+            .join(env!("CARGO_PKG_VERSION"))
+            .join("idle-rod/README.md"),
+    )
+    .unwrap();
+    assert!(
+        readme.contains("Outputs of the FMU not in `_ref.csv`"),
+        "{readme}"
+    );
+    assert!(readme.contains("`energy.balance_error`"), "{readme}");
+    let _ = std::fs::remove_dir_all(&root);
 }

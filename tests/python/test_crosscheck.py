@@ -170,7 +170,7 @@ def test_verify_tube_matches_fmpy_outlier_share(tmp_path):
     run = subprocess.run([str(harness.HYDROMECH), "verify", str(d)],
                          capture_output=True, text=True, timeout=600)
     line = next(l for l in run.stdout.splitlines() if name in l)
-    share = float(line.split("outside the tube")[1].split("%")[0])
+    share = float(line.split("tube:")[1].split("%")[0])
     assert 0.5 < fmpy_share < 90, fmpy_share
     assert share == pytest.approx(fmpy_share, abs=0.05), (line, fmpy_share)
 

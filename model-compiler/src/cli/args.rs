@@ -167,6 +167,10 @@ pub(crate) enum Command {
         /// FMI platforms (as for `build`); default: every platform this hydromech carries.
         #[arg(long = "platform", value_delimiter = ',')]
         platforms: Vec<String>,
+        /// Package a machine whose description has no `[report]` manoeuvre: the reference
+        /// run holds every input at its start value (refused without this flag).
+        #[arg(long)]
+        allow_idle: bool,
     },
     /// Re-run packaged FMUs against their `_in.csv` and `_ref.opt`, compare with `_ref.csv`
     /// in the cross-check's tolerance tube, print a verdict per output; exit 1 on a failure.

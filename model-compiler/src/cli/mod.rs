@@ -63,7 +63,8 @@ pub(crate) fn run(command: Command) -> ExitCode {
             models,
             output,
             platforms,
-        } => package(models, &output, &platforms),
+            allow_idle,
+        } => package(models, &output, &platforms, allow_idle),
         Command::Verify {
             paths,
             exact,

@@ -4,10 +4,15 @@ use super::models::{each_model, exit_code};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-pub(crate) fn package(models: Vec<PathBuf>, output: &Path, platforms: &[String]) -> ExitCode {
+pub(crate) fn package(
+    models: Vec<PathBuf>,
+    output: &Path,
+    platforms: &[String],
+    allow_idle: bool,
+) -> ExitCode {
     use model_compiler::crosscheck::package;
     let code = each_model(models, |source, started| {
-        match package::package(source, output, platforms) {
+        match package::package(source, output, platforms, allow_idle) {
             Ok(p) => {
                 for d in &p.directories {
                     println!("{}", d.display());
@@ -26,6 +31,14 @@ pub(crate) fn package(models: Vec<PathBuf>, output: &Path, platforms: &[String])
                     p.reference.1,
                     started.elapsed().as_secs_f64()
                 );
+                if !p.left_out.is_empty() {
+                    println!(
+                        "  _ref.csv leaves out {} of the {} outputs (not plotted by [report]; add them to a [[report.plots]] entry to include them): {}",
+                        p.left_out.len(),
+                        p.left_out.len() + p.reference.1 - 1,
+                        p.left_out.join(", ")
+                    );
+                }
                 true
             }
             Err(e) => {

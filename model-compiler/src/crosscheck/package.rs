@@ -40,6 +40,9 @@ pub struct Packaged {
     pub reference: (usize, usize),
     /// The inputs were resampled onto the communication points (over 1000 rows or 1 MB).
     pub resampled: bool,
+    /// Real outputs not in `_ref.csv` (not plotted by `[report]`; the computed `solver.`,
+    /// `energy.` and `constraints.` outputs when nothing is plotted).
+    pub left_out: Vec<String>,
 }
 
 /// The folder of `model` for `platform` under `root`.
@@ -107,7 +110,12 @@ fn merge(names: &[(String, f64)], series: &[InputSeries], at: Option<&[f64]>) ->
 }
 
 /// Writes the cross-check directories of one description under `root`.
-pub fn package(source: &Source, root: &Path, platforms: &[String]) -> Result<Packaged, String> {
+pub fn package(
+    source: &Source,
+    root: &Path,
+    platforms: &[String],
+    allow_idle: bool,
+) -> Result<Packaged, String> {
     let render = |errors: Vec<crate::diagnostic::Diagnostic>| {
         errors
             .iter()
@@ -151,6 +159,20 @@ pub fn package(source: &Source, root: &Path, platforms: &[String]) -> Result<Pac
         .filter(|v| v.causality == Causality::Input && v.var_type == VarType::Real)
         .map(|v| (v.name.clone(), v.start.unwrap_or(0.0)))
         .collect();
+    // A reference run with every input held proves nothing of the circuit: refused unless
+    // asked for (issue 48, item 3).
+    if spec.inputs.is_empty() && !inputs.is_empty() && !allow_idle {
+        return Err(format!(
+            "{}: no manoeuvre: [report] gives no inputs, so the reference run would hold every input ({}) at its start value\nhelp: add a manoeuvre to the description, e.g.\n  [report]\n  stop_time = 10.0\n  inputs.\"{}\" = [[0, 0], [1, 0], [1.05, 1], [6, 1]]\n(docs/description-format.md, `[report]`), or package the idle run with --allow-idle",
+            source.path.display(),
+            inputs
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            inputs[0].0
+        ));
+    }
     let mut table = merge(&inputs, &loaded.inputs, None);
     if table.time.is_empty() {
         table = merge(&inputs, &[], Some(&[start, stop]));
@@ -199,6 +221,14 @@ pub fn package(source: &Source, root: &Path, platforms: &[String]) -> Result<Pac
             .collect();
     }
 
+    let left_out: Vec<String> = l
+        .model
+        .variables
+        .iter()
+        .filter(|v| v.causality == Causality::Output && v.var_type == VarType::Real)
+        .filter(|v| !outputs.contains(&v.name))
+        .map(|v| v.name.clone())
+        .collect();
     let temp =
         std::env::temp_dir().join(format!("hydromech-package-{}-{model}", std::process::id()));
     let _ = std::fs::remove_dir_all(&temp);
@@ -246,6 +276,7 @@ pub fn package(source: &Source, root: &Path, platforms: &[String]) -> Result<Pac
                 opt: &opt,
                 outputs: &outputs,
                 not_outputs: &not_outputs,
+                left_out: &left_out,
                 inputs: &table,
                 resampled,
                 reference_rows: results.time.len(),
@@ -270,6 +301,7 @@ pub fn package(source: &Source, root: &Path, platforms: &[String]) -> Result<Pac
             inputs: (table.time.len(), table.names.len()),
             reference: (results.time.len(), results.names.len()),
             resampled,
+            left_out: left_out.clone(),
         })
     })();
     let _ = std::fs::remove_dir_all(&temp);

@@ -19,6 +19,8 @@ pub struct Facts<'a> {
     pub outputs: &'a [String],
     /// Plotted signals that are not outputs (not in `_ref.csv`).
     pub not_outputs: &'a [String],
+    /// Outputs not in `_ref.csv` (not plotted).
+    pub left_out: &'a [String],
     /// `_in.csv` as written.
     pub inputs: &'a InputSeries,
     pub resampled: bool,
@@ -116,9 +118,8 @@ pub fn render(f: &Facts) -> String {
                         .join(", ")
                 ),
                 InputSource::Csv(c) => format!(
-                    "column `{}` of `{}` (from the hydromech repository's test data)",
-                    c.column,
-                    c.file.trim_start_matches("../")
+                    "column `{}` of `{}`, the file the description's `[report]` names (path relative to the description); resampled into `_in.csv`",
+                    c.column, c.file
                 ),
             },
             None => "held at its start value".into(),
@@ -151,6 +152,19 @@ pub fn render(f: &Facts) -> String {
         let _ = writeln!(s, "| `{n}` | {} | {} |", unit(l, n), description(l, n));
     }
     s.push('\n');
+    if !f.left_out.is_empty() {
+        let _ = writeln!(
+            s,
+            "Outputs of the FMU not in `_ref.csv` ({} of {}; the reference holds those the description's `[report]` plots — add a signal to a `[[report.plots]]` entry to include it): {}.\n",
+            f.left_out.len(),
+            f.left_out.len() + f.outputs.len(),
+            f.left_out
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     if !f.not_outputs.is_empty() {
         let _ = writeln!(
             s,

@@ -416,18 +416,21 @@ pub fn verify(case: &Case, o: &Options) -> Verdict {
         } else {
             let at = results.time[c.max_at];
             format!(
-                "max |Δ| {:.3e} at t = {at} s ({ref_name} line {})",
+                "max |Δ| {:.3e} at t = {at} s (line {})",
                 c.max_deviation,
                 p.reference.lines[nearest(&p.reference.time, at)]
             )
         };
+        // Two comparisons, each named (issue 48, item 4): the cross-check's tolerance tube
+        // around the reference, and the values themselves against the reference's.
         let _ = write!(
             report,
-            "  {}  {name:width$}  outside the tube {:5.1} % ({} of {})  {deviation}  {}",
+            "  {}  {name:width$}  tube: {:5.1} % of {} points outside ({} of them; passes below {:.0} %)  |  values against {ref_name}: {deviation}, {}",
             if ok { "PASS" } else { "FAIL" },
             100.0 * c.fraction(),
-            c.outliers,
             c.samples,
+            c.outliers,
+            100.0 * tube::PASS_FRACTION,
             if diff == 0 {
                 "bit-identical".to_string()
             } else {

@@ -9,7 +9,7 @@ use crate::diagnostic::Diagnostic;
 use fmu_runtime::mechanics::Kinematics;
 use fmu_runtime::mechanics::constraints::{self, ConstraintEval, PrismaticReference};
 use fmu_runtime::mechanics::dynamics::mass_matrix;
-use fmu_runtime::model::{CompiledModel, Mechanism};
+use fmu_runtime::model::{CompiledModel, CutKind, Mechanism};
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use std::ops::Range;
 
@@ -169,7 +169,10 @@ pub(super) fn analyse(cx: &mut Ctx, d: &Description, model: &CompiledModel) -> A
                     out.dof,
                     if out.dof == 1 { "" } else { "s" }
                 ),
-                "fine for the solver (the augmented Lagrangian and the double-step formulation both handle redundant equations); typical of a planar loop closed by a 3D revolute cut joint",
+                format!(
+                    "fine for the solver (the augmented Lagrangian and the double-step formulation both handle redundant equations); typical of a planar loop closed by a cut joint written in 3D, whose equations a plane needs only 2 of: {}",
+                    cut_joint_kinds(mech)
+                ),
             )
             .warning(),
         );
@@ -351,4 +354,20 @@ fn singular_motion(cx: &mut Ctx, mech: &Mechanism, motion: &[f64]) {
         ),
         help,
     ));
+}
+
+/// The cut joints as "'name' (kind, n equations)", for messages about the loops.
+fn cut_joint_kinds(mech: &Mechanism) -> String {
+    mech.cut_joints
+        .iter()
+        .map(|c| {
+            let kind = match c.kind {
+                CutKind::Spherical => "spherical",
+                CutKind::Revolute { .. } => "revolute",
+                CutKind::Prismatic { .. } => "prismatic",
+            };
+            format!("'{}' ({kind}, {} equations)", c.name, c.equations())
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -295,7 +295,29 @@ fn redundant_loop_equations_are_a_warning_and_dof_are_counted() {
         )),
         "{w}"
     );
+    assert!(
+        w.contains("equations a plane needs only 2 of: 'E' (revolute, 5 equations)"),
+        "{w}"
+    );
     assert!(l.analysis.closure < 1e-9);
+    // The same loop closed by a spherical cut joint: the warning names a spherical joint
+    // (issue 48, item 6: it said "3D revolute" whatever the kind).
+    let spherical = text.replace(
+        "type = \"revolute\"\nbody_a = \"rocker\"",
+        "type = \"spherical\"\nbody_a = \"rocker\"",
+    );
+    let spherical = spherical.replace("axis_a = [0, 0, 1]\naxis_b = [0, 0, 1]\n", "");
+    let ls = ok(&spherical);
+    assert_eq!((ls.analysis.rank, ls.analysis.redundant), (2, 1));
+    let w = Source::new("t.toml", spherical.clone()).render(&ls.warnings[0]);
+    assert!(
+        w.contains("1 of the 3 loop-closure equations are redundant"),
+        "{w}"
+    );
+    assert!(
+        w.contains("'E' (spherical, 3 equations)") && !w.contains("revolute"),
+        "{w}"
+    );
     // The summary of `hydromech check` reports them.
     let report = crate::summary::report(&l);
     assert!(
