@@ -160,20 +160,23 @@ pub fn lower_at(
     let solve_for = interface::solve_for_targets(&mut cx, d, &model);
     let estimator = estimator::lower_estimator(&mut cx, d, &model);
     model.params = std::mem::take(&mut cx.params);
+    // The errors so far leave the model unusable; those of the model page's visuals and
+    // manoeuvre below do not, so the checks at the initial configuration still run beside
+    // them: every independent error in one run (issue 48, item 7).
+    let mut model_ok = cx.errors.is_empty();
 
     let visuals = visual::lower_visuals(&mut cx, d);
     let report = report::lower_report(&mut cx, d, &model);
 
-    if cx.errors.is_empty()
-        && let Err(e) = model.validate()
-    {
+    if model_ok && let Err(e) = model.validate() {
+        model_ok = false;
         cx.errors.push(Diagnostic::global(
             format!("internal error: the lowered model is inconsistent: {e}"),
             "please report this with the description file",
         ));
     }
     // The checks at the initial configuration need a complete, valid model.
-    let analysis = if cx.errors.is_empty() {
+    let analysis = if model_ok {
         analysis::analyse(&mut cx, d, &model)
     } else {
         Analysis::default()
