@@ -432,6 +432,8 @@ fn instance(p: &Particles, formulation: Formulation) -> fmu_runtime::Instance {
     let (boom_q0, jib_q0) = (m.mech.bodies[1].q0, m.mech.bodies[3].q0);
     let circuit = empty_circuit(&mut b);
     let mut model = model(b, h, m.mech, circuit, vec![], step, None);
+    // Released turned out: the joints held there (`init.hold`), the modes solved.
+    model.init.hold = (0..model.mechanism.joint_coordinates()).collect();
     model.params[boom_q0.index()].default = 0.8;
     model.params[jib_q0.index()].default = 0.3;
     model.solver.formulation = formulation;

@@ -6,9 +6,13 @@
 //! the single place where the compiler calls it.
 
 use fmu_runtime::model::{CompiledModel, ParamId};
+pub use fmu_runtime::solver::ParameterSolveError;
 
 /// Values of the `unknowns` slots that put the model in static equilibrium.
-pub fn solve_parameters(model: &CompiledModel, unknowns: &[ParamId]) -> Result<Vec<f64>, String> {
+pub fn solve_parameters(
+    model: &CompiledModel,
+    unknowns: &[ParamId],
+) -> Result<Vec<f64>, ParameterSolveError> {
     if unknowns.is_empty() {
         return Ok(Vec::new());
     }

@@ -74,12 +74,8 @@ pub fn compile_description(d: &Description) -> Result<Lowered, Vec<Diagnostic>> 
 /// `init.solve_for` solved, GUID set.
 fn finish(d: &Description, mut l: Lowered) -> Result<Lowered, Vec<Diagnostic>> {
     if !l.solve_for.is_empty() {
-        let span = d
-            .init
-            .as_ref()
-            .and_then(|i| i.solve_for.as_ref())
-            .and_then(|s| s.first())
-            .map(|n| n.span());
+        let entries = d.init.as_ref().and_then(|i| i.solve_for.as_ref());
+        let span = entries.and_then(|s| s.first()).map(|n| n.span());
         let fail = |message: String| {
             vec![Diagnostic::new(
                 span.clone(),
@@ -87,11 +83,31 @@ fn finish(d: &Description, mut l: Lowered) -> Result<Lowered, Vec<Diagnostic>> {
                 "check that the listed inputs can hold the machine at rest (or remove init.solve_for and give their values)",
             )]
         };
-        let values = equilibrium::solve_parameters(&l.model, &l.solve_for).map_err(|e| {
-            fail(format!(
-                "the equilibrium solve of init.solve_for failed: {e}"
-            ))
-        })?;
+        let values =
+            equilibrium::solve_parameters(&l.model, &l.solve_for).map_err(|e| {
+                match e {
+            equilibrium::ParameterSolveError::Unused(unused) => unused
+                .iter()
+                .map(|&k| {
+                    let entry = entries.and_then(|s| s.get(k));
+                    let name = entry.map_or("?", |n| n.get_ref().as_str());
+                    Diagnostic::new(
+                        entry.map(|n| n.span()),
+                        format!(
+                            "'{name}' cannot be solved for: no force, flow or set-point of the \
+                             machine at rest depends on it (a damping, a start value or a limit \
+                             acts only in motion or at the start)"
+                        ),
+                        "remove it from solve_for; name what holds the machine at rest (a valve \
+                         command, a pressure setting, a spring's free length)",
+                    )
+                })
+                .collect(),
+            equilibrium::ParameterSolveError::Failed(e) => {
+                fail(format!("the equilibrium solve of init.solve_for failed: {e}"))
+            }
+        }
+            })?;
         if values.len() != l.solve_for.len() || values.iter().any(|v| !v.is_finite()) {
             return Err(fail(format!(
                 "the equilibrium solve returned {} values ({values:?}) for {} unknowns",

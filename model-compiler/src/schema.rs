@@ -81,8 +81,9 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("max_step_halvings", K::Int, false, "How often a failing step may be halved."),
     ]),
     ("init", "How the initial state is found.", &[
-        ("static_equilibrium", K::Bool, false, "Start at rest in static equilibrium."),
+        ("static_equilibrium", K::Bool, false, "Start at rest in static equilibrium: pressures solved, and the joint coordinates nothing else holds (a chassis on its springs) settled."),
         ("solve_for", K::Names, false, "Inputs/parameters whose start values the equilibrium solve computes at compile time."),
+        ("hold", K::Names, false, "Joints or joint coordinates the static equilibrium keeps at their initial values although nothing holds them (a pendulum released from an angle)."),
     ]),
     ("body", "A rigid body and the joint to its parent.", &[
         ("name", K::Name, true, "Unique name."),

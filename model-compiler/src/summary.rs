@@ -207,8 +207,8 @@ pub fn report(l: &Lowered) -> String {
                 node(mo.port_b)
             );
         }
-        initial_pressures(l, &mut out);
     }
+    initial_state(l, &mut out);
     out.push_str("  interface:\n");
     for v in &m.variables {
         let causality = match v.causality {
@@ -257,12 +257,13 @@ pub fn report(l: &Lowered) -> String {
     out
 }
 
-/// The pressures every volume starts from, as the FMU's initialization computes them (the
-/// start values of the description, its `[init]`), and why: trapped oil held at the make-up
-/// pressure, a stated precharge, the static equilibrium, or the starting guess.
-fn initial_pressures(l: &Lowered, out: &mut String) {
+/// The state the FMU's initialization computes (from the description's start values and
+/// its `[init]`): the pressure every volume starts from and why (trapped oil held at the
+/// make-up pressure, a stated precharge, the static equilibrium, or the starting guess), the
+/// coordinates the static equilibrium settled, and how well it was met.
+fn initial_state(l: &Lowered, out: &mut String) {
     let m = &l.model;
-    if m.circuit.volumes() == 0 {
+    if m.circuit.volumes() == 0 && !m.init.static_equilibrium {
         return;
     }
     // As the FMU will start: with the inputs `init.solve_for` names at their solved values.
@@ -283,12 +284,14 @@ fn initial_pressures(l: &Lowered, out: &mut String) {
     if let Err(e) = inst.initialize(if t0.is_finite() { t0 } else { 0.0 }) {
         let _ = writeln!(
             out,
-            "  initial pressures: the initialization fails: {}",
+            "  initial state: the initialization fails: {}",
             e.message
         );
         return;
     }
-    let _ = writeln!(out, "  initial pressures ({how}):");
+    if m.circuit.volumes() > 0 {
+        let _ = writeln!(out, "  initial pressures ({how}):");
+    }
     let volumes = m.circuit.nodes.iter().filter_map(|n| match n {
         Node::Volume(v) => Some(v),
         Node::Pressure { .. } => None,
@@ -304,6 +307,7 @@ fn initial_pressures(l: &Lowered, out: &mut String) {
         };
         let _ = writeln!(out, "    {} {:.4} bar{why}", v.name, p / 1e5);
     }
+    settled_lines(m, &inst, out);
     if let Some(r) = inst.equilibrium_report() {
         let joint = m
             .mechanism
@@ -331,6 +335,55 @@ fn initial_pressures(l: &Lowered, out: &mut String) {
                 r.force, r.load, r.inflow
             );
         }
+    }
+}
+
+/// The joint coordinates the static equilibrium settled, where they start and how far that
+/// is from their `initial`.
+fn settled_lines(
+    m: &fmu_runtime::model::CompiledModel,
+    inst: &fmu_runtime::Instance,
+    out: &mut String,
+) {
+    let settled = inst.settled_coordinates();
+    if settled.is_empty() {
+        return;
+    }
+    let p: Vec<f64> = m.params.iter().map(|s| s.default).collect();
+    let initial = m.mechanism.initial_coordinates(&p);
+    let _ = writeln!(
+        out,
+        "  settled by the static equilibrium (no pressure, loop or solved-for input holds them; \
+         [init] hold keeps one at its initial):"
+    );
+    let bodies = m
+        .mechanism
+        .bodies
+        .iter()
+        .zip(m.mechanism.coordinate_indices());
+    for (b, c) in bodies {
+        let Some(c) = c.filter(|c| settled.contains(c)) else {
+            continue;
+        };
+        let (q, q0) = (inst.state().z[c], initial[c]);
+        let line = match b.joint {
+            JointKind::Revolute { .. } => format!(
+                "{} deg (initial {} deg)",
+                fixed(q.to_degrees()),
+                fixed(q0.to_degrees())
+            ),
+            _ => format!("{} m (initial {} m)", fixed(q), fixed(q0)),
+        };
+        let _ = writeln!(out, "    {} {line}", b.joint_name);
+    }
+}
+
+/// Six decimals, without the sign of a value that rounds to zero.
+fn fixed(v: f64) -> String {
+    let s = format!("{v:.6}");
+    match s.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_string(),
+        _ => s,
     }
 }
 

@@ -89,6 +89,23 @@ fn areas() -> (f64, f64) {
 
 #[test]
 fn a_blocked_cylinder_starts_with_its_lower_chamber_at_tank_pressure() {
+    blocked_cylinder_cases(lift);
+}
+
+/// The same with anti-cavitation checks from the tank into both chambers (issue 48, item
+/// 8): the lower chamber starts at tank pressure as documented, not at the checks' edge
+/// (tank − cracking, 0.80 bar) where the solve's search for it stops.
+#[test]
+fn make_up_checks_leave_the_lower_chamber_at_tank_pressure() {
+    blocked_cylinder_cases(|mass, guesses| {
+        lift(mass, guesses).replace(
+            "rod_volume = \"rod_side\"\n",
+            "rod_volume = \"rod_side\"\nmake_up = \"tank\"\n",
+        )
+    });
+}
+
+fn blocked_cylinder_cases(lift: impl Fn(f64, (&str, &str)) -> String) {
     let (a_cap, a_rod) = areas();
     // The issue's cases: starting guesses that used to decide the split, and two loads.
     for (mass, guesses) in [

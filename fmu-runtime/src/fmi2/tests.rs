@@ -118,6 +118,7 @@ pub(crate) fn test_model(guid: &str) -> CompiledModel {
         },
         init: InitSettings {
             static_equilibrium: false,
+            hold: Vec::new(),
         },
         params: vec![
             slot("solver.step", 1e-3),
@@ -873,11 +874,13 @@ fn logger_gets_percent_and_hash_intact() {
 
 #[test]
 fn an_unmet_static_equilibrium_is_logged_as_a_warning() {
-    // The test pendulum swings about y under gravity along −z: nothing can hold it where it
-    // starts, so its static equilibrium cannot be met. The run still starts (fmi2OK), and
-    // the log says why the first steps move; a balanced start logs nothing of the kind.
+    // The test pendulum swings about y under gravity along −z, held where it starts
+    // (`init.hold`, a pendulum released from an angle): its static equilibrium cannot be
+    // met. The run still starts (fmi2OK), and the log says why the first steps move; a
+    // balanced start logs nothing of the kind.
     let mut model = test_model(GUID);
     model.init.static_equilibrium = true;
+    model.init.hold = vec![0];
     let fmu = Fmu::with_model(Arc::new(model), false);
     fmu.init();
     if LOGGER_WORKS {

@@ -332,6 +332,12 @@ impl Instance {
         &self.work.held_at_make_up
     }
 
+    /// Joint coordinates (indices in z) that the static equilibrium settled: nothing but
+    /// their own forces held them (a chassis on its springs, a hook on its rope).
+    pub fn settled_coordinates(&self) -> &[usize] {
+        &self.work.settled
+    }
+
     /// How well the last initialization met the static equilibrium (`None` without one).
     pub fn equilibrium_report(&self) -> Option<crate::solver::equilibrium::EquilibriumReport> {
         self.work.equilibrium

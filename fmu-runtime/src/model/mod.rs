@@ -28,7 +28,7 @@ pub use ports::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the serialized [`CompiledModel`] layout; bump on any change of these types.
-pub const MODEL_FORMAT_VERSION: u32 = 21;
+pub const MODEL_FORMAT_VERSION: u32 = 22;
 
 /// Index into the instance parameter vector (see module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -115,8 +115,12 @@ pub struct SolverSettings {
 /// Initial-state settings used by the static-equilibrium solve.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InitSettings {
-    /// Start from static equilibrium (pressures, spool and friction states solved).
+    /// Start from static equilibrium (pressures, spool and friction states solved, and the
+    /// joint coordinates nothing else holds settled).
     pub static_equilibrium: bool,
+    /// Joint coordinates (indices in z) the static equilibrium keeps at their initial
+    /// values although nothing holds them (`init.hold`: a pendulum released from an angle).
+    pub hold: Vec<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -276,6 +280,12 @@ impl CompiledModel {
         let err = |m: String| Err(ModelError(m));
         if let Some(e) = &self.estimator {
             e.validate(self).map_err(ModelError)?;
+        }
+        let joints = self.mechanism.joint_coordinates();
+        if let Some(c) = self.init.hold.iter().find(|&&c| c >= joints) {
+            return err(format!(
+                "init.hold names coordinate {c}; the mechanism has {joints} joint coordinates"
+            ));
         }
         let mut ids = Vec::new();
         self.collect_params(&mut ids);

@@ -5,13 +5,18 @@
 //! (pressures, spools), the constraint multipliers and optionally some parameters (e.g.
 //! the spool command κ0 of seed 002 eq 32, solved at compile time); the equations are
 //! the joint-space force balance `−Q + Φ_zᵀλ = 0` at ż = z̈ = 0, `ṗ = 0`, spools at their
-//! set-point and the pre-charges (seed 001: p3(0) = 3.5 MPa). The system may be
+//! set-point and the pre-charges (seed 001: p3(0) = 3.5 MPa). A joint coordinate on whose
+//! balance none of these unknowns acts (a chassis on its springs, a hook on its rope) is an
+//! unknown itself: it settles where its forces balance, unless `init.hold` keeps it. The
+//! coordinates the pressures hold (a boom on its cylinder) stay where the description puts
+//! them. The system may be
 //! rank-deficient (redundant loop equations, a closed valve leaving a chamber pressure
 //! free), so it is solved as least squares by Levenberg–Marquardt, which returns a
 //! minimum-change solution.
 
 use super::equilibrium_problem::{assemble, close_rates, load_scale, mass, problem, solve};
 use super::linalg::{lu_factor, lu_solve};
+use super::settling::{solve_at_rest, structure};
 use super::{Data, Layout, Model, Workspace};
 use crate::model::{CompiledModel, ParamId};
 use crate::solver::State;
@@ -32,8 +37,13 @@ pub fn initialize(model: Model<'_>, data: Data<'_>) -> Result<(), String> {
         .fold(0.0, f64::max)
         .max(1e-9);
     ws.held_at_make_up.clear();
+    ws.settled.clear();
     if m.init.static_equilibrium {
+        // The load where the description draws the machine: settled springs balance the
+        // weight, so the load where they settle may be nothing (a chassis on its tyres).
+        let drawn_load = load_scale(model, Data::new(st, ws));
         let mut prob = problem(m, l, p, st, &[]);
+        let settled = structure(&prob, st, &mut params, ws).settled;
         if l.n_displacements > 0 {
             // Regulators first without saturation, so that the pump lines find their
             // pressures from any guess; then the real law from there.
@@ -41,9 +51,10 @@ pub fn initialize(model: Model<'_>, data: Data<'_>) -> Result<(), String> {
             solve(&prob, prob.start(st, &params), st, &mut params, ws)?;
             prob.linear_regulators = false;
         }
-        solve(&prob, prob.start(st, &params), st, &mut params, ws)?;
+        solve_at_rest(&mut prob, &settled, st, &mut params, ws)?;
         ws.held_at_make_up = super::trapped_oil::settle(m, l, &mut params, st, ws)?;
-        ws.equilibrium = Some(report(m, l, &mut params, st, ws));
+        ws.settled = settled;
+        ws.equilibrium = Some(report(m, l, &mut params, st, ws, drawn_load));
     } else {
         ws.equilibrium = None;
     }
@@ -62,7 +73,8 @@ pub struct EquilibriumReport {
     pub force: f64,
     pub coordinate: usize,
     /// The load it compares with: the largest generalized force of gravity and applied
-    /// forces with every volume at the make-up pressure [N or N·m].
+    /// forces with every volume at the make-up pressure [N or N·m], where the machine
+    /// starts or where the description draws it, whichever is larger.
     pub load: f64,
     /// Largest net inflow into a volume [m³/s] and that volume (among the pressures).
     pub inflow: f64,
@@ -83,8 +95,9 @@ fn report(
     params: &mut [f64],
     st: &mut State,
     ws: &mut Workspace,
+    drawn_load: f64,
 ) -> EquilibriumReport {
-    let load = load_scale(Model::new(m, l, params), Data::new(st, ws));
+    let load = load_scale(Model::new(m, l, params), Data::new(st, ws)).max(drawn_load);
     let mut prob = problem(m, l, params, st, &[]);
     let w = st.w.clone();
     prob.precharged
@@ -257,13 +270,42 @@ fn consistent_rates(model: Model<'_>, data: Data<'_>, mm: &[f64]) -> Result<(), 
     Ok(())
 }
 
+/// Why the parameters of [`solve_equilibrium_parameters`] were not found.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParameterSolveError {
+    /// Parameters (indices among those asked for) on which no force, flow or set-point at
+    /// rest depends (a damping, a start value, a limit): nothing can be solved for them.
+    Unused(Vec<usize>),
+    /// The model is invalid, or no equilibrium was found by adjusting them.
+    Failed(String),
+}
+
+impl std::fmt::Display for ParameterSolveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Unused(k) => write!(
+                f,
+                "no force, flow or set-point at rest depends on parameters {k:?}"
+            ),
+            Self::Failed(e) => f.write_str(e),
+        }
+    }
+}
+
+impl From<String> for ParameterSolveError {
+    fn from(e: String) -> Self {
+        Self::Failed(e)
+    }
+}
+
 /// Values of the parameters `free` that put the machine in static equilibrium at its
 /// initial configuration (used by the compiler, e.g. for the spool command κ0 of seed 002
-/// eq 32, written as the input's start value).
+/// eq 32, written as the input's start value), the coordinates nothing holds settled as
+/// [`initialize`] settles them.
 pub fn solve_equilibrium_parameters(
     m: &CompiledModel,
     free: &[ParamId],
-) -> Result<Vec<f64>, String> {
+) -> Result<Vec<f64>, ParameterSolveError> {
     m.validate().map_err(|e| e.0)?;
     let l = Layout::of(m);
     let mut params: Vec<f64> = m.params.iter().map(|s| s.default).collect();
@@ -272,22 +314,26 @@ pub fn solve_equilibrium_parameters(
     super::cut_references(Model::new(m, &l, &params), &mut ws);
     super::place_at_initial_configuration(Model::new(m, &l, &params), &mut st);
     assemble(Model::new(m, &l, &params), Data::new(&mut st, &mut ws))?;
-    let prob = problem(m, &l, &params, &st, free);
+    let mut prob = problem(m, &l, &params, &st, free);
+    let reach = structure(&prob, &mut st, &mut params, &mut ws);
+    if !reach.idle_parameters.is_empty() {
+        return Err(ParameterSolveError::Unused(reach.idle_parameters));
+    }
     let u0 = prob.start(&st, &params);
     let mut r0 = vec![0.0; prob.equations()];
     prob.residual(&u0, &mut st, &mut params, &mut ws, &mut r0);
     let load = r0[..l.nz].iter().fold(0.0f64, |s, v| s.max(v.abs()));
-    let (_, r) = solve(&prob, u0, &mut st, &mut params, &mut ws)?;
+    let (_, r) = solve_at_rest(&mut prob, &reach.settled, &mut st, &mut params, &mut ws)?;
     let force = r[..l.nz].iter().fold(0.0f64, |s, v| s.max(v.abs()));
     if force > 1e-8 * load.max(1.0) {
         let names: Vec<&str> = free
             .iter()
             .map(|id| m.params[id.index()].name.as_str())
             .collect();
-        return Err(format!(
+        return Err(ParameterSolveError::Failed(format!(
             "no static equilibrium found by adjusting {names:?}: {force:.3e} N (or N·m) of the \
              {load:.3e} load stays unbalanced"
-        ));
+        )));
     }
     Ok(free.iter().map(|id| params[id.index()]).collect())
 }

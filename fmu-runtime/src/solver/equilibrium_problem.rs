@@ -2,7 +2,8 @@
 //! parameters), residuals (joint-space force balance at rest, ṗ = 0, spools at their
 //! set-points, pre-charges), and its Levenberg–Marquardt least-squares solve; the
 //! machine's force scale and make-up pressure that judge it. [`super::equilibrium`] sets
-//! up the consistent initial state with it, [`super::trapped_oil`] settles trapped oil.
+//! up the consistent initial state with it, [`super::settling`] settles the coordinates
+//! nothing else holds, [`super::trapped_oil`] settles trapped oil.
 
 use super::linalg::{lu_factor, lu_solve};
 use super::{Data, Layout, Model, Workspace};
@@ -140,9 +141,9 @@ pub(super) fn mass(m: &CompiledModel, l: &Layout, ws: &Workspace) -> Vec<f64> {
 
 /// Unknowns of the equilibrium problem: `[w; λ; free parameters]`.
 pub(super) struct Problem<'a> {
-    m: &'a CompiledModel,
-    l: &'a Layout,
-    free: &'a [ParamId],
+    pub(super) m: &'a CompiledModel,
+    pub(super) l: &'a Layout,
+    pub(super) free: &'a [ParamId],
     /// Volumes (indices among the pressure unknowns) held at a pressure: pre-charges, and
     /// trapped oil at the make-up pressure (`trapped_oil`).
     pub(super) precharged: Vec<(usize, f64)>,
@@ -194,7 +195,7 @@ impl Problem<'_> {
         self.l.first_friction()
     }
 
-    fn unknowns(&self) -> usize {
+    pub(super) fn unknowns(&self) -> usize {
         let modes = self.looped.as_ref().map_or(0, |d| d.modes.len());
         self.solved_states() + self.l.nc + self.free.len() + modes
     }
@@ -210,6 +211,15 @@ impl Problem<'_> {
         let floor = p[self.m.circuit.oil.air.vapour_pressure.index()];
         for x in &mut u[..self.l.n_pressures] {
             *x = x.max(floor);
+        }
+    }
+
+    /// Puts joint coordinate `c` at `value`, where the trials of a loop through a flexible
+    /// body start from too.
+    pub(super) fn place(&mut self, st: &mut State, c: usize, value: f64) {
+        st.z[c] = value;
+        if let Some(d) = &mut self.looped {
+            d.joints[c] = value;
         }
     }
 
@@ -396,28 +406,12 @@ pub(super) fn solve(
     let norm2 = |r: &[f64], w: &[f64]| r.iter().zip(w).map(|(a, b)| (a * b).powi(2)).sum::<f64>();
     problem.residual(&u, st, p, ws, &mut r);
     for iter in 0..200 {
-        // Forward-difference Jacobian.
-        for k in 0..n {
-            let u0 = u[k];
-            let eps = 1e-7 * u0.abs().max(1e-3);
-            u[k] = u0 + eps;
-            problem.residual(&u, st, p, ws, &mut r_trial);
-            u[k] = u0;
-            for i in 0..neq {
-                jac[i * n + k] = (r_trial[i] - r[i]) / eps;
-            }
-        }
+        jacobian(problem, &mut u, &r, (st, p, ws), &mut r_trial, &mut jac);
         if iter == 0 {
             // Row weights: 1/‖row‖ so forces, pressure rates and pressures weigh alike.
-            let row_norm = |i: usize| {
-                jac[i * n..(i + 1) * n]
-                    .iter()
-                    .map(|v| v * v)
-                    .sum::<f64>()
-                    .sqrt()
-            };
-            // A joint no unknown acts on (a truck's chassis on its springs: the machine's
-            // forces on it are internal) keeps whatever residual it starts with; its row's
+            let row_norm = |i: usize| row_norm(&jac, n, i);
+            // A joint no unknown acts on (a hook on a slack rope; a chassis on its springs is
+            // settled by `settling` between these solves) keeps whatever residual it starts with; its row's
             // Jacobian is rounding noise (1e-11..1e-9 where the crane's rows are 1e-4..1e-2),
             // and weighting that by 1/‖row‖ would make the noise steer the solve. Joint rows
             // only: a modal row's slope is its stiffness, orders above any joint's.
@@ -484,6 +478,38 @@ pub(super) fn solve(
         }
     }
     finish(problem, u, r, st, p, ws)
+}
+
+/// Forward-difference Jacobian (row-major, equations × unknowns) at `u`, whose residual is
+/// `r`; `u` is left as it was.
+pub(super) fn jacobian(
+    problem: &Problem<'_>,
+    u: &mut [f64],
+    r: &[f64],
+    (st, p, ws): (&mut State, &mut [f64], &mut Workspace),
+    r_trial: &mut [f64],
+    jac: &mut [f64],
+) {
+    let n = u.len();
+    for k in 0..n {
+        let u0 = u[k];
+        let eps = 1e-7 * u0.abs().max(1e-3);
+        u[k] = u0 + eps;
+        problem.residual(u, st, p, ws, r_trial);
+        u[k] = u0;
+        for (i, (a, b)) in r_trial.iter().zip(r).enumerate() {
+            jac[i * n + k] = (a - b) / eps;
+        }
+    }
+}
+
+/// Euclidean norm of row `i` of a row-major Jacobian with `n` columns.
+pub(super) fn row_norm(jac: &[f64], n: usize, i: usize) -> f64 {
+    jac[i * n..(i + 1) * n]
+        .iter()
+        .map(|v| v * v)
+        .sum::<f64>()
+        .sqrt()
 }
 
 /// Sets the state to the accepted unknowns (the last evaluation may have been a rejected

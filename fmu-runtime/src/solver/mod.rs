@@ -21,6 +21,7 @@ pub mod plan;
 pub(crate) mod predictor;
 mod projection;
 mod residual;
+mod settling;
 pub mod sparse_lu;
 pub mod sparsity;
 mod state;
@@ -28,7 +29,7 @@ mod tangent;
 mod trapped_oil;
 
 pub use data::{Data, Model};
-pub use equilibrium::solve_equilibrium_parameters;
+pub use equilibrium::{ParameterSolveError, solve_equilibrium_parameters};
 pub use outputs::Outputs;
 pub use state::State;
 
@@ -109,14 +110,16 @@ pub struct Workspace {
     /// Euler, a pressure near vapour pressure; see [`cavitation`]).
     pub(crate) wd_gain: Vec<f64>,
     pub(crate) euler: Vec<bool>,
-    /// Steps that took some pressure by backward Euler, and those of them solved twice (the
-    /// trapezoidal solution ended near vapour pressure): diagnostics, like the evaluation
-    /// counts.
     /// Volumes (among the pressure unknowns) the initialization held at the make-up
     /// pressure as trapped oil (`trapped_oil`).
     pub(crate) held_at_make_up: Vec<usize>,
+    /// Joint coordinates the static equilibrium settled (nothing else held them).
+    pub(crate) settled: Vec<usize>,
     /// How well the static equilibrium was met (`None` without one).
     pub(crate) equilibrium: Option<equilibrium::EquilibriumReport>,
+    /// Steps that took some pressure by backward Euler, and those of them solved twice (the
+    /// trapezoidal solution ended near vapour pressure): diagnostics, like the evaluation
+    /// counts.
     pub(crate) euler_steps: u64,
     pub(crate) resolved_steps: u64,
     pub(crate) zd: Vec<f64>,
@@ -199,6 +202,7 @@ impl Workspace {
             wd_gain: vec![0.0; l.nw],
             euler: vec![false; l.nw],
             held_at_make_up: Vec::new(),
+            settled: Vec::new(),
             equilibrium: None,
             euler_steps: 0,
             resolved_steps: 0,

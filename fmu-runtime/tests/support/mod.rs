@@ -124,6 +124,7 @@ pub fn model(
         },
         init: InitSettings {
             static_equilibrium: true,
+            hold: Vec::new(),
         },
         params: b.params,
         mechanism,

@@ -307,18 +307,37 @@ fn text(s: &str) -> Value {
 fn start_as_given(t: &mut Table) {
     let flexible = matches!(t.get("bodies"), Some(Value::Array(bodies))
         if bodies.iter().any(|b| b.get("flexible").is_some()));
+    // The joints stay at the given coordinates (the mechanics' would otherwise settle:
+    // its actuators are inputs, no unknowns of its solve).
+    let joints: Vec<Value> = match t.get("bodies") {
+        Some(Value::Array(bodies)) => bodies.iter().filter_map(held_joint).collect(),
+        _ => Vec::new(),
+    };
     let init = t
         .entry("init")
         .or_insert_with(|| Value::Table(Table::new()));
     if let Value::Table(init) = init {
         init.insert("static_equilibrium".into(), Value::Boolean(flexible));
         init.remove("solve_for");
+        init.remove("hold");
+        if flexible && !joints.is_empty() {
+            init.insert("hold".into(), Value::Array(joints));
+        }
     }
     t.remove("report");
     t.remove("carries");
     // The sensors of an estimator read both halves' quantities: an estimator of a split
     // machine is not built (`hydromech build --estimator` builds the whole machine's).
     t.remove("estimator");
+}
+
+/// The name of a body's joint if it has coordinates (a `name`, else the body's).
+fn held_joint(body: &Value) -> Option<Value> {
+    let joint = body.get("joint")?;
+    let kind = joint.get("type")?.as_str()?;
+    let moves = ["revolute", "prismatic", "spherical", "universal", "free"].contains(&kind);
+    let name = joint.get("name").or_else(|| body.get("name"))?.as_str()?;
+    moves.then(|| Value::String(name.to_string()))
 }
 
 /// The half's name, and a description that says which half of what it is and what it

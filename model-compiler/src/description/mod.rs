@@ -158,6 +158,9 @@ pub struct InitSection {
     /// Interface inputs/parameters (or parameter slots) whose start values are computed by
     /// the static-equilibrium solve at compile time.
     pub solve_for: Option<Vec<Name>>,
+    /// Joints (all their coordinates) or joint coordinates (`truck.y`) the static
+    /// equilibrium keeps at their `initial` although nothing holds them.
+    pub hold: Option<Vec<Name>>,
 }
 
 /// `[interface]`: the FMI variables.

@@ -13,6 +13,7 @@ mod estimator;
 pub mod flexible;
 mod flexible_files;
 mod flexible_source;
+mod init;
 mod interface;
 pub mod mass;
 mod mechanism;
@@ -145,7 +146,10 @@ pub fn lower_at(
         default_experiment,
         gravity,
         solver,
-        init: InitSettings { static_equilibrium },
+        init: InitSettings {
+            static_equilibrium,
+            hold: Vec::new(),
+        },
         params: Vec::new(),
         mechanism,
         circuit,
@@ -157,7 +161,8 @@ pub fn lower_at(
     let flexible_bodies = std::mem::take(&mut cx.flexible);
     flexible::attach(&mut cx, &flexible_bodies, &mut model);
     model.variables = interface::lower_interface(&mut cx, d, &model);
-    let solve_for = interface::solve_for_targets(&mut cx, d, &model);
+    let solve_for = init::solve_for_targets(&mut cx, d, &model);
+    model.init.hold = init::held_coordinates(&mut cx, d, &model);
     let estimator = estimator::lower_estimator(&mut cx, d, &model);
     model.params = std::mem::take(&mut cx.params);
     // The errors so far leave the model unusable; those of the model page's visuals and
