@@ -121,7 +121,7 @@ fn simulate_runs_a_description_with_inputs() {
     );
     assert!(rows.iter().all(|r| r.iter().all(|v| v.is_finite())));
     let plot = std::fs::read_to_string(&svg).unwrap();
-    assert!(plot.starts_with("<svg") && plot.contains("cylinder.length"));
+    assert!(plot.starts_with("<svg") && plot.contains(">cylinder<") && plot.contains(">length<"));
 
     // --set before initialization, --vars choose the columns.
     let (ok, _, stderr) = hydromech(&[
@@ -156,6 +156,78 @@ fn simulate_runs_a_description_with_inputs() {
     ]);
     assert!(
         !ok && stderr.contains("did you mean 'cylinder.length'"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--plot` with globs and `--display-units` on the excavator: its pressures in bar (as its
+/// modelDescription declares them), one curve per matched variable, and a pattern that
+/// matches nothing refused before the run.
+#[test]
+fn simulate_plots_and_writes_in_display_units() {
+    let dir = temp_dir("simulate-display");
+    let excavator = workspace().join("models").join("excavator.toml");
+    let (csv, svg) = (dir.join("out.csv"), dir.join("p.svg"));
+    let (ok, stdout, stderr) = hydromech(&[
+        "simulate".as_ref(),
+        excavator.as_os_str(),
+        "--stop-time".as_ref(),
+        "0.2".as_ref(),
+        "--step".as_ref(),
+        "0.01".as_ref(),
+        "-o".as_ref(),
+        csv.as_os_str(),
+        "--plot".as_ref(),
+        "*.p_*,boom.angle".as_ref(),
+        "--plot".as_ref(),
+        svg.as_os_str(),
+        "--display-units".as_ref(),
+    ]);
+    assert!(ok, "{stdout}\n{stderr}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    assert_eq!(header[0], "\"time [s]\"");
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == format!("\"{name}\""))
+            .unwrap_or_else(|| panic!("no {name} in {header:?}"))
+    };
+    let first: Vec<f64> = text
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .map(|c| c.parse().unwrap())
+        .collect();
+    // The boom holds the arm at rest: its cap side carries ~200 bar (1e7..4e7 Pa); the
+    // angle is tens of degrees, not a fraction of a radian.
+    let p_cap = first[column("boom_cylinder.p_cap [bar]")];
+    assert!((100.0..400.0).contains(&p_cap), "p_cap = {p_cap} bar");
+    let angle = first[column("boom.angle [deg]")];
+    assert!(angle.abs() > 5.0 && angle.abs() < 90.0, "{angle} deg");
+    column("boom_cylinder.length [mm]");
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    // 8 pressures (3 cylinders and the swing motor, two each) and the angle.
+    assert_eq!(plot.matches("<polyline").count(), 9, "{plot}");
+    assert!(plot.contains("[bar]") && plot.contains("[deg]") && !plot.contains("[Pa]"));
+    assert!(!plot.contains("length"), "only the matched variables");
+
+    let (ok, _, stderr) = hydromech(&[
+        "simulate".as_ref(),
+        excavator.as_os_str(),
+        "--stop-time".as_ref(),
+        "0.2".as_ref(),
+        "-o".as_ref(),
+        csv.as_os_str(),
+        "--plot".as_ref(),
+        "boom_cylinder.p_kap".as_ref(),
+    ]);
+    assert!(
+        !ok && stderr.contains(
+            "--plot 'boom_cylinder.p_kap' matches none of the recorded variables; did you mean 'boom_cylinder.p_cap'?"
+        ),
         "{stderr}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

@@ -94,6 +94,8 @@ fn inputs(model: &CompiledModel) -> Vec<(ScalarVariable, ParamId)> {
                     start: v.start,
                     min: v.min,
                     max: v.max,
+                    unit: None,
+                    display_unit: None,
                 },
                 id,
             )),

@@ -238,6 +238,8 @@ mod tests {
             start: Some(start),
             min: range.map(|r| r.0),
             max: range.map(|r| r.1),
+            unit: None,
+            display_unit: None,
         }
     }
 

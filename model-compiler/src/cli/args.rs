@@ -92,9 +92,21 @@ pub(crate) enum Command {
         /// Results CSV (`time` first, one row per communication point).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
-        /// Also plot the recorded variables as SVG.
+        /// Also plot the results as SVG, in the FMU's display units (bar, deg, ...), panels
+        /// grouped by element. Values (repeatable, comma-separated): the SVG file (ending in
+        /// `.svg`; default: the CSV's name with .svg) and/or the variables to plot, names or
+        /// globs (`boom_cylinder.*`, `*.p_*`; default: every recorded variable).
+        #[arg(
+            long,
+            value_name = "FILE.svg|NAME|GLOB",
+            value_delimiter = ',',
+            num_args = 1
+        )]
+        plot: Vec<String>,
+        /// Write the CSV in the display units the FMU declares (`"boom_cylinder.p_cap [bar]"`)
+        /// instead of SI: for reading; SI CSVs are what FMI tools and `--inputs` take.
         #[arg(long)]
-        plot: Option<PathBuf>,
+        display_units: bool,
     },
     /// Run a model over a grid of parameter values or random draws of them, in-process on
     /// all cores: one CSV row per case with its values, its status and the final, min, max

@@ -80,6 +80,7 @@ pub(crate) fn run(command: Command) -> ExitCode {
             set,
             output,
             plot,
+            display_units,
         } => simulate(
             &run.model,
             model_compiler::simulate::Options {
@@ -88,11 +89,12 @@ pub(crate) fn run(command: Command) -> ExitCode {
                 inputs: run.inputs,
                 set,
                 output,
-                plot,
                 vars: run.vars,
                 progress: true,
                 ..Default::default()
             },
+            &plot,
+            display_units,
         ),
         Command::Sweep {
             run,

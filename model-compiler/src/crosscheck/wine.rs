@@ -141,7 +141,6 @@ pub fn run(fmu: &Path, plan: &Plan) -> Result<Results, String> {
     let text = std::fs::read_to_string(&out_file).unwrap_or_default();
     let mut results = Results {
         names: plan.names.to_vec(),
-        units: vec![None; plan.names.len()],
         ..Default::default()
     };
     for line in text.lines() {

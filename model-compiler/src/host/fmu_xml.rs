@@ -6,7 +6,8 @@
 //! FMI 3.0 documents are read into the same shape: a `<Float64>` (`<Int32>`, `<Boolean>`,
 //! ...) variable becomes a [`Variable`] whose type element is `Real` (`Integer`,
 //! `Boolean`, ...) holding the type's attributes, with `unit` and `displayUnit` taken from
-//! its `declaredType` when the variable does not carry them.
+//! its `declaredType` when the variable does not carry them (so are an FMI 2.0 variable's
+//! from its `SimpleType`).
 //!
 //! Two views are built on it: [`crate::host::xml`] (typed and checked, what a master
 //! needs to run the FMU) and [`crate::inspect`] (the text as written, for display).
@@ -48,6 +49,8 @@ pub struct Document {
     pub model_exchange: Option<Attributes>,
     /// The attributes of `<DefaultExperiment>`; `None` when there is none.
     pub default_experiment: Option<Attributes>,
+    /// `<UnitDefinitions>`: each `<Unit>`'s attributes and its `<DisplayUnit>`s'.
+    pub units: Vec<(Attributes, Vec<Attributes>)>,
     pub variables: Vec<Variable>,
 }
 
@@ -76,6 +79,10 @@ pub fn read(text: &str) -> Result<Document, String> {
     // FMI 3.0 <Float64Type> (...) definitions by name.
     let mut in_variables = false;
     let mut declared: Vec<(String, Attributes)> = Vec::new();
+    // Inside a <Unit> (its <DisplayUnit>s follow) or an FMI 2.0 <SimpleType> (its type
+    // element follows).
+    let mut in_unit = false;
+    let mut simple_type: Option<String> = None;
     loop {
         let event = reader.read_event().map_err(|e| {
             format!(
@@ -94,6 +101,8 @@ pub fn read(text: &str) -> Result<Document, String> {
                         }
                     }
                     b"ModelVariables" => in_variables = false,
+                    b"Unit" => in_unit = false,
+                    b"SimpleType" => simple_type = None,
                     _ => {}
                 }
                 continue;
@@ -107,6 +116,19 @@ pub fn read(text: &str) -> Result<Document, String> {
             b"ModelExchange" => doc.model_exchange = Some(attributes(e)?),
             b"DefaultExperiment" => doc.default_experiment = Some(attributes(e)?),
             b"ModelVariables" => in_variables = !empty,
+            b"Unit" if !in_variables => {
+                doc.units.push((attributes(e)?, Vec::new()));
+                in_unit = !empty;
+            }
+            b"DisplayUnit" if in_unit => {
+                if let Some((_, display)) = doc.units.last_mut() {
+                    display.push(attributes(e)?);
+                }
+            }
+            b"SimpleType" if !in_variables => {
+                let a = attributes(e)?;
+                simple_type = get(&a, "name").map(str::to_string).filter(|_| !empty);
+            }
             name if name.ends_with(b"Type") && !in_variables => {
                 let a = attributes(e)?;
                 if let Some(n) = get(&a, "name") {
@@ -132,7 +154,11 @@ pub fn read(text: &str) -> Result<Document, String> {
             name @ (b"Real" | b"Integer" | b"Boolean" | b"String" | b"Enumeration") => {
                 if let Some(v) = current.as_mut() {
                     let name = String::from_utf8_lossy(name).into_owned();
-                    v.type_element = Some((name, attributes(e)?));
+                    let mut a = attributes(e)?;
+                    inherit_units(&mut a, &declared);
+                    v.type_element = Some((name, a));
+                } else if let Some(t) = simple_type.take() {
+                    declared.push((t, attributes(e)?));
                 }
             }
             _ => {}
@@ -164,22 +190,28 @@ fn fmi3_variable(tag: &[u8], a: Attributes, declared: &[(String, Attributes)]) -
     let (common, mut typed): (Attributes, Attributes) = a
         .into_iter()
         .partition(|(k, _)| COMMON.contains(&k.as_str()));
-    let from_type = get(&typed, "declaredType")
+    inherit_units(&mut typed, declared);
+    Some(Variable {
+        attributes: common,
+        type_element: Some((base.to_string(), typed)),
+    })
+}
+
+/// `unit` and `displayUnit` of the type named by `declaredType`, where the variable's type
+/// attributes `typed` do not carry them.
+fn inherit_units(typed: &mut Attributes, declared: &[(String, Attributes)]) {
+    let from_type = get(typed, "declaredType")
         .and_then(|t| declared.iter().find(|(n, _)| n == t))
         .map(|(_, ta)| ta.clone());
     if let Some(ta) = from_type {
         for key in ["unit", "displayUnit"] {
-            if get(&typed, key).is_none()
+            if get(typed, key).is_none()
                 && let Some(v) = get(&ta, key)
             {
                 typed.push((key.to_string(), v.to_string()));
             }
         }
     }
-    Some(Variable {
-        attributes: common,
-        type_element: Some((base.to_string(), typed)),
-    })
 }
 
 /// Opens the zip of the FMU at `path`.

@@ -28,6 +28,35 @@ pub struct ScalarVariable {
     pub start: Option<f64>,
     pub min: Option<f64>,
     pub max: Option<f64>,
+    /// `unit` and `displayUnit` (own or of the declared type).
+    pub unit: Option<String>,
+    pub display_unit: Option<String>,
+}
+
+/// A unit a value is shown in: `shown = factor · value + offset` (FMI `<DisplayUnit>`;
+/// the SI unit itself has factor 1, offset 0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DisplayUnit {
+    pub name: String,
+    pub factor: f64,
+    pub offset: f64,
+}
+
+impl DisplayUnit {
+    pub fn show(&self, value: f64) -> f64 {
+        if self.factor == 1.0 && self.offset == 0.0 {
+            value
+        } else {
+            self.factor * value + self.offset
+        }
+    }
+}
+
+/// A `<Unit>` of `<UnitDefinitions>` with its display units.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnitDefinition {
+    pub name: String,
+    pub display: Vec<DisplayUnit>,
 }
 
 /// The parts of the model description the harness needs.
@@ -42,6 +71,7 @@ pub struct ModelDescription {
     pub start_time: f64,
     pub stop_time: Option<f64>,
     pub step_size: Option<f64>,
+    pub units: Vec<UnitDefinition>,
     pub variables: Vec<ScalarVariable>,
 }
 
@@ -64,6 +94,23 @@ impl ModelDescription {
             .iter()
             .filter(|v| v.causality == "output" && v.var_type == VarType::Real)
             .collect()
+    }
+
+    /// The unit `v` is shown in: its `displayUnit` as defined in `<UnitDefinitions>`, else
+    /// its `unit` (also when the display unit is not defined there); `None` without a unit.
+    pub fn display_unit(&self, v: &ScalarVariable) -> Option<DisplayUnit> {
+        let unit = v.unit.as_deref()?;
+        let defined = v.display_unit.as_deref().and_then(|d| {
+            self.units
+                .iter()
+                .find(|u| u.name == unit)
+                .and_then(|u| u.display.iter().find(|x| x.name == d))
+        });
+        Some(defined.cloned().unwrap_or(DisplayUnit {
+            name: unit.to_string(),
+            factor: 1.0,
+            offset: 0.0,
+        }))
     }
 
     /// The internal solver step: start of the `solver.step` parameter, else the default
@@ -114,7 +161,13 @@ fn variable(v: &fmu_xml::Variable) -> Result<ScalarVariable, String> {
     } else {
         (number(t, "start")?, number(t, "min")?, number(t, "max")?)
     };
+    let text = |key: &str| match var_type {
+        VarType::Real => get(t, key).map(str::to_string),
+        _ => None,
+    };
     Ok(ScalarVariable {
+        unit: text("unit"),
+        display_unit: text("displayUnit"),
         name: name.to_string(),
         value_reference,
         causality: get(a, "causality").unwrap_or("local").to_string(),
@@ -123,6 +176,36 @@ fn variable(v: &fmu_xml::Variable) -> Result<ScalarVariable, String> {
         start,
         min,
         max,
+    })
+}
+
+/// A `<Unit>` and its `<DisplayUnit>`s. An FMI 3.0 `inverse="true"` display unit is left
+/// out (its variables are shown in the unit itself rather than wrong).
+fn unit_definition(
+    (unit, display): &(fmu_xml::Attributes, Vec<fmu_xml::Attributes>),
+) -> Result<UnitDefinition, String> {
+    let name = get(unit, "name").ok_or("a Unit in UnitDefinitions has no name")?;
+    let mut shown = Vec::new();
+    for d in display.iter().filter(|d| get(d, "inverse") != Some("true")) {
+        let n =
+            get(d, "name").ok_or_else(|| format!("a DisplayUnit of unit {name} has no name"))?;
+        let what = |e: String| format!("DisplayUnit {n} of unit {name}: {e}");
+        let factor = number(d, "factor").map_err(what)?.unwrap_or(1.0);
+        let offset = number(d, "offset").map_err(what)?.unwrap_or(0.0);
+        if !(factor.is_finite() && factor != 0.0 && offset.is_finite()) {
+            return Err(what(format!(
+                "factor {factor} and offset {offset} must be finite, the factor non-zero"
+            )));
+        }
+        shown.push(DisplayUnit {
+            name: n.to_string(),
+            factor,
+            offset,
+        });
+    }
+    Ok(UnitDefinition {
+        name: name.to_string(),
+        display: shown,
     })
 }
 
@@ -152,6 +235,11 @@ pub fn parse(text: &str) -> Result<ModelDescription, String> {
         start_time: number(&experiment, "startTime")?.unwrap_or(0.0),
         stop_time: number(&experiment, "stopTime")?,
         step_size: number(&experiment, "stepSize")?,
+        units: doc
+            .units
+            .iter()
+            .map(unit_definition)
+            .collect::<Result<_, _>>()?,
         variables: doc
             .variables
             .iter()
@@ -229,6 +317,43 @@ mod tests {
             .map(|v| v.value_reference)
             .collect();
         assert_eq!((ins, outs), (vec![1], vec![2]));
+    }
+
+    #[test]
+    fn display_units_come_from_the_unit_definitions() {
+        let md = parse(
+            r#"<fmiModelDescription fmiVersion="2.0" guid="x"><CoSimulation modelIdentifier="m"/>
+            <UnitDefinitions>
+              <Unit name="Pa"><BaseUnit kg="1" m="-1" s="-2"/><DisplayUnit name="bar" factor="1e-5"/></Unit>
+              <Unit name="K"><BaseUnit K="1"/><DisplayUnit name="degC" offset="-273.15"/></Unit>
+            </UnitDefinitions>
+            <TypeDefinitions><SimpleType name="Temperature"><Real unit="K" displayUnit="degC"/></SimpleType></TypeDefinitions>
+            <ModelVariables>
+              <ScalarVariable name="p" valueReference="1"><Real unit="Pa" displayUnit="bar"/></ScalarVariable>
+              <ScalarVariable name="T" valueReference="2"><Real declaredType="Temperature"/></ScalarVariable>
+              <ScalarVariable name="F" valueReference="3"><Real unit="N" displayUnit="kN"/></ScalarVariable>
+              <ScalarVariable name="x" valueReference="4"><Real/></ScalarVariable>
+            </ModelVariables></fmiModelDescription>"#,
+        )
+        .unwrap();
+        let shown = |n: &str| md.display_unit(md.variable(n).unwrap());
+        let p = shown("p").unwrap();
+        assert_eq!((p.name.as_str(), p.show(2e7)), ("bar", 1e-5 * 2e7));
+        // From the SimpleType; FMI's display = factor · value + offset.
+        let t = shown("T").unwrap();
+        assert_eq!((t.name.as_str(), t.show(293.15)), ("degC", 293.15 - 273.15));
+        // A display unit the definitions lack: shown in the unit itself.
+        let f = shown("F").unwrap();
+        assert_eq!((f.name.as_str(), f.show(5.0)), ("N", 5.0));
+        assert_eq!(shown("x"), None);
+        let bad = r#"<fmiModelDescription fmiVersion="2.0" guid="x"><CoSimulation modelIdentifier="m"/>
+            <UnitDefinitions><Unit name="Pa"><DisplayUnit name="bar" factor="0"/></Unit></UnitDefinitions>
+            </fmiModelDescription>"#;
+        assert!(
+            parse(bad)
+                .unwrap_err()
+                .contains("DisplayUnit bar of unit Pa")
+        );
     }
 
     #[test]

@@ -51,6 +51,9 @@ pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> (f64, Vec<f64>) {
 /// A tick label with as many decimals as the step needs.
 pub fn tick_label(v: f64, step: f64) -> String {
     let v = if v.abs() < step * 1e-9 { 0.0 } else { v };
+    if v == 0.0 {
+        return "0".into();
+    }
     if v != 0.0 && (v.abs() >= 1e6 || step < 1e-4) {
         return format!("{v:.2e}");
     }
@@ -115,29 +118,84 @@ pub fn xy_plot(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> 
     const RIGHT: f64 = 24.0;
     const TOP: f64 = 36.0;
     const PLOT_H: f64 = 240.0;
-    let (x0, x1) = (LEFT, W - RIGHT);
-    let (y1, y0) = (TOP, TOP + PLOT_H);
-    // Legend entries in rows below the x-axis label.
-    let mut legend = Vec::new();
-    let (mut lx, mut row) = (x0, 0usize);
-    // (A series without a label — the second bound of a band — has no entry.)
-    for s in series {
-        if s.label.is_empty() {
-            legend.push((lx, row));
-            continue;
-        }
-        let w = 40.0 + 7.0 * s.label.chars().count() as f64;
-        if lx + w > x1 && lx > x0 {
-            lx = x0;
-            row += 1;
-        }
-        legend.push((lx, row));
-        lx += w + 16.0;
-    }
-    let h = y0 + 50.0 + 18.0 * (row + 1) as f64;
+    let frame = Frame {
+        left: LEFT,
+        right: W - RIGHT,
+        top: TOP,
+        bottom: TOP + PLOT_H,
+        max_points: MAX_POINTS,
+    };
+    let legend = Legend::new(series, frame.left, frame.right);
+    let h = frame.bottom + 50.0 + 18.0 * legend.rows as f64;
     let mut s = String::new();
-    begin(&mut s, W, h, (x0 + x1) / 2.0, title);
+    begin(&mut s, W, h, (frame.left + frame.right) / 2.0, title);
+    draw(&mut s, &frame, x_label, y_label, series, &legend);
+    s.push_str("</svg>\n");
+    s
+}
 
+/// The plot area of a panel in SVG coordinates (y grows downwards: `top` < `bottom`).
+#[derive(Clone, Copy, Debug)]
+pub struct Frame {
+    pub left: f64,
+    pub right: f64,
+    pub top: f64,
+    pub bottom: f64,
+    /// At most this many points per curve ([`MAX_POINTS`]; a point per pixel of the
+    /// width keeps every peak a screen shows).
+    pub max_points: usize,
+}
+
+/// Where each series' legend entry goes: in rows below the x-axis label, wrapped at the
+/// frame's width (a series without a label — the second bound of a band — has no entry).
+pub struct Legend {
+    places: Vec<(f64, usize)>,
+    /// Rows used (at least one).
+    pub rows: usize,
+}
+
+impl Legend {
+    pub fn new(series: &[Series], left: f64, right: f64) -> Legend {
+        let mut places = Vec::new();
+        let (mut lx, mut row) = (left, 0usize);
+        for s in series {
+            if s.label.is_empty() {
+                places.push((lx, row));
+                continue;
+            }
+            let w = 40.0 + 7.0 * s.label.chars().count() as f64;
+            if lx + w > right && lx > left {
+                lx = left;
+                row += 1;
+            }
+            places.push((lx, row));
+            lx += w + 16.0;
+        }
+        Legend {
+            places,
+            rows: row + 1,
+        }
+    }
+}
+
+/// Draws into `s` a panel: grid and round-number ticks, the frame, the axis labels (none
+/// where the label is empty), the curves (references wide and light under the
+/// model's) and the legend below.
+pub fn draw(
+    s: &mut String,
+    frame: &Frame,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    legend: &Legend,
+) {
+    let Frame {
+        left: x0,
+        right: x1,
+        top: y1,
+        bottom: y0,
+        max_points,
+    } = *frame;
     let t_range = series
         .iter()
         .filter(|s| !s.reference)
@@ -195,19 +253,24 @@ pub fn xy_plot(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> 
         x1 - x0,
         y0 - y1
     );
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
-        (x0 + x1) / 2.0,
-        y0 + 36.0,
-        esc(x_label)
-    );
-    let _ = writeln!(
-        s,
-        r#"<text transform="translate(18 {}) rotate(-90)" text-anchor="middle">{}</text>"#,
-        (y0 + y1) / 2.0,
-        esc(y_label)
-    );
+    if !x_label.is_empty() {
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+            (x0 + x1) / 2.0,
+            y0 + 36.0,
+            esc(x_label)
+        );
+    }
+    if !y_label.is_empty() {
+        let _ = writeln!(
+            s,
+            r#"<text transform="translate({} {}) rotate(-90)" text-anchor="middle">{}</text>"#,
+            x0 - 60.0,
+            (y0 + y1) / 2.0,
+            esc(y_label)
+        );
+    }
 
     // Curves: references first (wide, light), then the model.
     let mut order: Vec<&Series> = series.iter().filter(|s| s.reference).collect();
@@ -222,30 +285,24 @@ pub fn xy_plot(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> 
             .collect();
         let values: Vec<f64> = kept.iter().map(|p| p.1).collect();
         let mut points = String::new();
-        for i in decimate(&values, MAX_POINTS) {
+        for i in decimate(&values, max_points) {
             let _ = write!(points, "{:.1},{:.1} ", px(kept[i].0), py(kept[i].1));
         }
-        let (colour, width) = if sr.reference {
-            (LIGHT[sr.colour % LIGHT.len()], 3.5)
-        } else {
-            (COLOURS[sr.colour % COLOURS.len()], 1.6)
-        };
+        let (colour, width) = style(sr);
         let _ = writeln!(
             s,
             r#"<polyline fill="none" stroke="{colour}" stroke-width="{width}" stroke-linejoin="round" points="{}"/>"#,
             points.trim_end()
         );
     }
-    for (sr, (lx, row)) in series.iter().zip(&legend) {
+    // Below the x-axis label, or right below the tick labels without one.
+    let legend_top = if x_label.is_empty() { 34.0 } else { 58.0 };
+    for (sr, (lx, row)) in series.iter().zip(&legend.places) {
         if sr.label.is_empty() {
             continue;
         }
-        let y = y0 + 58.0 + 18.0 * *row as f64;
-        let (colour, width) = if sr.reference {
-            (LIGHT[sr.colour % LIGHT.len()], 3.5)
-        } else {
-            (COLOURS[sr.colour % COLOURS.len()], 1.6)
-        };
+        let y = y0 + legend_top + 18.0 * *row as f64;
+        let (colour, width) = style(sr);
         let _ = writeln!(
             s,
             r#"<line x1="{lx}" y1="{y}" x2="{}" y2="{y}" stroke="{colour}" stroke-width="{width}"/><text x="{}" y="{}">{}</text>"#,
@@ -255,8 +312,15 @@ pub fn xy_plot(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> 
             esc(&sr.label)
         );
     }
-    s.push_str("</svg>\n");
-    s
+}
+
+/// Colour and line width of a series.
+fn style(sr: &Series) -> (&'static str, f64) {
+    if sr.reference {
+        (LIGHT[sr.colour % LIGHT.len()], 3.5)
+    } else {
+        (COLOURS[sr.colour % COLOURS.len()], 1.6)
+    }
 }
 
 #[cfg(test)]
@@ -275,6 +339,10 @@ mod tests {
         assert_eq!(tick_label(0.25, 0.25), "0.25");
         assert_eq!(tick_label(-30.0, 5.0), "-30");
         assert_eq!(tick_label(0.1 + 0.2, 0.1), "0.3");
+        // Zero is "0" on any scale, not 0.00000000000 beside 5.00e-11.
+        assert_eq!(tick_label(0.0, 5e-11), "0");
+        assert_eq!(tick_label(1e-12, 5e-3), "0");
+        assert_eq!(tick_label(1e-10, 5e-11), "1.00e-10");
         // A constant signal still gets an axis.
         assert!(nice_ticks(3.0, 3.0, 5).1.len() >= 2);
     }

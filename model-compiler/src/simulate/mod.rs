@@ -11,13 +11,14 @@
 //! step time the later row holds (the earlier one before initialization); before the first
 //! row and after the last the first and last values hold.
 
-use crate::bench::svg::{self, esc};
 use crate::host::fmi::{FMI2_OK, FMI2_WARNING, Fmu, status_name};
-use crate::host::xml::{ScalarVariable, VarType};
+use crate::host::xml::{DisplayUnit, ScalarVariable, VarType};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+pub mod plot;
 
 /// What `hydromech simulate` was asked for.
 #[derive(Clone, Debug, Default)]
@@ -34,6 +35,8 @@ pub struct Options {
     pub set: Vec<String>,
     pub output: PathBuf,
     pub plot: Option<PathBuf>,
+    /// The plotted variables: names or globs (`boom_cylinder.*`); default: all recorded.
+    pub plot_vars: Vec<String>,
     /// Recorded variables; default: every Real output.
     pub vars: Vec<String>,
     /// Show a progress indicator on stderr when the run takes longer than 2 s.
@@ -224,21 +227,49 @@ pub fn communication_points(start: f64, stop: f64, h: f64, events: &[f64]) -> Ve
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Results {
     pub names: Vec<String>,
-    pub units: Vec<Option<String>>,
+    /// The unit each column is shown in (its `displayUnit`, else its `unit`); `None`
+    /// without a unit. The values are in SI.
+    pub display: Vec<Option<DisplayUnit>>,
     pub time: Vec<f64>,
     pub rows: Vec<Vec<f64>>,
 }
 
 impl Results {
+    /// The CSV in SI units (FMPy's and the cross-check's convention).
     pub fn to_csv(&self) -> String {
-        let mut s = String::from("\"time\"");
-        for n in &self.names {
+        self.csv(false)
+    }
+
+    /// The CSV with every column in its display unit, named in the header (`"p [bar]"`):
+    /// for reading, not for feeding back as inputs.
+    pub fn to_display_csv(&self) -> String {
+        self.csv(true)
+    }
+
+    fn csv(&self, shown: bool) -> String {
+        let unit = |k: usize| {
+            self.display
+                .get(k)
+                .and_then(|d| d.as_ref())
+                .filter(|_| shown)
+        };
+        let mut s = String::from(if shown { "\"time [s]\"" } else { "\"time\"" });
+        for (k, n) in self.names.iter().enumerate() {
+            let n = match unit(k) {
+                Some(d) => format!("{n} [{}]", d.name),
+                None => n.clone(),
+            };
             let _ = write!(s, ",\"{}\"", n.replace('"', "\"\""));
         }
         s.push('\n');
         for (t, row) in self.time.iter().zip(&self.rows) {
             let _ = write!(s, "{t}");
-            for v in row {
+            for (k, v) in row.iter().enumerate() {
+                // 15 significant digits: 1.5e5 Pa shows as 1.5 bar, not 1.5000000000000002.
+                let v = unit(k).map_or(*v, |d| {
+                    let shown = d.show(*v);
+                    format!("{shown:.14e}").parse().unwrap_or(shown)
+                });
                 let _ = write!(s, ",{v}");
             }
             s.push('\n');
@@ -357,7 +388,8 @@ pub fn run_loaded(fmu: &Fmu, o: &Options) -> Result<Results, (Results, String)> 
     };
     let out_vr: Vec<u32> = recorded.iter().map(|v| v.value_reference).collect();
     results.names = recorded.iter().map(|v| v.name.clone()).collect();
-    results.units = recorded.iter().map(|_| None).collect();
+    results.display = recorded.iter().map(|v| md.display_unit(v)).collect();
+    plot::select(&results.names, &o.plot_vars).map_err(fail)?;
 
     let inst = fmu
         .instantiate_at("simulate", o.resources.as_deref())
@@ -472,97 +504,6 @@ impl Progress {
     }
 }
 
-/// Short tick labels.
-fn label(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if (1e-3..1e5).contains(&v.abs()) {
-        let s = format!("{v:.4}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        format!("{v:.3e}")
-    }
-}
-
-/// An SVG with one panel per variable over time (the variables have different units).
-pub fn plot(r: &Results, title: &str) -> String {
-    const W: f64 = 800.0;
-    const PANEL: f64 = 150.0;
-    const LEFT: f64 = 90.0;
-    const RIGHT: f64 = 20.0;
-    const TOP: f64 = 40.0;
-    const GAP: f64 = 40.0;
-    let n = r.names.len();
-    let h = TOP + n as f64 * (PANEL + GAP) + 20.0;
-    let mut s = String::new();
-    svg::begin(&mut s, W, h, W / 2.0, title);
-    let (t0, t1) = match (r.time.first(), r.time.last()) {
-        (Some(&a), Some(&b)) if b > a => (a, b),
-        (Some(&a), _) => (a, a + 1.0),
-        _ => (0.0, 1.0),
-    };
-    let pw = W - LEFT - RIGHT;
-    // At most ~2000 points per line.
-    let stride = (r.time.len() / 2000).max(1);
-    for (k, name) in r.names.iter().enumerate() {
-        let y0 = TOP + k as f64 * (PANEL + GAP);
-        let values: Vec<f64> = r.rows.iter().map(|row| row[k]).collect();
-        let finite = values.iter().copied().filter(|v| v.is_finite());
-        let (mut lo, mut hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-            (a.min(v), b.max(v))
-        });
-        if !lo.is_finite() {
-            (lo, hi) = (0.0, 1.0);
-        }
-        if hi - lo < 1e-12 * (1.0 + lo.abs()) {
-            let pad = 0.5 * lo.abs().max(1e-9);
-            (lo, hi) = (lo - pad, hi + pad);
-        }
-        let x = |t: f64| LEFT + (t - t0) / (t1 - t0) * pw;
-        let y = |v: f64| y0 + PANEL - (v - lo) / (hi - lo) * PANEL;
-        let _ = writeln!(
-            s,
-            r##"<rect x="{LEFT}" y="{y0}" width="{pw}" height="{PANEL}" fill="none" stroke="#888"/>"##
-        );
-        let _ = writeln!(
-            s,
-            r#"<text x="{LEFT}" y="{}" font-weight="bold">{}</text>"#,
-            y0 - 6.0,
-            esc(name)
-        );
-        for (v, anchor_y) in [(hi, y0 + 4.0), (lo, y0 + PANEL)] {
-            let _ = writeln!(
-                s,
-                r#"<text x="{}" y="{anchor_y}" text-anchor="end">{}</text>"#,
-                LEFT - 6.0,
-                label(v)
-            );
-        }
-        for t in [t0, t1] {
-            let _ = writeln!(
-                s,
-                r#"<text x="{}" y="{}" text-anchor="middle">{} s</text>"#,
-                x(t),
-                y0 + PANEL + 14.0,
-                label(t)
-            );
-        }
-        let mut points = String::new();
-        for (i, (&t, &v)) in r.time.iter().zip(&values).enumerate() {
-            if (i % stride == 0 || i + 1 == values.len()) && v.is_finite() {
-                let _ = write!(points, "{:.2},{:.2} ", x(t), y(v));
-            }
-        }
-        let _ = writeln!(
-            s,
-            r##"<polyline fill="none" stroke="#1f77b4" stroke-width="1.5" points="{}"/>"##,
-            points.trim_end()
-        );
-    }
-    s.push_str("</svg>\n");
-    s
-}
-
 /// A description or an FMU: descriptions are built into a temporary directory first
 /// (removed on drop).
 pub struct Prepared {
@@ -666,19 +607,27 @@ mod tests {
     }
 
     #[test]
-    fn results_are_csv_with_time_first_and_plots_are_svg() {
+    fn results_are_csv_with_time_first_in_si_or_display_units() {
         let r = Results {
             names: vec!["x".into(), "y\"z".into()],
-            units: vec![None, None],
+            display: vec![
+                Some(DisplayUnit {
+                    name: "bar".into(),
+                    factor: 1e-5,
+                    offset: 0.0,
+                }),
+                None,
+            ],
             time: vec![0.0, 0.5],
-            rows: vec![vec![1.0, 2.0], vec![1.5, f64::NAN]],
+            rows: vec![vec![1e5, 2.0], vec![1.5e5, f64::NAN]],
         };
         assert_eq!(
             r.to_csv(),
-            "\"time\",\"x\",\"y\"\"z\"\n0,1,2\n0.5,1.5,NaN\n"
+            "\"time\",\"x\",\"y\"\"z\"\n0,100000,2\n0.5,150000,NaN\n"
         );
-        let svg = plot(&r, "t <1>");
-        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
-        assert!(svg.contains("t &lt;1&gt;") && svg.matches("<polyline").count() == 2);
+        assert_eq!(
+            r.to_display_csv(),
+            "\"time [s]\",\"x [bar]\",\"y\"\"z\"\n0,1,2\n0.5,1.5,NaN\n"
+        );
     }
 }
