@@ -120,15 +120,7 @@ fn a_released_cantilever_rings_at_its_first_bending_frequency() {
 }
 
 fn error_of(text: String) -> String {
-    let source = model_compiler::diagnostic::Source::new("bad.toml", text);
-    match model_compiler::compile(&source) {
-        Ok(_) => panic!("compiled"),
-        Err(d) => d
-            .iter()
-            .map(|d| source.render(d))
-            .collect::<Vec<_>>()
-            .join("\n"),
-    }
+    common::compile_errors("bad.toml", text)
 }
 
 #[test]

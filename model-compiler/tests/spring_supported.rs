@@ -9,8 +9,6 @@
 
 mod common;
 
-use model_compiler::diagnostic::Source;
-
 const MASS: f64 = 4000.0;
 const G: f64 = 9.81;
 /// Centre of mass ahead of the chassis origin; axles' distances ahead and behind it.
@@ -167,15 +165,7 @@ fn solved_free_lengths_preload_the_springs_where_the_chassis_is_drawn() {
 }
 
 fn errors(init: &str) -> String {
-    let source = Source::new("sprung.toml", chassis(init));
-    match model_compiler::compile(&source) {
-        Ok(_) => panic!("{init}: compiled"),
-        Err(d) => d
-            .iter()
-            .map(|d| source.render(d))
-            .collect::<Vec<_>>()
-            .join("\n"),
-    }
+    common::compile_errors("sprung.toml", chassis(init))
 }
 
 #[test]

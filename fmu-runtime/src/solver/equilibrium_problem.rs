@@ -432,16 +432,10 @@ pub(super) fn solve(
         if f0 < 1e-26 {
             break;
         }
-        // Normal equations of the weighted problem.
-        for i in 0..n {
-            g[i] = -(0..neq)
-                .map(|q| jac[q * n + i] * row_w[q].powi(2) * r[q])
-                .sum::<f64>();
-            for j in 0..n {
-                a[i * n + j] = (0..neq)
-                    .map(|q| jac[q * n + i] * jac[q * n + j] * row_w[q].powi(2))
-                    .sum();
-            }
+        // Normal equations of the weighted problem; the step goes down the gradient.
+        normal_equations(&jac, n, &r, |q| row_w[q].powi(2), &mut a, &mut g);
+        for gi in g.iter_mut() {
+            *gi = -*gi;
         }
         let mut accepted = false;
         for _ in 0..30 {
@@ -499,6 +493,27 @@ pub(super) fn jacobian(
         u[k] = u0;
         for (i, (a, b)) in r_trial.iter().zip(r).enumerate() {
             jac[i * n + k] = (a - b) / eps;
+        }
+    }
+}
+
+/// The normal equations `a = Jᵀ W J`, `g = Jᵀ W r` of a row-major Jacobian `jac` with `n`
+/// columns and `r.len()` rows, row `q` weighted by `w(q)`.
+pub(super) fn normal_equations(
+    jac: &[f64],
+    n: usize,
+    r: &[f64],
+    w: impl Fn(usize) -> f64,
+    a: &mut [f64],
+    g: &mut [f64],
+) {
+    let rows = r.len();
+    for i in 0..n {
+        g[i] = (0..rows).map(|q| jac[q * n + i] * w(q) * r[q]).sum::<f64>();
+        for j in 0..n {
+            a[i * n + j] = (0..rows)
+                .map(|q| jac[q * n + i] * jac[q * n + j] * w(q))
+                .sum();
         }
     }
 }

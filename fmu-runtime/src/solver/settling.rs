@@ -12,7 +12,7 @@
 //! sheave, its rope slack — to least squares a zero of the residual as good as any.
 
 use super::Workspace;
-use super::equilibrium_problem::{Problem, jacobian, row_norm, solve};
+use super::equilibrium_problem::{Problem, jacobian, normal_equations, row_norm, solve};
 use super::linalg::{lu_factor, lu_solve};
 use crate::solver::State;
 
@@ -171,16 +171,10 @@ fn newton_step(
         }
     }
     let mut normal = vec![0.0; n * n];
-    let mut trace = 0.0;
-    for i in 0..n {
-        for j in 0..n {
-            normal[i * n + j] = (0..n).map(|q| jac[q * n + i] * jac[q * n + j]).sum();
-        }
-        trace += normal[i * n + i];
-    }
+    normal_equations(jac, n, b, |_| 1.0, &mut normal, &mut step);
+    let trace: f64 = (0..n).map(|i| normal[i * n + i]).sum();
     for i in 0..n {
         normal[i * n + i] += 1e-10 * trace / n as f64 + 1e-300;
-        step[i] = (0..n).map(|q| jac[q * n + i] * b[q]).sum();
     }
     lu_factor(&mut normal, n, piv, scale)?;
     lu_solve(&normal, n, piv, scale, &mut step);

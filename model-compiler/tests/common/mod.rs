@@ -32,6 +32,20 @@ pub const SHIPPED_MODELS: [&str; 13] = [
     "truck-crane.toml",
 ];
 
+/// The rendered errors (file:line:column, message, help) of compiling `text` as `file`;
+/// panics when it compiles.
+pub fn compile_errors(file: &str, text: String) -> String {
+    let source = Source::new(file, text);
+    match model_compiler::compile(&source) {
+        Ok(_) => panic!("{file} compiled; errors were expected"),
+        Err(d) => d
+            .iter()
+            .map(|d| source.render(d))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
 /// U_ref of seed 001 Pub I (and Pub II): +10 V for 1 ≤ t < 2.5 s, −10 V for 5 ≤ t < 8 s,
 /// else 0.
 pub fn pub1_command(t: f64) -> f64 {
