@@ -282,6 +282,27 @@ fn implausible_values_are_warned_and_denied_on_request() {
             }
         }
     }
+    // With a [report] input from a missing file too: the error and the warning in one run
+    // (issue 48, item 7), in file order.
+    let text = std::fs::read_to_string(&slip).unwrap();
+    std::fs::write(
+        &slip,
+        format!("{text}\n[[interface.inputs]]\nname = \"dcv.command\"\ntarget = \"dcv.command\"\n\n[report]\ninputs.\"dcv.command\" = {{ csv = \"missing.csv\", column = \"u\" }}\n"),
+    )
+    .unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_hydromech"))
+        .arg("check")
+        .arg(&slip)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    let (warning, error) = (stderr.find(&expected), stderr.find("error: cannot read"));
+    assert!(
+        warning.is_some() && error.is_some() && warning < error,
+        "{stderr}"
+    );
+    assert!(stderr.contains("slip.toml: 1 error, 1 warning"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -25,13 +25,18 @@ pub(crate) fn check(models: &[PathBuf], warnings: model_compiler::Warnings) -> E
         }
         match model_compiler::check(&source) {
             Ok((_, l)) => {
-                if let Err(errors) = model_compiler::report::check_csv(&source, &l) {
-                    report(&source, &errors);
-                    failed += 1;
-                    continue;
+                // The [report] files' errors and the warnings in one run, in file order.
+                let mut errors = model_compiler::report::check_csv(&source, &l)
+                    .err()
+                    .unwrap_or_default();
+                if warnings == model_compiler::Warnings::Deny {
+                    errors.extend(model_compiler::denied(&l.warnings));
+                } else if !errors.is_empty() {
+                    errors.extend(l.warnings.iter().cloned());
                 }
-                if warnings == model_compiler::Warnings::Deny && !l.warnings.is_empty() {
-                    report(&source, &model_compiler::denied(&l.warnings));
+                if !errors.is_empty() {
+                    errors.sort_by_key(|e| e.span.as_ref().map(|s| s.start));
+                    report(&source, &errors);
                     failed += 1;
                     continue;
                 }

@@ -301,7 +301,7 @@ pub fn package(
             inputs: (table.time.len(), table.names.len()),
             reference: (results.time.len(), results.names.len()),
             resampled,
-            left_out: left_out.clone(),
+            left_out,
         })
     })();
     let _ = std::fs::remove_dir_all(&temp);

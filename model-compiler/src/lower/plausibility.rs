@@ -226,72 +226,70 @@ pub(crate) fn check(d: &Description) -> Vec<Diagnostic> {
         see("stiffness", Some(&s.stiffness), SPRING_STIFFNESS);
         see("free_length", Some(&s.free_length), SPRING_LENGTH);
     }
-    let Some(h) = &d.hydraulics else {
-        found.sort_by_key(|w| w.span.as_ref().map(|s| s.start));
-        return found;
-    };
-    if let Some(oil) = &h.oil {
-        see("density", Some(&oil.density), DENSITY);
-    }
-    for s in &h.pressure_sources {
-        see("pressure", Some(&s.pressure), SYSTEM_PRESSURE);
-    }
-    for v in &h.volumes {
-        see("volume", Some(&v.volume), VOLUME);
-        see("precharge", v.precharge.as_ref(), SYSTEM_PRESSURE);
-    }
-    for a in &h.accumulators {
-        see("volume", Some(&a.volume), VOLUME);
-        see("precharge", Some(&a.precharge), SYSTEM_PRESSURE);
-    }
-    for c in &h.cylinders {
-        see("bore", c.bore.as_ref(), BORE);
-        see("rod_diameter", c.rod_diameter.as_ref(), ROD);
-        see("cap_area", c.cap_area.as_ref(), PISTON_AREA);
-        see("rod_area", c.rod_area.as_ref(), PISTON_AREA);
-        see("stroke", Some(&c.stroke), STROKE);
-        see(
-            "retracted_length",
-            Some(&c.retracted_length),
-            CYLINDER_LENGTH,
-        );
-        see("cap_dead_volume", c.cap_dead_volume.as_ref(), DEAD_VOLUME);
-        see("rod_dead_volume", c.rod_dead_volume.as_ref(), DEAD_VOLUME);
-    }
-    for r in &h.relief_valves {
-        see(
-            "cracking_pressure",
-            Some(&r.cracking_pressure),
-            VALVE_PRESSURE,
-        );
-    }
-    for c in &h.check_valves {
-        see(
-            "cracking_pressure",
-            Some(&c.cracking_pressure),
-            VALVE_PRESSURE,
-        );
-        see(
-            "full_open_pressure",
-            Some(&c.full_open_pressure),
-            VALVE_PRESSURE,
-        );
-    }
-    for c in &h.counterbalance_valves {
-        see("setting", Some(&c.setting), VALVE_PRESSURE);
-    }
-    for p in &h.pumps {
-        see("displacement", Some(&p.displacement), DISPLACEMENT);
-        see("speed", Some(&p.speed), SHAFT_SPEED);
-    }
-    for p in &h.load_sensing_pumps {
-        see("displacement", Some(&p.displacement), DISPLACEMENT);
-        see("speed", Some(&p.speed), SHAFT_SPEED);
-        see("margin", Some(&p.margin), VALVE_PRESSURE);
-        see("cutoff", Some(&p.cutoff), SYSTEM_PRESSURE);
-    }
-    for m in &h.motors {
-        see("displacement", Some(&m.displacement), DISPLACEMENT);
+    if let Some(h) = &d.hydraulics {
+        if let Some(oil) = &h.oil {
+            see("density", Some(&oil.density), DENSITY);
+        }
+        for s in &h.pressure_sources {
+            see("pressure", Some(&s.pressure), SYSTEM_PRESSURE);
+        }
+        for v in &h.volumes {
+            see("volume", Some(&v.volume), VOLUME);
+            see("precharge", v.precharge.as_ref(), SYSTEM_PRESSURE);
+        }
+        for a in &h.accumulators {
+            see("volume", Some(&a.volume), VOLUME);
+            see("precharge", Some(&a.precharge), SYSTEM_PRESSURE);
+        }
+        for c in &h.cylinders {
+            see("bore", c.bore.as_ref(), BORE);
+            see("rod_diameter", c.rod_diameter.as_ref(), ROD);
+            see("cap_area", c.cap_area.as_ref(), PISTON_AREA);
+            see("rod_area", c.rod_area.as_ref(), PISTON_AREA);
+            see("stroke", Some(&c.stroke), STROKE);
+            see(
+                "retracted_length",
+                Some(&c.retracted_length),
+                CYLINDER_LENGTH,
+            );
+            see("cap_dead_volume", c.cap_dead_volume.as_ref(), DEAD_VOLUME);
+            see("rod_dead_volume", c.rod_dead_volume.as_ref(), DEAD_VOLUME);
+        }
+        for r in &h.relief_valves {
+            see(
+                "cracking_pressure",
+                Some(&r.cracking_pressure),
+                VALVE_PRESSURE,
+            );
+        }
+        for c in &h.check_valves {
+            see(
+                "cracking_pressure",
+                Some(&c.cracking_pressure),
+                VALVE_PRESSURE,
+            );
+            see(
+                "full_open_pressure",
+                Some(&c.full_open_pressure),
+                VALVE_PRESSURE,
+            );
+        }
+        for c in &h.counterbalance_valves {
+            see("setting", Some(&c.setting), VALVE_PRESSURE);
+        }
+        for p in &h.pumps {
+            see("displacement", Some(&p.displacement), DISPLACEMENT);
+            see("speed", Some(&p.speed), SHAFT_SPEED);
+        }
+        for p in &h.load_sensing_pumps {
+            see("displacement", Some(&p.displacement), DISPLACEMENT);
+            see("speed", Some(&p.speed), SHAFT_SPEED);
+            see("margin", Some(&p.margin), VALVE_PRESSURE);
+            see("cutoff", Some(&p.cutoff), SYSTEM_PRESSURE);
+        }
+        for m in &h.motors {
+            see("displacement", Some(&m.displacement), DISPLACEMENT);
+        }
     }
     found.sort_by_key(|w| w.span.as_ref().map(|s| s.start));
     found
