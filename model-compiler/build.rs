@@ -14,6 +14,14 @@
 //! `libc6-dev-arm64-cross`). `tests/run.sh` installs them. A platform without its toolchain
 //! is left out with a warning, and `hydromech build --platform` then says how to get it.
 //!
+//! The Linux runtimes are linked by zig through `cargo-zigbuild` (both from PyPI:
+//! `cargo-zigbuild`, `ziglang`; `tests/run.sh` installs them into `.venv`) against glibc
+//! 2.17's symbol versions, the manylinux2014 baseline: an FMU then loads on RHEL 7/8, Ubuntu
+//! 18.04+ and the clusters sweeps run on. zig only links (rustc compiles as before, and the
+//! solver's arithmetic is the pure-Rust `libm`), so the results stay bit-identical. Without
+//! cargo-zigbuild the host's `cc` links against this machine's glibc (2.34+ symbols), with a
+//! warning.
+//!
 //! With the win64 runtime it also builds, with mingw, the small FMI master
 //! `driver/fmu_driver.c` for win64 (`$OUT_DIR/drivers.rs`): `hydromech verify` runs a win64
 //! FMU binary with it under wine.
@@ -24,7 +32,9 @@
 //! - `HYDROMECH_PLATFORMS=linux64,win64,...` limits the platforms built (default: every one
 //!   whose toolchain is here);
 //! - `HYDROMECH_CROSS_CARGO`, `HYDROMECH_CROSS_RUSTC`: the cross toolchain (default
-//!   `/usr/bin/cargo`, `/usr/bin/rustc`).
+//!   `/usr/bin/cargo`, `/usr/bin/rustc`);
+//! - `HYDROMECH_ZIGBUILD=<path>`: the `cargo-zigbuild` to link the Linux runtimes with
+//!   (default: on PATH, else `.venv/bin/`); `HYDROMECH_ZIGBUILD=none` links with `cc`.
 
 use std::env;
 use std::fmt::Write as _;
@@ -53,6 +63,9 @@ const WIN64: Platform = Platform {
     library: "fmu_runtime.dll",
     linker: "x86_64-w64-mingw32-gcc",
 };
+
+/// The glibc whose symbol versions the Linux runtimes may use (manylinux2014).
+const GLIBC: &str = "2.17";
 
 /// FMI 2.0 has no name for ARM64 Linux; FMI 3.0 calls it `aarch64-linux`.
 const AARCH64_LINUX: Platform = Platform {
@@ -84,6 +97,12 @@ fn main() {
     let wanted = env::var("HYDROMECH_PLATFORMS")
         .ok()
         .filter(|s| !s.trim().is_empty());
+    let zig = zigbuild(&manifest_dir.join(".."));
+    // The FMU documentation states the baseline (emit/documentation/loading.rs).
+    println!(
+        "cargo:rustc-env=HYDROMECH_GLIBC_BASELINE={}",
+        if zig.program.is_some() { GLIBC } else { "" }
+    );
     let mut embedded = Vec::new();
     for platform in [LINUX64, WIN64, AARCH64_LINUX] {
         if let Some(w) = &wanted
@@ -102,8 +121,8 @@ fn main() {
                 println!("cargo:rerun-if-changed={}", Path::new(&path).display());
                 Ok(PathBuf::from(path))
             }
-            _ if host == platform.target => Ok(build_native(&runtime, &out_dir, platform.library)),
-            _ => build_cross(&runtime, &out_dir, &platform),
+            _ if host == platform.target => Ok(build_native(&runtime, &out_dir, &platform, &zig)),
+            _ => build_cross(&runtime, &out_dir, &platform, &zig),
         };
         let library = match built {
             Ok(library) => library,
@@ -191,15 +210,103 @@ fn build_win64_driver(sources: &Path, out_dir: &Path) -> Result<(PathBuf, PathBu
     Ok((exe, shim))
 }
 
-/// `cargo build --release --lib` of fmu-runtime for the host; returns the cdylib.
-fn build_native(runtime: &Path, out_dir: &Path, library: &str) -> PathBuf {
+/// `cargo-zigbuild` and the folder to put first on PATH for it (where `python3 -m ziglang`
+/// finds zig), or `None` (with a reason printed when a Linux runtime is built).
+struct Zig {
+    program: Option<(PathBuf, Option<PathBuf>)>,
+}
+
+fn zigbuild(workspace: &Path) -> Zig {
+    println!("cargo:rerun-if-env-changed=HYDROMECH_ZIGBUILD");
+    let on_path = |name: &str| {
+        env::split_paths(&env::var_os("PATH").unwrap_or_default())
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    };
+    let program = match env::var("HYDROMECH_ZIGBUILD") {
+        Ok(v) if v == "none" => None,
+        Ok(v) if !v.is_empty() => Some(PathBuf::from(v)),
+        _ => on_path("cargo-zigbuild").or_else(|| {
+            let venv = workspace.join(".venv").join("bin").join("cargo-zigbuild");
+            venv.is_file().then_some(venv)
+        }),
+    };
+    Zig {
+        program: program.filter(|p| p.is_file()).map(|p| {
+            println!("cargo:rerun-if-changed={}", p.display());
+            let dir = p.parent().map(Path::to_path_buf);
+            (p, dir)
+        }),
+    }
+}
+
+impl Zig {
+    /// Makes `command` (a nested `cargo build`) a `cargo-zigbuild build` for `target` at the
+    /// glibc baseline; `false` (and a warning) when there is no cargo-zigbuild.
+    fn link(&self, command: &mut Command, target: &str, fmi_name: &str) -> bool {
+        let Some((program, dir)) = &self.program else {
+            println!(
+                "cargo:warning=the {fmi_name} FMU runtime is linked against this machine's glibc, not {GLIBC}: its FMUs will not load on older Linux. `pip install cargo-zigbuild ziglang` (tests/run.sh installs them into .venv) for the glibc {GLIBC} baseline"
+            );
+            return false;
+        };
+        let mut path = dir.iter().cloned().collect::<Vec<_>>();
+        let inherited = command
+            .get_envs()
+            .find(|(k, _)| *k == "PATH")
+            .and_then(|(_, v)| v.map(|v| v.to_os_string()))
+            .or_else(|| env::var_os("PATH"))
+            .unwrap_or_default();
+        path.extend(env::split_paths(&inherited));
+        // The same arguments, but the target carries the glibc version; cargo-zigbuild sets
+        // the linker.
+        let mut args = Vec::new();
+        let mut given = command.get_args();
+        while let Some(a) = given.next() {
+            if a == "--target" {
+                given.next();
+            } else {
+                args.push(a.to_os_string());
+            }
+        }
+        let mut zig = Command::new(program);
+        zig.args(args)
+            .args(["--target", &format!("{target}.{GLIBC}")]);
+        let linker = format!(
+            "CARGO_TARGET_{}_LINKER",
+            target.to_uppercase().replace('-', "_")
+        );
+        for (k, v) in command.get_envs() {
+            match v {
+                Some(_) if k == linker.as_str() => zig.env_remove(k),
+                Some(v) => zig.env(k, v),
+                None => zig.env_remove(k),
+            };
+        }
+        zig.env("PATH", env::join_paths(path).unwrap_or_default());
+        *command = zig;
+        true
+    }
+}
+
+/// `cargo build --release --lib` of fmu-runtime for the host (linked at the glibc baseline
+/// when cargo-zigbuild is there); returns the cdylib.
+fn build_native(runtime: &Path, out_dir: &Path, platform: &Platform, zig: &Zig) -> PathBuf {
     let target_dir = main_target_dir(out_dir).join("hydromech-runtime");
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let command = cargo_build(Path::new(&cargo), runtime, &target_dir);
+    let mut command = cargo_build(Path::new(&cargo), runtime, &target_dir);
+    let linked = zig.link(&mut command, platform.target, platform.fmi_name);
     run(command, "building the FMU runtime (fmu-runtime)")
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", Path::new(&cargo).display()))
         .unwrap_or_else(|e| panic!("{e}"));
-    target_dir.join("release").join(library)
+    if linked {
+        target_dir
+            .join(platform.target)
+            .join("release")
+            .join(platform.library)
+    } else {
+        target_dir.join("release").join(platform.library)
+    }
 }
 
 /// The nested `cargo build --release --lib` of fmu-runtime shared by the native and the
@@ -242,7 +349,12 @@ fn run(mut command: Command, what: &str) -> std::io::Result<Result<(), String>> 
 
 /// Cross-compiles fmu-runtime for `platform` with the cross toolchain; `Err` says what is
 /// missing (then the platform is left out, with a warning).
-fn build_cross(runtime: &Path, out_dir: &Path, platform: &Platform) -> Result<PathBuf, String> {
+fn build_cross(
+    runtime: &Path,
+    out_dir: &Path,
+    platform: &Platform,
+    zig: &Zig,
+) -> Result<PathBuf, String> {
     for v in ["HYDROMECH_CROSS_CARGO", "HYDROMECH_CROSS_RUSTC"] {
         println!("cargo:rerun-if-env-changed={v}");
     }
@@ -261,8 +373,10 @@ fn build_cross(runtime: &Path, out_dir: &Path, platform: &Platform) -> Result<Pa
         .filter(|p| !p.ends_with(".cargo/bin"))
         .collect();
     let path = env::join_paths(path).unwrap_or_default();
+    // zig links the Linux runtimes itself (no cross gcc needed then).
+    let by_zig = platform.target.contains("linux") && zig.program.is_some();
     let linker_found = env::split_paths(&path).any(|d| d.join(platform.linker).is_file());
-    if !linker_found {
+    if !linker_found && !by_zig {
         return Err(format!(
             "no C linker {} on PATH: {install}",
             platform.linker
@@ -310,6 +424,9 @@ fn build_cross(runtime: &Path, out_dir: &Path, platform: &Platform) -> Result<Pa
         command
             .arg("-Zbuild-std=std,panic_unwind")
             .env("RUSTC_BOOTSTRAP", "1");
+    }
+    if platform.target.contains("linux") {
+        zig.link(&mut command, platform.target, platform.fmi_name);
     }
     // A toolchain that is there but fails to build the runtime is an error, not a
     // platform quietly left out.

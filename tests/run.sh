@@ -7,7 +7,8 @@
 #      ARM64 runtimes Debian's rustc-web/cargo-web/rust-web-src, mingw-w64 and aarch64 gcc,
 #      wine and qemu-user; via apt-get, only when missing
 #   2. creates .venv and installs the pinned Python requirements (tests/python/requirements.txt:
-#      FMPy, ecospy + tbb, pytest), makes ecospy's `ecos` binary executable
+#      FMPy, ecospy + tbb, pytest, cargo-zigbuild + ziglang: model-compiler/build.rs links the
+#      Linux runtimes with them against glibc 2.17), makes ecospy's `ecos` binary executable
 #   3. builds every FMU:            cargo run --release --bin hydromech -- build
 #      and as FMI 3.0:              hydromech build --fmi 3 -o fmus/fmi3
 #      and as Model Exchange:       hydromech build --interface me|both -o fmus/me|both

@@ -162,6 +162,16 @@ fn builds_the_naya_rod_fmu() {
             && html.contains("naya-rod")
             && html.contains("valve.command")
     );
+    // The platforms section states the glibc the Linux binaries were linked for
+    // (tests/python/test_glibc_baseline.py reads the binaries themselves).
+    let baseline = env!("HYDROMECH_GLIBC_BASELINE");
+    assert!(html.contains("<h2>Platforms and loading</h2>"), "{html}");
+    if baseline.is_empty() {
+        assert!(html.contains("linked against the glibc of the machine that built hydromech"));
+    } else {
+        assert!(html.contains(&format!("need glibc {baseline} or newer")));
+    }
+    assert!(html.contains("64 instances of 8 FMUs on 2 threads"));
 
     // A second build of unchanged content gives the same GUID (content hash).
     let again = Command::new(env!("CARGO_BIN_EXE_hydromech"))

@@ -10,6 +10,7 @@ use fmu_runtime::model::{
 use std::fmt::Write;
 
 mod html;
+mod loading;
 
 pub use html::escape;
 use html::{Doc, g, vec3};
@@ -648,6 +649,8 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
         ),
     ]);
     d.table(&["setting", "value"], rows);
+
+    loading::section(&mut d);
 
     d.h2("All parameter slots");
     d.out.push_str("<p>Every numeric field of the description is a slot; those listed in the interface can be set through FMI.</p>\n");
