@@ -367,8 +367,17 @@ pub fn write_fmu_version(
     let html = emit::documentation::render_lowered_for(l, flavour);
     let fmu = out_dir.join(format!("{stem}.fmu"));
     let model_file = fmu_runtime::model::file::encode(&l.model);
-    let entries =
+    let mut entries =
         emit::archive::fmu_entries(xml, &l.model.model_identifier, &binaries, model_file, html);
+    if flavour.version == FmiVersion::Fmi3
+        && let Some(terminals) = emit::terminals::render(&l.model)
+    {
+        entries.push(emit::archive::Entry {
+            name: "terminalsAndIcons/terminalsAndIcons.xml".into(),
+            data: terminals.into_bytes(),
+            executable: false,
+        });
+    }
     emit::archive::write_zip(&fmu, &entries, time)
         .map_err(|e| global(e, "check that the output directory is writable"))?;
     // OSP tools look for the ports next to the FMU.

@@ -650,6 +650,24 @@ th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
     ]);
     d.table(&["setting", "value"], rows);
 
+    if version == crate::FmiVersion::Fmi3 {
+        let terminals = crate::emit::terminals::terminals(m);
+        if !terminals.is_empty() {
+            d.h2("Terminals");
+            d.out.push_str("<p>In <code>terminalsAndIcons/terminalsAndIcons.xml</code>: one bus per element (members matched by name, each a signal).</p>\n");
+            let rows = terminals
+                .iter()
+                .map(|(name, members)| {
+                    let listed: Vec<String> = members
+                        .iter()
+                        .map(|(_, member)| format!("<code>{}</code>", escape(member)))
+                        .collect();
+                    vec![format!("<code>{}</code>", escape(name)), listed.join(", ")]
+                })
+                .collect();
+            d.table(&["terminal", "members"], rows);
+        }
+    }
     loading::section(&mut d);
 
     d.h2("All parameter slots");
