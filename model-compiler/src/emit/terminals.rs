@@ -10,8 +10,8 @@
 //! an element with a single variable needs no terminal, and the run's diagnostics
 //! (`energy`, `constraints`, `solver`) are not connectors.
 
-use crate::emit::documentation::escape;
 use fmu_runtime::model::{Causality, CompiledModel};
+use quick_xml::escape::escape;
 use std::fmt::Write;
 
 /// Not connectors: the energy balance, the constraint norms, the solver's counters.
@@ -56,15 +56,15 @@ pub fn render(model: &CompiledModel) -> Option<String> {
         let _ = writeln!(
             s,
             "    <Terminal name=\"{}\" matchingRule=\"bus\" description=\"{}\">",
-            escape(element),
-            escape(&format!("{element}: {}", listed.join(", ")))
+            escape(*element),
+            escape(format!("{element}: {}", listed.join(", ")))
         );
         for (variable, member) in members {
             let _ = writeln!(
                 s,
                 "      <TerminalMemberVariable variableName=\"{}\" memberName=\"{}\" variableKind=\"signal\"/>",
-                escape(variable),
-                escape(member)
+                escape(*variable),
+                escape(*member)
             );
         }
         s.push_str("    </Terminal>\n");
