@@ -369,14 +369,23 @@ pub fn write_fmu_version(
     let model_file = fmu_runtime::model::file::encode(&l.model);
     let mut entries =
         emit::archive::fmu_entries(xml, &l.model.model_identifier, &binaries, model_file, html);
-    if flavour.version == FmiVersion::Fmi3
-        && let Some(terminals) = emit::terminals::render(&l.model)
-    {
-        entries.push(emit::archive::Entry {
-            name: "terminalsAndIcons/terminalsAndIcons.xml".into(),
-            data: terminals.into_bytes(),
-            executable: false,
-        });
+    let icon = emit::icon::png(l).map_err(|e| global(e, "report this as a bug of hydromech"))?;
+    let entry = |name: &str, data: Vec<u8>| emit::archive::Entry {
+        name: name.into(),
+        data,
+        executable: false,
+    };
+    match flavour.version {
+        FmiVersion::Fmi2 => entries.push(entry("model.png", icon)),
+        FmiVersion::Fmi3 => {
+            entries.push(entry("terminalsAndIcons/icon.png", icon));
+            if let Some(xml) = emit::terminals::render(&l.model, true) {
+                entries.push(entry(
+                    "terminalsAndIcons/terminalsAndIcons.xml",
+                    xml.into_bytes(),
+                ));
+            }
+        }
     }
     emit::archive::write_zip(&fmu, &entries, time)
         .map_err(|e| global(e, "check that the output directory is writable"))?;

@@ -78,6 +78,7 @@ fn builds_the_naya_rod_fmu() {
         [
             "documentation/index.html",
             "modelDescription.xml",
+            "model.png",
             "resources/hydromech-model.bin",
         ]
         .map(String::from),
@@ -166,6 +167,10 @@ fn builds_the_naya_rod_fmu() {
     // (tests/python/test_glibc_baseline.py reads the binaries themselves).
     let baseline = env!("HYDROMECH_GLIBC_BASELINE");
     assert!(html.contains("<h2>Platforms and loading</h2>"), "{html}");
+    assert!(
+        html.contains("<img src=\"../model.png\""),
+        "the page shows the icon"
+    );
     if baseline.is_empty() {
         assert!(html.contains("linked against the glibc of the machine that built hydromech"));
     } else {

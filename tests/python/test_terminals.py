@@ -1,4 +1,4 @@
-"""FMI 3.0 terminals (issue 54, item 3): `terminalsAndIcons/terminalsAndIcons.xml` of every
+"""FMI 3.0 terminals and the icons of every FMU (issue 54, item 3): `terminalsAndIcons/terminalsAndIcons.xml` of every
 FMI 3.0 FMU validates against the FMI 3.0 schema (tests/python/schema/fmi3, from the
 standard's repository), names only inputs and outputs of its own modelDescription.xml, and
 groups each element's variables: the excavator's boom cylinder is one bus with its length,
@@ -58,6 +58,24 @@ def test_terminals_validate_and_name_the_fmus_own_inputs_and_outputs(schema, rep
                     assert name == f"{t.get('name')}.{m.get('memberName')}"
     report(f"terminals: {terminals} in {with_terminals} of {len(fmus)} FMI 3.0 FMUs, all valid against fmi3TerminalsAndIcons.xsd")
     assert with_terminals > 0
+
+
+def test_every_fmu_carries_its_icon():
+    """FMI 2.0: `model.png`; FMI 3.0: `terminalsAndIcons/icon.png` with the icon's extent in
+    terminalsAndIcons.xml. A square PNG of the machine's side view."""
+    fmus = harness.fmu_files() + fmi3_fmus()
+    assert fmus
+    for fmu in fmus:
+        with zipfile.ZipFile(fmu) as z:
+            fmi3 = b'fmiVersion="3.0"' in z.read("modelDescription.xml")
+            name = "terminalsAndIcons/icon.png" if fmi3 else "model.png"
+            png = z.read(name)
+            assert png[:8] == b"\x89PNG\r\n\x1a\n", f"{fmu.name}: {name} is no PNG"
+            width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+            assert (width, height) == (256, 256), f"{fmu.name}: {width}x{height}"
+            if fmi3:
+                doc = etree.fromstring(z.read(ENTRY))
+                assert doc.find("GraphicalRepresentation/Icon") is not None, fmu.name
 
 
 def test_the_excavator_cylinder_is_one_bus_and_fmpy_accepts_the_fmu():

@@ -5,6 +5,7 @@
 
 pub mod archive;
 pub mod documentation;
+pub mod icon;
 pub mod model_description;
 pub mod model_exchange;
 pub mod osp;

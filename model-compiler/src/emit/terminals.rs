@@ -42,15 +42,27 @@ pub fn terminals(model: &CompiledModel) -> Vec<Terminal<'_>> {
     elements
 }
 
-/// The XML, or `None` when no element has two or more inputs and outputs.
-pub fn render(model: &CompiledModel) -> Option<String> {
+/// The XML, or `None` when there is neither an icon (`terminalsAndIcons/icon.png`, drawn
+/// in the coordinate system −100..100 as the Modelica icon layer) nor an element with two
+/// or more inputs and outputs.
+pub fn render(model: &CompiledModel, icon: bool) -> Option<String> {
     let elements = terminals(model);
-    if elements.is_empty() {
+    if elements.is_empty() && !icon {
         return None;
     }
     let mut s = String::from(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<fmiTerminalsAndIcons fmiVersion=\"3.0\">\n  <Terminals>\n",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<fmiTerminalsAndIcons fmiVersion=\"3.0\">\n",
     );
+    if icon {
+        s.push_str(
+            "  <GraphicalRepresentation>\n    <CoordinateSystem x1=\"-100\" y1=\"-100\" x2=\"100\" y2=\"100\" suggestedScalingFactorTo_mm=\"0.1\"/>\n    <Icon x1=\"-100\" y1=\"-100\" x2=\"100\" y2=\"100\"/>\n  </GraphicalRepresentation>\n",
+        );
+    }
+    if elements.is_empty() {
+        s.push_str("</fmiTerminalsAndIcons>\n");
+        return Some(s);
+    }
+    s.push_str("  <Terminals>\n");
     for (element, members) in &elements {
         let listed: Vec<&str> = members.iter().map(|m| m.1).collect();
         let _ = writeln!(
@@ -84,7 +96,8 @@ mod tests {
         )
         .unwrap();
         let l = crate::compile(&crate::diagnostic::Source::new("excavator.toml", text)).unwrap();
-        let xml = render(&l.model).unwrap();
+        let xml = render(&l.model, true).unwrap();
+        assert!(xml.contains("<Icon x1=\"-100\""));
         // The boom: its lever (input) with its angle and rate (outputs).
         assert!(xml.contains("<Terminal name=\"boom\" matchingRule=\"bus\" description=\"boom: command, angle, rate\">"), "{xml}");
         assert!(xml.contains(

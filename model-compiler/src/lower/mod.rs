@@ -46,6 +46,8 @@ pub struct Lowered {
     /// Bodies the description declares (the tree adds a massless link per extra axis of a
     /// spherical or universal joint).
     pub declared_bodies: usize,
+    /// Their names, in the description's order (the drawings leave out generated bodies).
+    pub body_names: Vec<String>,
     pub slots: Vec<SlotInfo>,
     /// Slots to be computed by the equilibrium solve (`init.solve_for`).
     pub solve_for: Vec<ParamId>,
@@ -196,6 +198,7 @@ pub fn lower_at(
     cx.warnings.splice(0..0, implausible);
     Ok(Lowered {
         declared_bodies: d.bodies.len(),
+        body_names: d.bodies.iter().map(|b| b.name.get_ref().clone()).collect(),
         model,
         slots: cx.slots,
         solve_for,

@@ -64,6 +64,15 @@ th, td {{ border: 1px solid #bbb; padding: 0.2em 0.6em; text-align: left; vertic
 th {{ background: #eee; }} code {{ background: #f4f4f4; }}\n\
 </style>\n</head>\n<body>\n<h1>{title}</h1>\n"
     );
+    // The icon the archive carries beside this page (emit/icon.rs).
+    let icon = match version {
+        crate::FmiVersion::Fmi2 => "../model.png",
+        crate::FmiVersion::Fmi3 => "../terminalsAndIcons/icon.png",
+    };
+    let _ = writeln!(
+        d.out,
+        "<p><img src=\"{icon}\" width=\"128\" height=\"128\" alt=\"{title} at its initial pose\"></p>"
+    );
     if !md.description.is_empty() {
         let _ = writeln!(d.out, "<p>{}</p>", escape(&md.description));
     }
