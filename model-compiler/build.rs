@@ -210,10 +210,9 @@ fn build_win64_driver(sources: &Path, out_dir: &Path) -> Result<(PathBuf, PathBu
     Ok((exe, shim))
 }
 
-/// `cargo-zigbuild` and the folder to put first on PATH for it (where `python3 -m ziglang`
-/// finds zig), or `None` (with a reason printed when a Linux runtime is built).
+/// `cargo-zigbuild`, or `None` (a warning is printed when a Linux runtime is built).
 struct Zig {
-    program: Option<(PathBuf, Option<PathBuf>)>,
+    program: Option<PathBuf>,
 }
 
 fn zigbuild(workspace: &Path) -> Zig {
@@ -232,10 +231,8 @@ fn zigbuild(workspace: &Path) -> Zig {
         }),
     };
     Zig {
-        program: program.filter(|p| p.is_file()).map(|p| {
+        program: program.filter(|p| p.is_file()).inspect(|p| {
             println!("cargo:rerun-if-changed={}", p.display());
-            let dir = p.parent().map(Path::to_path_buf);
-            (p, dir)
         }),
     }
 }
@@ -244,13 +241,18 @@ impl Zig {
     /// Makes `command` (a nested `cargo build`) a `cargo-zigbuild build` for `target` at the
     /// glibc baseline; `false` (and a warning) when there is no cargo-zigbuild.
     fn link(&self, command: &mut Command, target: &str, fmi_name: &str) -> bool {
-        let Some((program, dir)) = &self.program else {
+        let Some(program) = &self.program else {
             println!(
                 "cargo:warning=the {fmi_name} FMU runtime is linked against this machine's glibc, not {GLIBC}: its FMUs will not load on older Linux. `pip install cargo-zigbuild ziglang` (tests/run.sh installs them into .venv) for the glibc {GLIBC} baseline"
             );
             return false;
         };
-        let mut path = dir.iter().cloned().collect::<Vec<_>>();
+        // Its folder first on PATH: there `python3 -m ziglang` finds zig (a venv).
+        let mut path: Vec<PathBuf> = program
+            .parent()
+            .map(Path::to_path_buf)
+            .into_iter()
+            .collect();
         let inherited = command
             .get_envs()
             .find(|(k, _)| *k == "PATH")

@@ -61,6 +61,16 @@ pub fn compile(source: &Source) -> Result<Lowered, Vec<Diagnostic>> {
     finish(&d, l)
 }
 
+/// A shipped machine (`models/<file>`) compiled, for unit tests.
+#[cfg(test)]
+pub(crate) fn compile_shipped(file: &str) -> Lowered {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../models")
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+    compile(&Source::new(file, text)).unwrap_or_else(|e| panic!("{file}: {e:?}"))
+}
+
 /// [`compile`] of a parsed description whose files (FE matrices) are relative to `base`.
 pub fn compile_at(d: &Description, base: Option<&Path>) -> Result<Lowered, Vec<Diagnostic>> {
     finish(d, lower::lower_at(d, base)?)

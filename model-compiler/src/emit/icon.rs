@@ -51,11 +51,7 @@ mod tests {
 
     #[test]
     fn the_icon_is_a_square_png_of_the_machine() {
-        let text = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/excavator.toml"),
-        )
-        .unwrap();
-        let l = crate::compile(&crate::diagnostic::Source::new("excavator.toml", text)).unwrap();
+        let l = crate::compile_shipped("excavator.toml");
         let bytes = png(&l).unwrap();
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
         let pixmap = tiny_skia::Pixmap::decode_png(&bytes).unwrap();

@@ -91,11 +91,7 @@ mod tests {
 
     #[test]
     fn a_terminal_per_element_with_its_inputs_and_outputs() {
-        let text = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/excavator.toml"),
-        )
-        .unwrap();
-        let l = crate::compile(&crate::diagnostic::Source::new("excavator.toml", text)).unwrap();
+        let l = crate::compile_shipped("excavator.toml");
         let xml = render(&l.model, true).unwrap();
         assert!(xml.contains("<Icon x1=\"-100\""));
         // The boom: its lever (input) with its angle and rate (outputs).

@@ -377,11 +377,7 @@ mod tests {
     #[test]
     fn reads_the_generated_description_of_a_compiled_model() {
         // The XML writer of this crate and this reader agree on every value reference.
-        let text = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/naya-rod.toml"),
-        )
-        .unwrap();
-        let l = crate::compile(&crate::diagnostic::Source::new("naya-rod.toml", text)).unwrap();
+        let l = crate::compile_shipped("naya-rod.toml");
         let xml = crate::emit::model_description::render(&l.model, "2000-01-01T00:00:00Z");
         let md = parse(&xml).unwrap();
         assert_eq!(md.guid, l.model.guid);
