@@ -9,7 +9,7 @@ use super::fmu_state::{Experiment, FmuState, Progress, Tag};
 use super::logging::{Category, Logger};
 use super::me_state::ModelExchange;
 use crate::fmi2::types::{fmi2CallbackFunctions, fmi2Component, fmi2Status};
-use crate::instance::Instance;
+use crate::instance::{Instance, Snapshot};
 use crate::model::{
     Binding, Causality, CompiledModel, Initial, ParamId, VarType, Variability, Variable,
 };
@@ -109,6 +109,9 @@ pub struct Component {
     pub instance: Instance,
     /// The Model Exchange side (`None`: instantiated for Co-Simulation).
     pub model_exchange: Option<ModelExchange>,
+    /// The instance as the master set it before a provisional initialization (a getter of
+    /// a computed value in Initialization Mode, [`super::initialization`]).
+    pub(super) pre_init: Option<Snapshot>,
     vrs: VrTables,
     /// Test hook: the next guarded call panics (checks the panic → `fmi2Fatal` path).
     #[cfg(test)]
@@ -154,6 +157,7 @@ impl Component {
             model,
             instance,
             model_exchange: None,
+            pre_init: None,
             vrs,
             #[cfg(test)]
             panic_on_next_call: false,
@@ -218,6 +222,7 @@ impl Component {
     /// switches (FMI 2.0: "as if fmi2Instantiate had been called").
     pub fn reset(&mut self) {
         self.instance.reset();
+        self.pre_init = None;
         self.state = FmiState::Instantiated;
         self.experiment = Experiment::default_for(&self.model);
         self.last_successful_time = 0.0;
@@ -239,17 +244,22 @@ impl Component {
         }
     }
 
+    /// The FMU state; in Initialization Mode what the master set, not a provisional
+    /// initialization (which is a cache of the getters).
     pub fn capture(&self) -> FmuState {
-        FmuState::new(
-            self.model.clone(),
-            self.instance.snapshot(),
-            self.progress(),
-        )
+        let snapshot = match &self.pre_init {
+            Some(before) => before.clone(),
+            None => self.instance.snapshot(),
+        };
+        FmuState::new(self.model.clone(), snapshot, self.progress())
     }
 
     /// `fmi2GetFMUstate` into an existing object (no allocation when the shapes match).
     pub fn capture_into(&self, st: &mut FmuState) {
-        self.instance.snapshot_into(&mut st.snapshot);
+        match &self.pre_init {
+            Some(before) => st.snapshot.clone_from(before),
+            None => self.instance.snapshot_into(&mut st.snapshot),
+        }
         st.model = self.model.clone();
         st.progress = self.progress();
     }
@@ -281,6 +291,7 @@ impl Component {
             ));
         }
         self.instance.restore(&st.snapshot)?;
+        self.pre_init = None;
         if let Some(me) = self.model_exchange.as_mut() {
             me.invalidate();
         }
@@ -310,42 +321,6 @@ impl Component {
         Ok(())
     }
 
-    /// Leaving initialization mode: solves the initial state (static equilibrium) at the
-    /// start time and enters `StepComplete` (FMI 3.0: Step Mode).
-    pub fn exit_initialization_mode(&mut self) -> Result<fmi2Status, String> {
-        let t0 = self.experiment.start_time;
-        self.instance
-            .initialize(t0)
-            .map_err(|e| format!("initialization at t = {t0} s failed: {}", e.message))?;
-        self.state = if self.model_exchange.is_some() {
-            FmiState::EventMode
-        } else {
-            FmiState::StepComplete
-        };
-        self.last_successful_time = self.instance.time();
-        self.last_step_status = fmi2Status::fmi2OK;
-        self.log(
-            fmi2Status::fmi2OK,
-            Category::Events,
-            &format!("initialized at t = {t0} s"),
-        );
-        if let Some(r) = self.instance.equilibrium_report()
-            && !r.reached()
-        {
-            // The run still starts (a load that cannot be held is a legitimate start),
-            // but the importer learns why the first steps move.
-            self.log(
-                fmi2Status::fmi2Warning,
-                Category::StatusWarning,
-                &format!(
-                    "the static equilibrium is not met: {:.4e} N or N·m unbalanced on joint coordinate {} (load {:.4e}), net inflow {:.4e} m3/s into volume {}; the run starts with a transient",
-                    r.force, r.coordinate, r.load, r.inflow, r.volume
-                ),
-            );
-        }
-        Ok(fmi2Status::fmi2OK)
-    }
-
     pub fn terminate(&mut self) {
         self.state = FmiState::Terminated;
         self.terminated = true;
@@ -369,6 +344,7 @@ impl Component {
         slot: ParamId,
         value: f64,
     ) -> Result<(), String> {
+        self.undo_provisional_initialization()?;
         let (changes, _) = self.instance.parameter_work_events();
         self.instance.set_param(slot, value);
         if let Some(me) = self.model_exchange.as_mut() {

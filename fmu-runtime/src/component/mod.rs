@@ -2,7 +2,7 @@
 //! `fmi3Instance` ([`fmu_instance::Component`]), the frame every call runs in ([`call`]:
 //! handle check, call-sequence mask, panics, errors), the calling-sequence states
 //! ([`call_state`]), the logger ([`logging`]), FMU states ([`fmu_state`]), where the model
-//! file is ([`resources`]), Model Exchange ([`model_exchange`], its data in [`me_state`])
+//! file is ([`resources`]), Initialization Mode ([`initialization`]), Model Exchange ([`model_exchange`], its data in [`me_state`])
 //! and directional derivatives ([`directional`]). `fmi2/` and `fmi3/` keep their C
 //! signatures, type conversions and tables of masks; the C types of each version
 //! (`fmi2/types.rs`, `fmi3/types.rs`) are leaves this layer uses.
@@ -12,6 +12,7 @@ pub mod call_state;
 pub mod directional;
 pub mod fmu_instance;
 pub mod fmu_state;
+pub mod initialization;
 pub mod logging;
 pub mod me_state;
 pub mod model_exchange;

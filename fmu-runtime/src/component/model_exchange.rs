@@ -102,15 +102,17 @@ impl Component {
         Ok(true)
     }
 
-    /// `GetContinuousStates`.
+    /// `GetContinuousStates` (in Initialization Mode those of the initial state).
     pub fn get_continuous_states(&mut self, x: &mut [f64]) -> Result<(), String> {
         self.check_states_len(x.len(), "x[]")?;
+        self.initialized_view()?;
         self.instance.ode_states(x)
     }
 
     /// `GetDerivatives`: `Ok(false)` (logged) when ẋ cannot be evaluated at the states.
     pub fn get_derivatives(&mut self, dx: &mut [f64]) -> Result<bool, String> {
         self.check_states_len(dx.len(), "derivatives[]")?;
+        self.initialized_view()?;
         if let Err(e) = self.refresh_model_exchange() {
             self.log(
                 fmi2Status::fmi2Discard,
@@ -127,9 +129,11 @@ impl Component {
     }
 
     /// `GetNominalsOfContinuousStates`: before initialization those the model file
-    /// declares (the compiler's partition at the default start), after it the instance's.
+    /// declares (the compiler's partition at the default start), in and after it the
+    /// instance's.
     pub fn get_nominals(&mut self, nominal: &mut [f64]) -> Result<(), String> {
         self.check_states_len(nominal.len(), "x_nominal[]")?;
+        self.initialized_view()?;
         if self.instance.has_ode() {
             return self.instance.ode_nominals(nominal);
         }

@@ -108,11 +108,11 @@ pub const GET_STRING_STATUS: FmiFunction = FmiFunction::new("fmi2GetStringStatus
 
 /// Model Exchange functions (FMI 2.0 §3.2.3, table "State Machine of Calling Sequence").
 /// A Co-Simulation instance never reaches Event or Continuous-Time Mode, so these masks
-/// also refuse it. Deviation: `fmi2GetContinuousStates` and `fmi2GetDerivatives` are not
-/// offered in Initialization Mode, where the table allows them: the independent
-/// coordinates are chosen at the initial equilibrium, which `fmi2ExitInitializationMode`
-/// solves. `fmi2SetContinuousStates` is accepted in Event Mode too (as FMI 3.0 does), so
-/// a master may set the states it re-read after an event.
+/// also refuse it. `fmi2GetContinuousStates` and `fmi2GetEventIndicators` answer in
+/// Initialization Mode too, as the table allows (the initial equilibrium solved
+/// provisionally, `crate::component::initialization`); `fmi2GetDerivatives` does not, as
+/// the table says. `fmi2SetContinuousStates` is accepted in Event Mode too (as FMI 3.0
+/// does), so a master may set the states it re-read after an event.
 const MASK_ME_GET: u32 = ME | TERMINATED | ERROR;
 pub const ENTER_EVENT_MODE: FmiFunction = FmiFunction::new("fmi2EnterEventMode", ME);
 pub const NEW_DISCRETE_STATES: FmiFunction = FmiFunction::new("fmi2NewDiscreteStates", EVENT);
@@ -126,7 +126,7 @@ pub const GET_DERIVATIVES: FmiFunction = FmiFunction::new("fmi2GetDerivatives", 
 pub const GET_EVENT_INDICATORS: FmiFunction =
     FmiFunction::new("fmi2GetEventIndicators", INIT | MASK_ME_GET);
 pub const GET_CONTINUOUS_STATES: FmiFunction =
-    FmiFunction::new("fmi2GetContinuousStates", MASK_ME_GET);
+    FmiFunction::new("fmi2GetContinuousStates", INIT | MASK_ME_GET);
 pub const GET_NOMINALS_OF_CONTINUOUS_STATES: FmiFunction = FmiFunction::new(
     "fmi2GetNominalsOfContinuousStates",
     INSTANTIATED | MASK_ME_GET,

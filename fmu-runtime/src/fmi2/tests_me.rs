@@ -367,3 +367,75 @@ fn directional_derivatives_of_the_derivatives() {
         &["neither a continuous state nor a continuous input"],
     );
 }
+
+/// FMI 2.0 allows `fmi2GetContinuousStates` (and outputs) in Initialization Mode: they
+/// answer with the initial state for the values set so far, a later set is honoured, and
+/// the run after `fmi2ExitInitializationMode` is the run of a master that read nothing.
+#[test]
+fn continuous_states_and_outputs_answer_in_initialization_mode() {
+    let (reader, n) = me_fmu();
+    let (silent, _) = me_fmu();
+    let mut x = vec![f64::NAN; n];
+    for fmu in [&reader, &silent] {
+        assert_eq!(fmu.setup(Some(10.0)), fmi2OK);
+        assert_eq!(unsafe { fmi2EnterInitializationMode(fmu.c) }, fmi2OK);
+    }
+    unsafe {
+        assert_eq!(fmi2GetContinuousStates(reader.c, x.as_mut_ptr(), n), fmi2OK);
+    }
+    assert_eq!(x[0], reader.get_real(VR_ANGLE).1);
+    assert_eq!(x[0], reader.get_real(VR_X).1);
+    let first = x[0];
+    // A start value set after a read: the next read is at the new initial state.
+    for fmu in [&reader, &silent] {
+        assert_eq!(fmu.set_real(VR_Q0, first + 0.2), fmi2OK);
+    }
+    unsafe {
+        assert_eq!(fmi2GetContinuousStates(reader.c, x.as_mut_ptr(), n), fmi2OK);
+    }
+    assert!((x[0] - first - 0.2).abs() < 1e-12, "{} after {first}", x[0]);
+    let in_init = x.clone();
+    // fmi2GetDerivatives is not in the table for Initialization Mode.
+    let mut dx = vec![0.0; n];
+    let (strict, _) = me_fmu();
+    assert_eq!(strict.setup(Some(10.0)), fmi2OK);
+    assert_eq!(unsafe { fmi2EnterInitializationMode(strict.c) }, fmi2OK);
+    assert_eq!(
+        unsafe { fmi2GetDerivatives(strict.c, dx.as_mut_ptr(), n) },
+        fmi2Error
+    );
+    strict.assert_logged(fmi2Error, &["fmi2GetDerivatives", "InitializationMode"]);
+    for fmu in [&reader, &silent] {
+        assert_eq!(unsafe { fmi2ExitInitializationMode(fmu.c) }, fmi2OK);
+    }
+    let mut after = vec![0.0; n];
+    unsafe { fmi2GetContinuousStates(reader.c, after.as_mut_ptr(), n) };
+    assert_eq!(
+        after, in_init,
+        "the states read in Initialization Mode are kept"
+    );
+    unsafe { fmi2GetContinuousStates(silent.c, x.as_mut_ptr(), n) };
+    assert_eq!(
+        x, in_init,
+        "bit for bit what a master that read nothing gets"
+    );
+    // Going back to the state as set counts no parameter work, and both runs go on alike.
+    for t in [0.0, 0.01] {
+        assert_eq!(reader.derivatives(t, &after), silent.derivatives(t, &after));
+    }
+    for vr in [VR_ANGLE, VR_X + 1, VR_DX] {
+        assert_eq!(reader.get_real(vr).1, silent.get_real(vr).1, "vr {vr}");
+    }
+    // An FMU state taken in Initialization Mode holds what was set, not the solution.
+    let (st_fmu, _) = me_fmu();
+    assert_eq!(st_fmu.setup(Some(10.0)), fmi2OK);
+    assert_eq!(unsafe { fmi2EnterInitializationMode(st_fmu.c) }, fmi2OK);
+    unsafe { fmi2GetContinuousStates(st_fmu.c, x.as_mut_ptr(), n) };
+    let st = st_fmu.get_state();
+    assert_eq!(st_fmu.set_real(VR_Q0, first + 0.2), fmi2OK);
+    assert_eq!(unsafe { fmi2SetFMUstate(st_fmu.c, st) }, fmi2OK);
+    assert_eq!(st_fmu.state(), FmiState::InitializationMode);
+    unsafe { fmi2GetContinuousStates(st_fmu.c, x.as_mut_ptr(), n) };
+    assert_eq!(x[0], first);
+    st_fmu.free_state(st);
+}

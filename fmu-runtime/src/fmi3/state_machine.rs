@@ -34,10 +34,10 @@ const ANY: u32 = INSTANTIATED | INIT | STEP_MODE | TERMINATED | INTERMEDIATE | F
 const SETTABLE: u32 = INSTANTIATED | INIT | STEP_MODE | TERMINATED | ME;
 const MASK_GET: u32 = SETTABLE | INTERMEDIATE;
 const MASK_SET: u32 = INSTANTIATED | INIT | STEP_MODE | INTERMEDIATE | ME;
-/// Model Exchange getters of x, ẋ and the event indicators: as FMI 2.0
-/// (`crate::fmi2::state_machine`), not in Initialization Mode (the partition is chosen at
-/// the equilibrium `fmi3ExitInitializationMode` solves).
-const MASK_ME_GET: u32 = ME | TERMINATED;
+/// Model Exchange getters of x, ẋ, their nominals and the event indicators: in
+/// Initialization Mode too, as the FMI 3.0 state machine allows (the initial equilibrium
+/// solved provisionally, `crate::component::initialization`).
+const MASK_ME_GET: u32 = INIT | ME | TERMINATED;
 /// Functions of capabilities this FMU does not have: they fail with a reason, in any
 /// state but `Fatal`.
 const MASK_UNSUPPORTED: u32 = ANY & !FATAL;
@@ -82,7 +82,7 @@ pub const SET_TIME: FmiFunction = f("fmi3SetTime", ME);
 pub const SET_CONTINUOUS_STATES: FmiFunction = f("fmi3SetContinuousStates", ME);
 pub const GET_CONTINUOUS_STATE_DERIVATIVES: FmiFunction =
     f("fmi3GetContinuousStateDerivatives", MASK_ME_GET);
-pub const GET_EVENT_INDICATORS: FmiFunction = f("fmi3GetEventIndicators", INIT | MASK_ME_GET);
+pub const GET_EVENT_INDICATORS: FmiFunction = f("fmi3GetEventIndicators", MASK_ME_GET);
 pub const GET_CONTINUOUS_STATES: FmiFunction = f("fmi3GetContinuousStates", MASK_ME_GET);
 pub const GET_NOMINALS_OF_CONTINUOUS_STATES: FmiFunction = f(
     "fmi3GetNominalsOfContinuousStates",
@@ -90,7 +90,7 @@ pub const GET_NOMINALS_OF_CONTINUOUS_STATES: FmiFunction = f(
 );
 /// Model Exchange only (Co-Simulation instances get the reason from the body).
 pub const GET_DIRECTIONAL_DERIVATIVE: FmiFunction =
-    f("fmi3GetDirectionalDerivative", MASK_ME_GET | STEP_MODE);
+    f("fmi3GetDirectionalDerivative", ME | TERMINATED | STEP_MODE);
 /// The sizes: in any settable state.
 pub const GET_NUMBER_OF_EVENT_INDICATORS: FmiFunction =
     f("fmi3GetNumberOfEventIndicators", SETTABLE);

@@ -564,6 +564,14 @@ impl Instance {
     }
 
     pub fn restore(&mut self, snap: &Snapshot) -> Result<(), String> {
+        self.restore_keeping_input_derivatives(snap)?;
+        self.clear_input_derivatives();
+        Ok(())
+    }
+
+    /// [`Instance::restore`] without dropping the input derivatives the master set: a
+    /// provisional initialization undone (the master's calls before it all stand).
+    pub fn restore_keeping_input_derivatives(&mut self, snap: &Snapshot) -> Result<(), String> {
         if snap.params.len() != self.params.len()
             || snap.rates_params.len() != self.params.len()
             || snap.state.z.len() != self.layout.nz
@@ -595,7 +603,10 @@ impl Instance {
         self.initialized = snap.initialized;
         self.rates_params.copy_from_slice(&snap.rates_params);
         self.rates_current = false;
-        self.clear_input_derivatives();
+        // The ODE view belongs to an initialized state (its partition is chosen there).
+        if !snap.initialized {
+            self.ode = None;
+        }
         solver::cut_references(
             Model::new(&self.model, &self.layout, &self.params),
             &mut self.work,

@@ -4,6 +4,7 @@
 //! and the `.fmu` archive with the runtime binary of each platform.
 
 pub mod archive;
+pub mod dependencies;
 pub mod documentation;
 pub mod icon;
 pub mod model_description;

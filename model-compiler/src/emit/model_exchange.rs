@@ -280,12 +280,25 @@ mod tests {
         assert_eq!(nominal(1), Some("1.0"), "the crank angle");
         assert_eq!(nominal(3), Some("10000000.0"), "a pressure");
         assert_eq!(nominal(7), Some("1.0"), "the actuator work");
-        // Outputs of Model Exchange depend on states and inputs: no dependencies="" claim.
-        assert!(
-            el.iter()
-                .filter(|e| e.0 == "Unknown" && e.2 == "Outputs")
-                .all(|e| get(&e.1, "dependencies").is_none())
-        );
+        // Outputs of Model Exchange declare the states and inputs they depend on
+        // (`emit::dependencies`): a chamber's pressure its own state, the crank angle the
+        // independent coordinate, the kinetic energy the coordinate and its rate.
+        let depends = |output: &str| -> Vec<usize> {
+            let o = index(output).to_string();
+            let u = el
+                .iter()
+                .find(|e| e.0 == "Unknown" && e.2 == "Outputs" && get(&e.1, "index") == Some(&o))
+                .unwrap();
+            let list = get(&u.1, "dependencies").expect("dependencies declared");
+            list.split_whitespace()
+                .map(|k| k.parse().unwrap())
+                .collect()
+        };
+        let x = |k: usize| index(&format!("ode.x[{k}]"));
+        assert_eq!(depends("cylinder.p_cap"), [x(4)]);
+        assert_eq!(depends("crank.angle"), [x(1)]);
+        assert_eq!(depends("energy.kinetic"), [x(1), x(2)]);
+        assert_eq!(depends("energy.actuator_work"), [x(7)]);
         let both = render_for(&l.model, "2026-01-01T00:00:00Z", crate::Interface::Both);
         let top: Vec<String> = elements(&both)
             .into_iter()

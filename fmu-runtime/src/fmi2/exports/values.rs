@@ -20,7 +20,7 @@ pub(super) fn get_values<T>(
     out: &mut [T],
     conv: impl Fn(f64) -> T,
 ) -> Outcome {
-    comp.refresh_model_exchange()?;
+    comp.prepare_get(ty, vrs)?;
     for (&vr, slot) in vrs.iter().zip(out.iter_mut()) {
         let var = comp.variable(ty, vr)?;
         if var.is_continuous_state() && !comp.instance.has_ode() {

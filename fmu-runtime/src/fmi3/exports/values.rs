@@ -45,7 +45,7 @@ pub(super) fn get_values<T>(
     out: &mut [T],
     conv: impl Fn(f64) -> T,
 ) -> Outcome {
-    fmu.comp.refresh_model_exchange()?;
+    fmu.comp.prepare_get(ty, vrs)?;
     for (&vr, slot) in vrs.iter().zip(out.iter_mut()) {
         if ty == VarType::Real && vr == fmu.time_vr {
             *slot = conv(fmu.comp.instance.time());

@@ -79,12 +79,16 @@ impl Doc<'_> {
         let _ = writeln!(self.out, "<h2>{}</h2>", escape(title));
     }
 
+    /// A table; a header of empty cells (a key–value table) is left out.
     pub(super) fn table(&mut self, header: &[&str], rows: Vec<Vec<String>>) {
-        self.out.push_str("<table>\n<tr>");
-        for h in header {
-            let _ = write!(self.out, "<th>{}</th>", escape(h));
+        self.out.push_str("<table>\n");
+        if header.iter().any(|h| !h.is_empty()) {
+            self.out.push_str("<tr>");
+            for h in header {
+                let _ = write!(self.out, "<th>{}</th>", escape(h));
+            }
+            self.out.push_str("</tr>\n");
         }
-        self.out.push_str("</tr>\n");
         for row in rows {
             self.out.push_str("<tr>");
             for cell in row {

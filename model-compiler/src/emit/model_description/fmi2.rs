@@ -3,8 +3,8 @@
 //! (the rules it follows: [`super`]).
 
 use super::{
-    derivative_indices, document, root, start, structure_indices, type_tag, used_units, value_text,
-    variable_element, write_flags, write_log_categories_and_experiment,
+    dependency_list, derivative_indices, document, root, start, structure_indices, type_tag,
+    used_units, value_text, variable_element, write_flags, write_log_categories_and_experiment,
     write_model_structure_and_close, write_unit_definitions,
 };
 use crate::Interface;
@@ -94,6 +94,9 @@ fn write(
 
     let (outputs, initial_unknowns) = structure_indices(model);
     let empty = outputs.is_empty() && initial_unknowns.is_empty();
+    let dependencies = model_exchange
+        .then(|| crate::emit::dependencies::of_outputs(model))
+        .flatten();
     write_model_structure_and_close(w, empty, |w| {
         for (list, indices) in [
             ("Outputs", &outputs),
@@ -107,14 +110,19 @@ fn write(
             for i in indices {
                 let mut u = start("Unknown");
                 u.push_attribute(("index", i.to_string().as_str()));
-                // No direct feedthrough: outputs are computed at the end of each step from
-                // the inputs held over it, so setting an input at a communication point
-                // changes no output until the next fmi2DoStep (masters may break loops
-                // here). At initialization every output depends on everything (omitted).
-                // Model Exchange outputs are functions of the states and inputs (left
-                // undeclared: they depend on all of them).
-                if list == "Outputs" && !model_exchange {
-                    u.push_attribute(("dependencies", ""));
+                // Co-Simulation: no direct feedthrough: outputs are computed at the end of
+                // each step from the inputs held over it, so setting an input at a
+                // communication point changes no output until the next fmi2DoStep
+                // (masters may break loops here). Model Exchange (and both): the states
+                // and inputs each output depends on (`emit::dependencies`; omitted, i.e.
+                // all of them, when the machine could not be analysed). At
+                // initialization every output depends on everything (omitted).
+                if list == "Outputs" {
+                    let on =
+                        dependency_list(&dependencies, model_exchange, *i, |k| (k + 1).to_string());
+                    if let Some(on) = on {
+                        u.push_attribute(("dependencies", on.as_str()));
+                    }
                 }
                 w.write_event(Event::Empty(u))?;
             }

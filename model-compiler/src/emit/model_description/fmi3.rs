@@ -24,8 +24,8 @@
 //! [`fmu_runtime::fmi3::component::intermediate_role`]).
 
 use super::{
-    derivative_indices, document, real, root, start, structure_indices, type_tag, used_units,
-    value_text, variable_element, write_flags, write_model_structure_and_close,
+    dependency_list, derivative_indices, document, real, root, start, structure_indices, type_tag,
+    used_units, value_text, variable_element, write_flags, write_model_structure_and_close,
 };
 use crate::Interface;
 use fmu_runtime::fmi3::component::intermediate_role;
@@ -139,15 +139,19 @@ fn write(
     // The same sets as FMI 2.0, by value reference.
     let (outputs, initial_unknowns) = structure_indices(model);
     let empty = outputs.is_empty() && initial_unknowns.is_empty();
+    let dependencies = model_exchange
+        .then(|| crate::emit::dependencies::of_outputs(model))
+        .flatten();
     write_model_structure_and_close(w, empty, |w| {
         for i in &outputs {
             let mut u = start("Output");
             u.push_attribute(("valueReference", vr_of(i).as_str()));
-            // No direct feedthrough (as in FMI 2.0): an input set at a communication point
-            // changes no output before the next fmi3DoStep. Model Exchange outputs depend
-            // on the states and inputs (left undeclared: on all of them).
-            if !model_exchange {
-                u.push_attribute(("dependencies", ""));
+            // As in FMI 2.0: no direct feedthrough in Co-Simulation (an input set at a
+            // communication point changes no output before the next fmi3DoStep); in
+            // Model Exchange the states and inputs found by `emit::dependencies`.
+            let on = dependency_list(&dependencies, model_exchange, *i, |k| vr_of(&(k + 1)));
+            if let Some(on) = on {
+                u.push_attribute(("dependencies", on.as_str()));
             }
             w.write_event(Event::Empty(u))?;
         }

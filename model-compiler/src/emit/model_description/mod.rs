@@ -97,6 +97,23 @@ pub fn structure_indices(model: &CompiledModel) -> (Vec<usize>, Vec<usize>) {
     (outputs, initial_unknowns)
 }
 
+/// The `dependencies` attribute of output `i` (1-based): empty in Co-Simulation (no direct
+/// feedthrough), the analysed knowns in Model Exchange, each named by `name` (a 1-based
+/// index in FMI 2.0, a value reference in FMI 3.0); `None` (omitted: every known) when the
+/// machine could not be analysed.
+pub(crate) fn dependency_list(
+    dependencies: &Option<Vec<Option<Vec<usize>>>>,
+    model_exchange: bool,
+    i: usize,
+    name: impl Fn(usize) -> String,
+) -> Option<String> {
+    if !model_exchange {
+        return Some(String::new());
+    }
+    let on = dependencies.as_ref()?[i - 1].as_ref()?;
+    Some(on.iter().map(|&k| name(k)).collect::<Vec<_>>().join(" "))
+}
+
 pub(crate) fn start(name: &str) -> BytesStart<'_> {
     BytesStart::new(name)
 }
