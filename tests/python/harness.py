@@ -237,6 +237,16 @@ def initialize(slave, t0=0.0, stop=None):
     slave.exitInitializationMode()
 
 
+def start_model_exchange(model, t0=0.0):
+    """An instantiated FMU2Model through initialization and the initial event update into
+    Continuous-Time Mode."""
+    model.setupExperiment(startTime=t0)
+    model.enterInitializationMode()
+    model.exitInitializationMode()
+    model.newDiscreteStates()
+    model.enterContinuousTimeMode()
+
+
 class Outputs:
     """Reads every Real and Integer output of a model."""
 

@@ -286,11 +286,7 @@ def test_directional_derivatives_give_the_stiff_jacobian(report):
     m, md = model(fmu, "me-jacobian")
     n = md.numberOfContinuousStates
     try:
-        m.setupExperiment(startTime=0.0)
-        m.enterInitializationMode()
-        m.exitInitializationMode()
-        m.newDiscreteStates()
-        m.enterContinuousTimeMode()
+        harness.start_model_exchange(m)
         command = harness.variable(md, "valve.command").valueReference
         m.setReal([command], [0.4546082])
         x = np.zeros(n)

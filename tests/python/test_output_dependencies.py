@@ -84,11 +84,7 @@ def test_outputs_depend_on_what_they_declare(me_fmu, report):
     rng = np.random.default_rng(54)
     checked = changed = 0
     try:
-        m.setupExperiment(startTime=0.0)
-        m.enterInitializationMode()
-        m.exitInitializationMode()
-        m.newDiscreteStates()
-        m.enterContinuousTimeMode()
+        harness.start_model_exchange(m)
         x0 = np.zeros(n)
         m.getContinuousStates(pointer(x0), n)
         nominal = np.zeros(n)
