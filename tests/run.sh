@@ -22,6 +22,8 @@
 #      shared library of a generated FMU, with the venv's FMPy headers)
 #   6. runs the importer tests:     .venv/bin/python -m pytest tests/python -v
 #      (among them tests/python/test_golden.py: every FMU against tests/golden, bit for bit)
+#   7. builds the Python wheel (maturin, manylinux2014) and runs tests/wheel in a fresh venv
+#      with no Rust toolchain on PATH
 # Before building, stage "architecture" checks the source tree: no import cycle between
 # files, none over 800 lines of non-test code (tests/tools/module_cycles.py).
 # Every stage runs even if an earlier one failed; a summary with per-stage timings is printed
@@ -265,6 +267,34 @@ stage_pytest() {
     "$VPY" -m pytest tests/python -v -p no:cacheprovider -rfEs ${PYTEST_ARGS:-}
 }
 
+stage_wheel() {
+    # The Python wheel (python/hydromech, issue 55): maturin with zig against glibc 2.17
+    # (manylinux2014), embedding the FMU runtimes stage build-fmus built (no second build
+    # of them), then installed into a fresh venv whose PATH has no Rust toolchain, where
+    # tests/wheel runs against it.
+    local runtime="$ROOT/target/hydromech-runtime/x86_64-unknown-linux-gnu/release"
+    local cross="$ROOT/target/hydromech-runtime-cross"
+    rm -rf "$ROOT/target/wheels"
+    (
+        cd python/hydromech
+        PATH="$VENV/bin:$PATH" PYO3_PYTHON="$VPY" CARGO_TARGET_DIR="$ROOT/target/wheel-build" \
+            HYDROMECH_RUNTIME_LINUX64="$runtime/libfmu_runtime.so" \
+            HYDROMECH_RUNTIME_WIN64="$cross/x86_64-pc-windows-gnu/release/fmu_runtime.dll" \
+            HYDROMECH_RUNTIME_AARCH64_LINUX="$cross/aarch64-unknown-linux-gnu/release/libfmu_runtime.so" \
+            "$VENV/bin/maturin" build --release --zig --compatibility manylinux2014 \
+            --target x86_64-unknown-linux-gnu -o "$ROOT/target/wheels"
+    )
+    local wheel fresh
+    wheel="$(ls "$ROOT"/target/wheels/hydromech-*.whl)"
+    fresh="$(mktemp -d)"
+    "$VPY" -m venv "$fresh/venv"
+    "$fresh/venv/bin/pip" install -q "$wheel" -r tests/wheel/requirements.txt
+    env -i HOME="$HOME" LANG=C.UTF-8 PATH="$fresh/venv/bin" HYDROMECH_ROOT="$ROOT" \
+        HYDROMECH_WHEEL="$wheel" "$fresh/venv/bin/python" -m pytest tests/wheel -v \
+        -p no:cacheprovider -rfEs
+    rm -rf "$fresh"
+}
+
 # ---------------------------------------------------------------------------------------------
 echo "hydromech tests/run.sh in $ROOT (CI=${CI:-})"
 echo "$(cargo --version) | $(rustc --version) | $(python3 --version 2>&1) | $(nproc) cores"
@@ -286,6 +316,7 @@ else
     skip_stage abi-header "tests/abi/check_header.sh not present"
 fi
 run_stage pytest stage_pytest
+run_stage wheel stage_wheel
 
 # ---------------------------------------------------------------------------------------------
 echo

@@ -20,6 +20,7 @@
 
 pub mod assembly;
 pub mod bench;
+pub mod cli;
 pub mod crosscheck;
 pub mod description;
 pub mod diagnostic;

@@ -1,7 +1,5 @@
 //! `hydromech`: compiles machine descriptions into FMI 2.0 or 3.0 Co-Simulation FMUs.
-//! The commands are in [`cli`], one module each.
-
-mod cli;
+//! The commands are in [`model_compiler::cli`], one module each.
 
 use std::process::ExitCode;
 
@@ -12,16 +10,5 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = match <cli::Cli as clap::Parser>::try_parse() {
-        Ok(c) => c,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            };
-        }
-    };
-    cli::run(cli.command)
+    model_compiler::cli::main(std::env::args_os())
 }

@@ -167,7 +167,7 @@ pub(crate) enum Command {
         output: PathBuf,
     },
     /// Benchmark FMUs through their C ABI (and, with --scaling, generated machine families).
-    Bench(model_compiler::bench::BenchArgs),
+    Bench(crate::bench::BenchArgs),
     /// Write the supplier package: each FMU with its inputs, reference results, settings and
     /// README in the FMI Cross-Check tree `<output>/fmus/2.0/cs/<platform>/hydromech/<version>/<Model>/`.
     Package {
@@ -287,11 +287,11 @@ pub(crate) enum FmiArg {
     Three,
 }
 
-impl From<FmiArg> for model_compiler::FmiVersion {
+impl From<FmiArg> for crate::FmiVersion {
     fn from(a: FmiArg) -> Self {
         match a {
-            FmiArg::Two => model_compiler::FmiVersion::Fmi2,
-            FmiArg::Three => model_compiler::FmiVersion::Fmi3,
+            FmiArg::Two => crate::FmiVersion::Fmi2,
+            FmiArg::Three => crate::FmiVersion::Fmi3,
         }
     }
 }
@@ -304,12 +304,12 @@ pub(crate) enum InterfaceArg {
     Both,
 }
 
-impl From<InterfaceArg> for model_compiler::Interface {
+impl From<InterfaceArg> for crate::Interface {
     fn from(a: InterfaceArg) -> Self {
         match a {
-            InterfaceArg::Cs => model_compiler::Interface::CoSimulation,
-            InterfaceArg::Me => model_compiler::Interface::ModelExchange,
-            InterfaceArg::Both => model_compiler::Interface::Both,
+            InterfaceArg::Cs => crate::Interface::CoSimulation,
+            InterfaceArg::Me => crate::Interface::ModelExchange,
+            InterfaceArg::Both => crate::Interface::Both,
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use super::args::SplitAt;
 use super::models::{each_model, report};
-use model_compiler::diagnostic::Source;
+use crate::diagnostic::Source;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -11,10 +11,10 @@ pub(crate) fn build(
     output: &Path,
     platforms: &[String],
     (split, estimator): (Option<SplitAt>, bool),
-    flavour: model_compiler::Flavour,
-    warnings: model_compiler::Warnings,
+    flavour: crate::Flavour,
+    warnings: crate::Warnings,
 ) -> ExitCode {
-    if flavour != model_compiler::Flavour::default() && (split.is_some() || estimator) {
+    if flavour != crate::Flavour::default() && (split.is_some() || estimator) {
         eprintln!(
             "error: --split and --estimator build FMI 2.0 Co-Simulation FMUs (and SSP files) only"
         );
@@ -25,15 +25,15 @@ pub(crate) fn build(
     let named = !models.is_empty();
     each_model(models, |source, started| {
         // A system description becomes one SSP archive with its components' FMUs.
-        if model_compiler::assembly::system::is_system(&source.text) {
-            if flavour != model_compiler::Flavour::default() {
+        if crate::assembly::system::is_system(&source.text) {
+            if flavour != crate::Flavour::default() {
                 eprintln!(
                     "{}: a system description builds an SSP of FMI 2.0 Co-Simulation FMUs; build it without --fmi 3 and --interface",
                     source.path.display()
                 );
                 return false;
             }
-            return match model_compiler::assembly::system::build(source, output, platforms) {
+            return match crate::assembly::system::build(source, output, platforms) {
                 Ok(ssp) => {
                     println!(
                         "{}  ({:.2} s)",
@@ -51,7 +51,7 @@ pub(crate) fn build(
                 }
             };
         }
-        match model_compiler::build_version(source, output, platforms, flavour, warnings) {
+        match crate::build_version(source, output, platforms, flavour, warnings) {
             Ok(built) => {
                 for w in &built.warnings {
                     eprintln!("{}\n", source.render(w));
@@ -85,8 +85,8 @@ pub(crate) fn split_at_base(
     platforms: &[String],
     named: bool,
 ) -> bool {
-    let carries = model_compiler::description::Description::parse(&source.text)
-        .is_ok_and(|d| d.carries.is_some());
+    let carries =
+        crate::description::Description::parse(&source.text).is_ok_and(|d| d.carries.is_some());
     if !carries {
         if !named {
             return true;
@@ -99,7 +99,7 @@ pub(crate) fn split_at_base(
     }
     built_split(
         source,
-        model_compiler::assembly::compose::write_split(source, output, platforms),
+        crate::assembly::compose::write_split(source, output, platforms),
     )
 }
 
@@ -111,7 +111,7 @@ pub(crate) fn split_at_actuators(
     platforms: &[String],
     named: bool,
 ) -> bool {
-    let actuators = model_compiler::description::Description::parse(&source.text).is_ok_and(|d| {
+    let actuators = crate::description::Description::parse(&source.text).is_ok_and(|d| {
         d.hydraulics
             .is_some_and(|h| !h.cylinders.is_empty() || !h.motors.is_empty())
     });
@@ -126,7 +126,7 @@ pub(crate) fn split_at_actuators(
     }
     built_split(
         source,
-        model_compiler::assembly::actuator_split::write_split(source, output, platforms),
+        crate::assembly::actuator_split::write_split(source, output, platforms),
     )
 }
 
@@ -138,8 +138,8 @@ pub(crate) fn with_estimator(
     platforms: &[String],
     named: bool,
 ) -> bool {
-    let declared = model_compiler::description::Description::parse(&source.text)
-        .is_ok_and(|d| d.estimator.is_some());
+    let declared =
+        crate::description::Description::parse(&source.text).is_ok_and(|d| d.estimator.is_some());
     if !declared {
         if named {
             eprintln!(
@@ -149,7 +149,7 @@ pub(crate) fn with_estimator(
         }
         return true;
     }
-    match model_compiler::build_estimator(source, output, platforms) {
+    match crate::build_estimator(source, output, platforms) {
         Ok(fmu) => {
             println!("{}", fmu.display());
             true

@@ -4,15 +4,15 @@ use super::models::{exit_code, read, report};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub(crate) fn check(models: &[PathBuf], warnings: model_compiler::Warnings) -> ExitCode {
+pub(crate) fn check(models: &[PathBuf], warnings: crate::Warnings) -> ExitCode {
     let mut failed = 0;
     for path in models {
         let Ok(source) = read(path) else {
             failed += 1;
             continue;
         };
-        if model_compiler::assembly::system::is_system(&source.text) {
-            match model_compiler::assembly::system::load(&source) {
+        if crate::assembly::system::is_system(&source.text) {
+            match crate::assembly::system::load(&source) {
                 Ok(sys) => println!("{}: ok ({})", path.display(), sys.summary()),
                 Err(errors) => {
                     for e in errors {
@@ -23,14 +23,14 @@ pub(crate) fn check(models: &[PathBuf], warnings: model_compiler::Warnings) -> E
             }
             continue;
         }
-        match model_compiler::check(&source) {
+        match crate::check(&source) {
             Ok((_, l)) => {
                 // The [report] files' errors and the warnings in one run, in file order.
-                let mut errors = model_compiler::report::check_csv(&source, &l)
+                let mut errors = crate::report::check_csv(&source, &l)
                     .err()
                     .unwrap_or_default();
-                if warnings == model_compiler::Warnings::Deny {
-                    errors.extend(model_compiler::denied(&l.warnings));
+                if warnings == crate::Warnings::Deny {
+                    errors.extend(crate::denied(&l.warnings));
                 } else if !errors.is_empty() {
                     errors.extend(l.warnings.iter().cloned());
                 }
@@ -46,8 +46,8 @@ pub(crate) fn check(models: &[PathBuf], warnings: model_compiler::Warnings) -> E
                 print!(
                     "{}: ok ({})\n{}",
                     path.display(),
-                    model_compiler::summary::headline(&l),
-                    model_compiler::summary::report(&l)
+                    crate::summary::headline(&l),
+                    crate::summary::report(&l)
                 );
             }
             Err(errors) => {
@@ -62,13 +62,13 @@ pub(crate) fn check(models: &[PathBuf], warnings: model_compiler::Warnings) -> E
 pub(crate) fn inspect(fmus: &[PathBuf]) -> ExitCode {
     let mut failed = false;
     for (k, path) in fmus.iter().enumerate() {
-        match model_compiler::inspect::read_fmu(path) {
+        match crate::inspect::read_fmu(path) {
             Ok(i) => {
                 if k > 0 {
                     println!();
                 }
                 println!("{}:", path.display());
-                print!("{}", model_compiler::inspect::render(&i));
+                print!("{}", crate::inspect::render(&i));
             }
             Err(e) => {
                 eprintln!("error: {e}");

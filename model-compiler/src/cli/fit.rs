@@ -6,7 +6,7 @@ use std::time::Instant;
 
 /// `hydromech fit`.
 pub(crate) fn fit(a: FitArgs) -> ExitCode {
-    use model_compiler::fit;
+    use crate::fit;
     let fail = |e: String| {
         eprintln!("error: {e}");
         ExitCode::from(1)
@@ -76,7 +76,7 @@ pub(crate) fn fit(a: FitArgs) -> ExitCode {
         let name = a
             .name
             .or_else(|| out.file_stem().map(|s| s.to_string_lossy().into_owned()));
-        let date = model_compiler::emit::timestamp::build_time().to_xml();
+        let date = crate::emit::timestamp::build_time().to_xml();
         let command: Vec<String> = std::iter::once("hydromech".to_string())
             .chain(std::env::args().skip(1))
             .map(|x| if x.contains(' ') { format!("'{x}'") } else { x })

@@ -12,9 +12,10 @@ mod report;
 mod simulate;
 mod sweep;
 
-pub(crate) use args::Cli;
+use args::Cli;
 
-use args::{Command, DistributionArg};
+use args::Command;
+use args::DistributionArg;
 use build::build;
 use check::{check, inspect};
 use fit::fit;
@@ -24,16 +25,42 @@ use simulate::simulate;
 use std::process::ExitCode;
 use sweep::{SweepMode, sweep};
 
-fn warnings(deny: bool) -> model_compiler::Warnings {
+fn warnings(deny: bool) -> crate::Warnings {
     if deny {
-        model_compiler::Warnings::Deny
+        crate::Warnings::Deny
     } else {
-        model_compiler::Warnings::Allow
+        crate::Warnings::Allow
     }
 }
 
+/// The `hydromech` command line: parses `args` (the program name first) and runs the
+/// command; what the `hydromech` binary and the Python package's `hydromech` script run.
+pub fn main<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    match <Cli as clap::Parser>::try_parse_from(args) {
+        Ok(cli) => run(cli.command),
+        Err(e) => {
+            let _ = e.print();
+            if e.use_stderr() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+    }
+}
+
+/// What `hydromech --version` prints after the name: the version and the platforms whose
+/// FMU runtimes this build carries.
+pub fn version() -> &'static str {
+    args::VERSION
+}
+
 /// Runs one command.
-pub(crate) fn run(command: Command) -> ExitCode {
+fn run(command: Command) -> ExitCode {
     match command {
         Command::Build {
             models,
@@ -49,7 +76,7 @@ pub(crate) fn run(command: Command) -> ExitCode {
             &output,
             &platforms,
             (split, estimator),
-            model_compiler::Flavour::new(fmi.into(), interface.into()),
+            crate::Flavour::new(fmi.into(), interface.into()),
             warnings(deny_warnings),
         ),
         Command::Check {
@@ -58,7 +85,7 @@ pub(crate) fn run(command: Command) -> ExitCode {
         } => check(&models, warnings(deny_warnings)),
         Command::Report { models, output } => report_pages(models, &output),
         Command::Fit(args) => fit(args),
-        Command::Bench(args) => model_compiler::bench::main(args),
+        Command::Bench(args) => crate::bench::main(args),
         Command::Package {
             models,
             output,
@@ -72,7 +99,7 @@ pub(crate) fn run(command: Command) -> ExitCode {
         } => verify(&paths, exact, platform),
         Command::Inspect { fmus } => inspect(&fmus),
         Command::Schema => {
-            println!("{}", model_compiler::schema::render());
+            println!("{}", crate::schema::render());
             ExitCode::SUCCESS
         }
         Command::Simulate {
@@ -83,7 +110,7 @@ pub(crate) fn run(command: Command) -> ExitCode {
             display_units,
         } => simulate(
             &run.model,
-            model_compiler::simulate::Options {
+            crate::simulate::Options {
                 stop_time: run.stop_time,
                 step: run.step,
                 inputs: run.inputs,
@@ -108,7 +135,7 @@ pub(crate) fn run(command: Command) -> ExitCode {
             dask,
             output,
         } => {
-            use model_compiler::sweep::grid::{Distribution, Sampling};
+            use crate::sweep::grid::{Distribution, Sampling};
             let sampling = samples.map(|samples| Sampling {
                 samples,
                 distribution: match distribution {

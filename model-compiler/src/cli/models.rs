@@ -1,7 +1,7 @@
 //! Reading descriptions: the given files or every `models/*.toml`, errors as rendered
 //! diagnostics, the exit code of a run over several models.
 
-use model_compiler::diagnostic::{Diagnostic, Source};
+use crate::diagnostic::{Diagnostic, Source};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -23,7 +23,7 @@ pub(crate) fn report(source: &Source, errors: &[Diagnostic]) {
     }
     let n = errors
         .iter()
-        .filter(|e| e.severity == model_compiler::diagnostic::Severity::Error)
+        .filter(|e| e.severity == crate::diagnostic::Severity::Error)
         .count();
     let w = errors.len() - n;
     let plural = |k: usize| if k == 1 { "" } else { "s" };

@@ -10,7 +10,7 @@ pub(crate) fn package(
     platforms: &[String],
     allow_idle: bool,
 ) -> ExitCode {
-    use model_compiler::crosscheck::package;
+    use crate::crosscheck::package;
     let code = each_model(models, |source, started| {
         match package::package(source, output, platforms, allow_idle) {
             Ok(p) => {
@@ -61,7 +61,7 @@ pub(crate) fn package(
 }
 
 pub(crate) fn verify(paths: &[PathBuf], exact: bool, platform: Option<String>) -> ExitCode {
-    use model_compiler::crosscheck::verify;
+    use crate::crosscheck::verify;
     let options = verify::Options { exact, platform };
     let (mut passed, mut failed) = (0, 0);
     for path in paths {

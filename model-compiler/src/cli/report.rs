@@ -24,7 +24,7 @@ pub(crate) fn report_pages(models: Vec<PathBuf>, output: &Path) -> ExitCode {
             "cargo run --release -p model-compiler -- report {}",
             path.display()
         );
-        match model_compiler::report::report(&source, output, &command) {
+        match crate::report::report(&source, output, &command) {
             Ok(o) => {
                 println!(
                     "{}  ({} files, {:.1} s)",
@@ -44,7 +44,7 @@ pub(crate) fn report_pages(models: Vec<PathBuf>, output: &Path) -> ExitCode {
             }
         }
     }
-    match model_compiler::report::write_index(output) {
+    match crate::report::write_index(output) {
         Ok(p) => println!(
             "{}  ({:.1} s in all)",
             p.display(),

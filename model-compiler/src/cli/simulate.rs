@@ -38,11 +38,11 @@ fn plot_request(
 
 pub(crate) fn simulate(
     model: &Path,
-    mut options: model_compiler::simulate::Options,
+    mut options: crate::simulate::Options,
     plot: &[String],
     display_units: bool,
 ) -> ExitCode {
-    use model_compiler::simulate;
+    use crate::simulate;
     match plot_request(plot, &options.output) {
         Ok(Some((file, patterns))) => {
             options.plot = Some(file);

@@ -15,12 +15,12 @@ pub(crate) enum SweepMode {
 pub(crate) fn sweep(
     run: RunArgs,
     params: &[String],
-    sampling: Option<model_compiler::sweep::grid::Sampling>,
+    sampling: Option<crate::sweep::grid::Sampling>,
     threads: Option<usize>,
     mode: SweepMode,
     output: &Path,
 ) -> ExitCode {
-    use model_compiler::{simulate, sweep};
+    use crate::{simulate, sweep};
     let fail = |e: String| {
         eprintln!("error: {e}");
         ExitCode::from(1)
@@ -47,7 +47,7 @@ pub(crate) fn sweep(
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let fmu = match model_compiler::host::fmi::Fmu::load(&prepared.fmu) {
+    let fmu = match crate::host::fmi::Fmu::load(&prepared.fmu) {
         Ok(f) => f,
         Err(e) => return fail(e),
     };
@@ -80,7 +80,7 @@ pub(crate) fn sweep(
             .map_err(|e| format!("{file}: {e}"))
             .and_then(|text| {
                 sweep::variants::Variants::new(
-                    model_compiler::fit::field::Document::parse(&file, &text)?,
+                    crate::fit::field::Document::parse(&file, &text)?,
                     &fmu.description.guid,
                 )
             });

@@ -1,10 +1,22 @@
-"""hydromech on a cluster: the cases of `hydromech sweep` run by Dask workers.
+"""hydromech from Python: compile machine descriptions into FMUs (:func:`check`,
+:func:`build`), and run `hydromech sweep` cases on a Dask cluster (:mod:`hydromech.sweep`:
+:func:`run`, :func:`read_cases`, :func:`to_csv`).
 
-`hydromech sweep --cases-only` writes the cases (a grid or random draws, checked against
-the FMU); :func:`hydromech.sweep.run` runs them on any Dask cluster and returns the same
-rows `hydromech sweep` writes when it runs them in-process (see docs/sweeps.md).
+The ``hydromech`` command installed with the package is the same command line as the
+``cargo install``ed binary (docs/python.md).
 """
 
-from .sweep import Case, read_cases, run, to_csv
+from .api import CheckReport, build, check, version
+from .errors import DescriptionError, Diagnostic, HydromechError
 
-__all__ = ["Case", "read_cases", "run", "to_csv"]
+__all__ = ["CheckReport", "DescriptionError", "Diagnostic", "HydromechError", "build", "check",
+           "version", "Case", "read_cases", "run", "to_csv"]
+
+
+def __getattr__(name):
+    # The Dask side needs FMPy and dask (the `dask` extra); imported when first used.
+    if name in ("Case", "read_cases", "run", "to_csv"):
+        from . import sweep
+
+        return getattr(sweep, name)
+    raise AttributeError(f"module 'hydromech' has no attribute {name!r}")

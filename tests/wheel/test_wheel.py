@@ -1,0 +1,145 @@
+"""The `hydromech` wheel (issue 55), installed in a fresh venv with no Rust toolchain on
+PATH (tests/run.sh, stage "wheel"): the command and the Python API work, build FMUs
+byte-identical to those of the `hydromech` binary, turn bad input into Python exceptions
+(a description's error with its file:line:column), and the compiled module needs no glibc
+newer than 2.17 (manylinux2014).
+
+Environment (set by tests/run.sh): HYDROMECH_ROOT (the checkout, for models/ and the
+binary target/release/hydromech), HYDROMECH_WHEEL (the wheel file)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import hydromech
+
+ROOT = Path(os.environ["HYDROMECH_ROOT"])
+WHEEL = Path(os.environ["HYDROMECH_WHEEL"])
+BINARY = ROOT / "target" / "release" / "hydromech"
+EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}  # 2026-01-01: both builds stamp the same time
+SCRIPT = Path(sys.executable).parent / "hydromech"
+
+
+def run(*args, env_extra=None, cwd=None):
+    env = {**os.environ, **(env_extra or {})}
+    return subprocess.run(list(args), capture_output=True, text=True, env=env, cwd=cwd)
+
+
+def test_no_rust_toolchain_on_path():
+    for tool in ("cargo", "rustc"):
+        assert shutil.which(tool) is None, f"{tool} is on PATH: the test must run without Rust"
+
+
+def test_the_command_is_the_binarys_command_line():
+    mine = run(str(SCRIPT), "--version")
+    theirs = run(str(BINARY), "--version")
+    assert mine.returncode == 0, mine.stderr
+    assert mine.stdout == theirs.stdout, (mine.stdout, theirs.stdout)
+    assert "linux64" in mine.stdout and "win64" in mine.stdout
+    assert hydromech.version() == mine.stdout.split(" ", 1)[1].strip()
+    wrong = run(str(SCRIPT), "bogus")
+    assert wrong.returncode == 1 and "unrecognized subcommand" in wrong.stderr
+
+
+def test_check_reports_what_the_command_prints():
+    model = ROOT / "models" / "naya-rod.toml"
+    r = hydromech.check(model)
+    assert (r.bodies, r.coordinates) == (1, 1)
+    cli = run(str(BINARY), "check", str(model))
+    assert cli.stdout.splitlines()[0] == f"{model}: ok ({r.headline})"
+    assert str(r) == cli.stdout
+
+
+def broken(tmp_path: Path) -> tuple[Path, int, int]:
+    """naya-rod with a joint whose body does not exist: the line and column of the value."""
+    text = (ROOT / "models" / "naya-rod.toml").read_text()
+    lines = text.splitlines()
+    k = next(i for i, line in enumerate(lines) if re.match(r'\s*parent\s*=\s*"', line))
+    lines[k] = re.sub(r'"[^"]*"', '"no_such_body"', lines[k], count=1)
+    path = tmp_path / "broken.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path, k + 1, lines[k].index('"no_such_body"') + 1
+
+
+def test_a_broken_description_raises_with_file_line_column(tmp_path):
+    path, line, column = broken(tmp_path)
+    with pytest.raises(hydromech.DescriptionError) as e:
+        hydromech.check(path)
+    err = e.value
+    assert (err.file, err.line, err.column) == (str(path), line, column), err
+    assert "no_such_body" in err.message and err.help
+    cli = run(str(BINARY), "check", str(path))
+    assert f"{path}:{line}:{column}" in cli.stderr
+    assert isinstance(err, ValueError)
+    with pytest.raises(hydromech.DescriptionError):
+        hydromech.build(path, tmp_path / "out")
+    assert not (tmp_path / "out" / "broken.fmu").exists()
+
+
+def test_bad_arguments_are_python_exceptions(tmp_path):
+    model = ROOT / "models" / "naya-rod.toml"
+    with pytest.raises(FileNotFoundError):
+        hydromech.check(tmp_path / "missing.toml")
+    with pytest.raises(TypeError):
+        hydromech.check(42)
+    with pytest.raises(ValueError, match="fmi must be 2 or 3"):
+        hydromech.build(model, tmp_path, fmi=4)
+    with pytest.raises(ValueError, match="interface"):
+        hydromech.build(model, tmp_path, interface="co-sim")
+    with pytest.raises(hydromech.DescriptionError, match="platform"):
+        hydromech.build(model, tmp_path, platforms=["amiga68k"])
+    not_toml = tmp_path / "binary.toml"
+    not_toml.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises((hydromech.DescriptionError, OSError)):
+        hydromech.check(not_toml)
+
+
+@pytest.mark.parametrize("fmi,interface", [(2, "cs"), (3, "cs"), (2, "me")])
+def test_build_gives_the_binarys_fmu_byte_for_byte(tmp_path, monkeypatch, fmi, interface):
+    model = ROOT / "models" / "patu-crane.toml"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH["SOURCE_DATE_EPOCH"])
+    fmu = hydromech.build(model, tmp_path / "py", fmi=fmi, interface=interface)
+    assert fmu == tmp_path / "py" / "patu-crane.fmu"
+    cli = run(str(BINARY), "build", str(model), "-o", str(tmp_path / "cli"), "--fmi", str(fmi),
+              "--interface", interface, env_extra=EPOCH)
+    assert cli.returncode == 0, cli.stderr
+    assert fmu.read_bytes() == (tmp_path / "cli" / "patu-crane.fmu").read_bytes()
+    with zipfile.ZipFile(fmu) as z:
+        names = z.namelist()
+    folders = ("linux64", "win64") if fmi == 2 else ("x86_64-linux", "x86_64-windows", "aarch64-linux")
+    for folder in folders:
+        assert any(n.startswith(f"binaries/{folder}/") for n in names), (folder, names)
+
+
+def test_the_installed_command_builds(tmp_path):
+    r = run(str(SCRIPT), "build", str(ROOT / "models" / "naya-rod.toml"), "-o", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "naya-rod.fmu").is_file()
+
+
+def test_the_wheel_is_manylinux2014_and_small(report):
+    with zipfile.ZipFile(WHEEL) as z:
+        natives = [n for n in z.namelist() if n.endswith(".so")]
+        assert natives, z.namelist()
+    assert "manylinux2014_x86_64" in WHEEL.name or "manylinux_2_17_x86_64" in WHEEL.name, WHEEL
+    native = Path(hydromech._native.__file__)
+    dump = subprocess.run(["/usr/bin/objdump", "-T", str(native)], capture_output=True,
+                          text=True, check=True).stdout
+    versions = {tuple(int(x) for x in v.split(".")) for v in re.findall(r"GLIBC_([0-9.]+)", dump)}
+    newest = max(versions)
+    assert newest <= (2, 17), f"{native.name} needs GLIBC_{'.'.join(map(str, newest))}"
+    show = run(sys.executable, "-m", "auditwheel", "show", str(WHEEL))
+    assert show.returncode == 0, show.stderr
+    assert "manylinux_2_17_x86_64" in show.stdout.replace("\n", " "), show.stdout
+    size = WHEEL.stat().st_size / 1e6
+    assert size < 15, f"{size:.1f} MB"
+    report(f"{WHEEL.name}: {size:.1f} MB (target < 15 MB); {native.name} newest symbol "
+           f"GLIBC_{'.'.join(map(str, newest))}; auditwheel show: manylinux_2_17_x86_64")
