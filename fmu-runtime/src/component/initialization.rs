@@ -52,15 +52,12 @@ impl Component {
     }
 
     /// Before a value is set: a provisional initialization is undone (the instance is
-    /// again as the master set it).
+    /// again as the master set it; the caller invalidates ẋ, as for any set).
     pub(super) fn undo_provisional_initialization(&mut self) -> Result<(), String> {
-        if let Some(before) = self.pre_init.take() {
-            self.instance.restore_keeping_input_derivatives(&before)?;
-            if let Some(me) = self.model_exchange.as_mut() {
-                me.invalidate();
-            }
+        match self.pre_init.take() {
+            Some(before) => self.instance.restore_keeping_input_derivatives(&before),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     fn initialize_instance(&mut self) -> Result<(), String> {

@@ -60,6 +60,7 @@ pub fn of_outputs(model: &CompiledModel) -> Option<Vec<Option<Vec<usize>>>> {
 
     let mut knowns = Vec::new(); // (variable index, known, scale)
     let mut outputs = Vec::new(); // (variable index, scale)
+    let mut inputs = Vec::new(); // (slot, start, min, max): where the points draw them
     for (i, v) in model.variables.iter().enumerate() {
         match (v.binding, v.causality) {
             (Binding::Probe(Probe::ContinuousState(k)), _) => {
@@ -71,6 +72,12 @@ pub fn of_outputs(model: &CompiledModel) -> Option<Vec<Option<Vec<usize>>>> {
                     .unwrap_or(1.0)
                     .abs()
                     .max(v.start.unwrap_or(0.0).abs());
+                inputs.push((
+                    slot,
+                    inst.param(slot),
+                    v.min.unwrap_or(f64::NEG_INFINITY),
+                    v.max.unwrap_or(f64::INFINITY),
+                ));
                 knowns.push((
                     i,
                     Known::Input {
@@ -84,19 +91,6 @@ pub fn of_outputs(model: &CompiledModel) -> Option<Vec<Option<Vec<usize>>>> {
             _ => {}
         }
     }
-    let inputs: Vec<(ParamId, f64, f64, f64)> = model
-        .variables
-        .iter()
-        .filter_map(|v| match (v.binding, v.causality) {
-            (Binding::Param(slot), Causality::Input) => Some((
-                slot,
-                inst.param(slot),
-                v.min.unwrap_or(f64::NEG_INFINITY),
-                v.max.unwrap_or(f64::INFINITY),
-            )),
-            _ => None,
-        })
-        .collect();
 
     let mut depends = vec![vec![false; knowns.len()]; outputs.len()];
     let mut random = SplitMix(0x6879_6472_6f6d_6563); // "hydromec"
