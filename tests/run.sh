@@ -22,7 +22,8 @@
 #      shared library of a generated FMU, with the venv's FMPy headers)
 #   6. runs the importer tests:     .venv/bin/python -m pytest tests/python -v
 #      (among them tests/python/test_golden.py: every FMU against tests/golden, bit for bit)
-#   7. builds the Python wheel (maturin, manylinux2014) and runs tests/wheel in a fresh venv
+#   7. builds the Python wheels (maturin, manylinux2014 x86-64 and AArch64) and runs tests/wheel
+#      (against the x86-64 one) in a fresh venv
 #      with no Rust toolchain on PATH
 # Before building, stage "architecture" checks the source tree: no import cycle between
 # files, none over 800 lines of non-test code (tests/tools/module_cycles.py).
@@ -275,22 +276,38 @@ stage_wheel() {
     local runtime="$ROOT/target/hydromech-runtime/x86_64-unknown-linux-gnu/release"
     local cross="$ROOT/target/hydromech-runtime-cross"
     rm -rf "$ROOT/target/wheels"
+    export HYDROMECH_RUNTIME_LINUX64="$runtime/libfmu_runtime.so" \
+        HYDROMECH_RUNTIME_WIN64="$cross/x86_64-pc-windows-gnu/release/fmu_runtime.dll" \
+        HYDROMECH_RUNTIME_AARCH64_LINUX="$cross/aarch64-unknown-linux-gnu/release/libfmu_runtime.so"
     (
         cd python/hydromech
         PATH="$VENV/bin:$PATH" PYO3_PYTHON="$VPY" CARGO_TARGET_DIR="$ROOT/target/wheel-build" \
-            HYDROMECH_RUNTIME_LINUX64="$runtime/libfmu_runtime.so" \
-            HYDROMECH_RUNTIME_WIN64="$cross/x86_64-pc-windows-gnu/release/fmu_runtime.dll" \
-            HYDROMECH_RUNTIME_AARCH64_LINUX="$cross/aarch64-unknown-linux-gnu/release/libfmu_runtime.so" \
             "$VENV/bin/maturin" build --release --zig --compatibility manylinux2014 \
             --target x86_64-unknown-linux-gnu -o "$ROOT/target/wheels"
     )
-    local wheel fresh
-    wheel="$(ls "$ROOT"/target/wheels/hydromech-*.whl)"
+    # AArch64: Debian's cross toolchain, as the FMU runtimes' (model-compiler/build.rs),
+    # building its standard library from rust-web-src (no rustup target needed); maturin
+    # runs the `cargo` first on PATH.
+    local debian="$ROOT/target/debian-cargo"
+    mkdir -p "$debian"
+    ln -sf /usr/bin/cargo "$debian/cargo"
+    ln -sf /usr/bin/rustc "$debian/rustc"
+    (
+        cd python/hydromech
+        PATH="$debian:$VENV/bin:$PATH" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 PYO3_PYTHON="$VPY" \
+            CARGO_TARGET_DIR="$ROOT/target/wheel-build-aarch64" \
+            "$VENV/bin/maturin" build --release --zig --compatibility manylinux2014 \
+            --target aarch64-unknown-linux-gnu -Zbuild-std=std,panic_unwind \
+            -o "$ROOT/target/wheels"
+    )
+    local wheel wheel_aarch64 fresh
+    wheel="$(ls "$ROOT"/target/wheels/hydromech-*x86_64.whl)"
+    wheel_aarch64="$(ls "$ROOT"/target/wheels/hydromech-*aarch64.whl)"
     fresh="$(mktemp -d)"
     "$VPY" -m venv "$fresh/venv"
     "$fresh/venv/bin/pip" install -q "$wheel" -r tests/wheel/requirements.txt
     env -i HOME="$HOME" LANG=C.UTF-8 PATH="$fresh/venv/bin" HYDROMECH_ROOT="$ROOT" \
-        HYDROMECH_WHEEL="$wheel" "$fresh/venv/bin/python" -m pytest tests/wheel -v \
+        HYDROMECH_WHEEL="$wheel" HYDROMECH_WHEEL_AARCH64="$wheel_aarch64" "$fresh/venv/bin/python" -m pytest tests/wheel -v \
         -p no:cacheprovider -rfEs
     rm -rf "$fresh"
 }

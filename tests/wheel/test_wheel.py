@@ -143,3 +143,30 @@ def test_the_wheel_is_manylinux2014_and_small(report):
     assert size < 15, f"{size:.1f} MB"
     report(f"{WHEEL.name}: {size:.1f} MB (target < 15 MB); {native.name} newest symbol "
            f"GLIBC_{'.'.join(map(str, newest))}; auditwheel show: manylinux_2_17_x86_64")
+
+
+def test_the_aarch64_wheel_is_manylinux2014(tmp_path, report):
+    """The aarch64 wheel (built beside the x86-64 one, with zig against glibc 2.17): an
+    AArch64 module needing nothing newer than GLIBC_2.17, the same Python files and FMU
+    runtimes as the x86-64 wheel. It cannot be imported here (no AArch64 Python)."""
+    arm = Path(os.environ["HYDROMECH_WHEEL_AARCH64"])
+    show = run(sys.executable, "-m", "auditwheel", "show", str(arm))
+    assert show.returncode == 0, show.stderr
+    assert "manylinux_2_17_aarch64" in show.stdout.replace("\n", " "), show.stdout
+    with zipfile.ZipFile(arm) as a, zipfile.ZipFile(WHEEL) as x:
+        [so] = [n for n in a.namelist() if n.endswith(".so")]
+        a.extract(so, tmp_path)
+        python = lambda z: {n: z.read(n) for n in z.namelist() if n.endswith(".py")}  # noqa
+        assert python(a) == python(x)
+    header = subprocess.run(["/usr/bin/readelf", "-h", str(tmp_path / so)], capture_output=True,
+                            text=True, check=True).stdout
+    assert "AArch64" in header, header
+    # readelf reads any architecture's version needs (objdump here only x86's).
+    dump = subprocess.run(["/usr/bin/readelf", "-V", str(tmp_path / so)], capture_output=True,
+                          text=True, check=True).stdout
+    versions = {tuple(int(x) for x in v.split(".")) for v in re.findall(r"GLIBC_([0-9.]+)", dump)}
+    assert versions and max(versions) <= (2, 17), sorted(versions)[-3:]
+    size = arm.stat().st_size / 1e6
+    assert size < 15, f"{size:.1f} MB"
+    report(f"{arm.name}: {size:.1f} MB; AArch64 module, newest GLIBC_"
+           f"{'.'.join(map(str, max(versions)))}; auditwheel show: manylinux_2_17_aarch64")

@@ -144,8 +144,9 @@ pub(crate) enum Command {
         #[arg(long, value_name = "FILE")]
         trajectories: Option<PathBuf>,
         /// Run the cases on the Dask cluster whose scheduler is at this address
-        /// (`tcp://host:8786`) through python/hydromech (`HYDROMECH_PYTHON`, default
-        /// `python3`); CSV results only.
+        /// (`tcp://host:8786`) through the Python package hydromech (`HYDROMECH_PYTHON`,
+        /// default `python3`; `pip install "hydromech[dask]"`), its workers running this
+        /// engine.
         #[arg(long, value_name = "ADDRESS")]
         dask: Option<String>,
         /// Results, one row per case: `.parquet` (Apache Parquet) or CSV.

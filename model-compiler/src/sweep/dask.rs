@@ -1,14 +1,16 @@
 //! `hydromech sweep --dask ADDRESS`: the cases, checked here, run on a Dask cluster by the
-//! python/hydromech package (`python -m hydromech.sweep`), whose workers run the FMU with
-//! FMPy and return the rows the in-process sweep writes. The FMU travels to the workers
-//! with the cases (no shared file system needed); Dask schedules, nothing here does.
+//! Python package `hydromech` (`python -m hydromech.dask_sweep`), whose workers run them
+//! with this crate's engine (the wheel's `hydromech._native`) and return the rows the
+//! in-process sweep writes. The FMU travels to the workers with the cases (no shared file
+//! system needed); Dask schedules, nothing here does.
 
 use super::{Options, cases_csv};
 use crate::host::fmi::Fmu;
 use std::path::Path;
 use std::process::Command;
 
-/// The Python that runs python/hydromech: `HYDROMECH_PYTHON`, else `python3`.
+/// The Python with the `hydromech` package: `HYDROMECH_PYTHON` (the wheel's `hydromech`
+/// command sets it to its own Python), else `python3`.
 fn python() -> String {
     std::env::var("HYDROMECH_PYTHON").unwrap_or_else(|_| "python3".into())
 }
@@ -23,12 +25,6 @@ pub fn run(
     scheduler: &str,
     output: &Path,
 ) -> Result<String, String> {
-    if super::table::is_parquet(output) {
-        return Err(format!(
-            "{}: a Dask sweep writes CSV (its workers return CSV rows); name the output .csv",
-            output.display()
-        ));
-    }
     if o.trajectories {
         return Err("--trajectories: not available with --dask (the workers return rows)".into());
     }
@@ -36,13 +32,14 @@ pub fn run(
     let py = python();
     // The package and Dask are there, or say how to get them before anything runs.
     let probe = Command::new(&py)
-        .args(["-c", "import hydromech.sweep, distributed"])
+        .args(["-c", "import hydromech.dask_sweep, distributed"])
         .output()
-        .map_err(|e| format!("--dask: cannot run {py}: {e}; set HYDROMECH_PYTHON to a Python with python/hydromech installed"))?;
+        .map_err(|e| format!("--dask: cannot run {py}: {e}; set HYDROMECH_PYTHON to a Python with the hydromech package installed"))?;
     if !probe.status.success() {
         return Err(format!(
-            "--dask: {py} cannot import python/hydromech and Dask ({}); install them with \
-             `{py} -m pip install ./python/hydromech` or set HYDROMECH_PYTHON",
+            "--dask: {py} cannot import the hydromech package and Dask ({}); install them \
+             with `{py} -m pip install \"hydromech[dask]\"` (docs/python.md) or set \
+             HYDROMECH_PYTHON",
             String::from_utf8_lossy(&probe.stderr)
                 .trim()
                 .lines()
@@ -64,7 +61,7 @@ pub fn run(
     });
     let result = written.and_then(|()| {
         let mut cmd = Command::new(&py);
-        cmd.args(["-m", "hydromech.sweep"])
+        cmd.args(["-m", "hydromech.dask_sweep"])
             .arg(fmu_path)
             .arg("--cases")
             .arg(&cases)
@@ -89,7 +86,7 @@ pub fn run(
             Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
         } else {
             Err(format!(
-                "--dask: python/hydromech failed:\n{}",
+                "--dask: hydromech.dask_sweep failed:\n{}",
                 String::from_utf8_lossy(&out.stderr).trim()
             ))
         }

@@ -142,9 +142,7 @@ pub fn validate(
 /// parameters' values per row (`hydromech sweep --cases-only`, for a cluster's workers:
 /// python/hydromech).
 pub fn cases_csv(fmu: &Fmu, o: &Options) -> Result<String, String> {
-    let grid = grid::cases(&o.ranges, o.sampling)?;
-    // The workers run the FMU as built: description fields are swept in-process only.
-    validate(fmu, &o.ranges, &grid, None)?;
+    let grid = cases(fmu, o)?;
     let mut s = String::from("case");
     for r in &o.ranges {
         let _ = write!(s, ",{}", r.name);
@@ -158,6 +156,15 @@ pub fn cases_csv(fmu: &Fmu, o: &Options) -> Result<String, String> {
         s.push('\n');
     }
     Ok(s)
+}
+
+/// The cases `o` asks for, checked against `fmu` as a cluster's workers run them: the FMU
+/// as built (description fields are swept in-process only). `cases[k][j]`: the value of
+/// range `j` in case `k`.
+pub fn cases(fmu: &Fmu, o: &Options) -> Result<Vec<Vec<f64>>, String> {
+    let grid = grid::cases(&o.ranges, o.sampling)?;
+    validate(fmu, &o.ranges, &grid, None)?;
+    Ok(grid)
 }
 
 /// The summarized outputs: `--vars`, checked, or every Real output.
@@ -177,7 +184,20 @@ pub fn recorded_outputs(fmu: &Fmu, vars: &[String]) -> Result<Vec<String>, Strin
 
 /// Runs every case of the grid on `fmu`.
 pub fn run(fmu: &Fmu, o: &Options) -> Result<Sweep, String> {
-    let grid = grid::cases(&o.ranges, o.sampling)?;
+    run_cases(fmu, o, grid::cases(&o.ranges, o.sampling)?)
+}
+
+/// Runs the given cases (`grid[k][j]`: the value of range `j` in case `k`; the ranges'
+/// specs are not read): a cluster worker's share of a sweep, each row computed as the
+/// in-process sweep computes it.
+pub fn run_cases(fmu: &Fmu, o: &Options, grid: Vec<Vec<f64>>) -> Result<Sweep, String> {
+    if let Some(c) = grid.iter().find(|c| c.len() != o.ranges.len()) {
+        return Err(format!(
+            "a case has {} values for {} swept parameters",
+            c.len(),
+            o.ranges.len()
+        ));
+    }
     let fields = validate(fmu, &o.ranges, &grid, o.variants.as_deref())?;
     let md = &fmu.description;
     let outputs = recorded_outputs(fmu, &o.run.vars)?;

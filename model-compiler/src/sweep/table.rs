@@ -32,7 +32,11 @@ pub struct Table {
 const ROW_GROUP: usize = 100_000;
 
 impl Values {
-    fn len(&self) -> usize {
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn len(&self) -> usize {
         match self {
             Values::Int(v) => v.len(),
             Values::Real(v) => v.len(),

@@ -5,8 +5,12 @@ import sys
 
 
 def main() -> None:
+    import os
+
     from . import _native
 
+    # `hydromech sweep --dask` hands the cases to this Python's hydromech.dask_sweep.
+    os.environ.setdefault("HYDROMECH_PYTHON", sys.executable)
     sys.exit(_native.main(["hydromech", *sys.argv[1:]]))
 
 

@@ -45,3 +45,14 @@ class DescriptionError(HydromechError, ValueError):
 
 def diagnostics_of(raw: list[dict]) -> list[Diagnostic]:
     return [Diagnostic(**d) for d in raw]
+
+
+class SimulationError(HydromechError, RuntimeError):
+    """A run that stopped before its stop time (a step the solver could not take).
+
+    ``results`` holds the rows up to the failure (as :func:`hydromech.simulate` returns
+    them), ``reason`` the FMU's message."""
+
+    def __init__(self, reason: str, results):
+        self.reason, self.results = reason, results
+        super().__init__(reason)
