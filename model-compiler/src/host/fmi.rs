@@ -295,7 +295,8 @@ pub struct Fmu {
 static UNPACKED: AtomicU64 = AtomicU64::new(0);
 
 impl Fmu {
-    /// Unzips `fmu` into a fresh temporary directory and loads its linux64 binary.
+    /// Unzips `fmu` into a fresh temporary directory and loads its linux64 binary (on x86-64
+    /// Linux; elsewhere an error that says why).
     pub fn load(fmu: &Path) -> Result<Fmu, String> {
         let dir = std::env::temp_dir().join(format!(
             "hydromech-bench-{}-{}",
@@ -321,6 +322,17 @@ impl Fmu {
         })?;
         let text = fmu_xml::model_description_text(&mut zip, fmu)?;
         let description = xml::parse(&text).map_err(|e| format!("{}: {e}", fmu.display()))?;
+        // This master is FMI 2.0, whose platform folders are linux64, win64 and darwin64:
+        // on any other host (an AArch64 wheel) say so rather than dlopen a foreign ELF.
+        if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+            return Err(format!(
+                "{}: running FMUs here needs a {} binary, and FMI 2.0 FMUs (which hydromech's \
+                 runner takes) carry x86-64 Linux and Windows binaries only; run on x86-64 \
+                 Linux, or import the FMI 3.0 FMU (its aarch64-linux binary) in another tool",
+                fmu.display(),
+                std::env::consts::ARCH
+            ));
+        }
         let so = dir
             .join("binaries")
             .join("linux64")
