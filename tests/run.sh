@@ -22,8 +22,8 @@
 #      shared library of a generated FMU, with the venv's FMPy headers)
 #   6. runs the importer tests:     .venv/bin/python -m pytest tests/python -v
 #      (among them tests/python/test_golden.py: every FMU against tests/golden, bit for bit)
-#   7. builds the Python wheels (maturin, manylinux2014 x86-64 and AArch64) and runs tests/wheel
-#      (against the x86-64 one) in a fresh venv
+#   7. builds the Python wheels (maturin: manylinux2014 x86-64 and AArch64, win_amd64) and
+#      runs tests/wheel (against the x86-64 one; the Windows command under wine) in a fresh venv
 #      with no Rust toolchain on PATH
 # Before building, stage "architecture" checks the source tree: no import cycle between
 # files, none over 800 lines of non-test code (tests/tools/module_cycles.py).
@@ -300,15 +300,35 @@ stage_wheel() {
             --target aarch64-unknown-linux-gnu -Zbuild-std=std,panic_unwind \
             -o "$ROOT/target/wheels"
     )
-    local wheel wheel_aarch64 fresh
+    # win_amd64: the same toolchain with MinGW's linker; PyO3 writes python3.dll's import
+    # library itself (feature generate-import-lib). No Windows Python runs here, so the
+    # Windows build of the `hydromech` command (the same library) runs under wine instead.
+    local win="x86_64-pc-windows-gnu" winlink=CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER
+    (
+        cd python/hydromech
+        env PATH="$debian:$VENV/bin:$PATH" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+            PYO3_PYTHON="$VPY" CARGO_TARGET_DIR="$ROOT/target/wheel-build-win64" \
+            "$winlink=x86_64-w64-mingw32-gcc" \
+            "$VENV/bin/maturin" build --release --target "$win" -Zbuild-std=std,panic_unwind \
+            -o "$ROOT/target/wheels"
+    )
+    env PATH="$debian:$PATH" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+        CARGO_TARGET_DIR="$ROOT/target/win64-exe" "$winlink=x86_64-w64-mingw32-gcc" \
+        /usr/bin/cargo build --release --quiet --target "$win" -Zbuild-std=std,panic_unwind \
+        -p model-compiler --bin hydromech
+    local wheel wheel_aarch64 wheel_win64 fresh
     wheel="$(ls "$ROOT"/target/wheels/hydromech-*x86_64.whl)"
     wheel_aarch64="$(ls "$ROOT"/target/wheels/hydromech-*aarch64.whl)"
+    wheel_win64="$(ls "$ROOT"/target/wheels/hydromech-*win_amd64.whl)"
     fresh="$(mktemp -d)"
     "$VPY" -m venv "$fresh/venv"
     "$fresh/venv/bin/pip" install -q "$wheel" -r tests/wheel/requirements.txt
     env -i HOME="$HOME" LANG=C.UTF-8 PATH="$fresh/venv/bin" HYDROMECH_ROOT="$ROOT" \
-        HYDROMECH_WHEEL="$wheel" HYDROMECH_WHEEL_AARCH64="$wheel_aarch64" "$fresh/venv/bin/python" -m pytest tests/wheel -v \
-        -p no:cacheprovider -rfEs
+        HYDROMECH_WHEEL="$wheel" HYDROMECH_WHEEL_AARCH64="$wheel_aarch64" \
+        HYDROMECH_WHEEL_WIN64="$wheel_win64" \
+        HYDROMECH_WIN64_EXE="$ROOT/target/win64-exe/$win/release/hydromech.exe" \
+        WINEPREFIX="$WINEPREFIX" WINEDEBUG="$WINEDEBUG" WINEDLLOVERRIDES="$WINEDLLOVERRIDES" \
+        "$fresh/venv/bin/python" -m pytest tests/wheel -v -p no:cacheprovider -rfEs
     rm -rf "$fresh"
 }
 

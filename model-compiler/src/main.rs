@@ -7,6 +7,7 @@ fn main() -> ExitCode {
     // `hydromech check x.toml | head -1`: a closed pipe ends hydromech quietly, as it ends
     // `cat`, instead of a panic in `println!` (Rust ignores SIGPIPE by default).
     // SAFETY: setting a signal disposition before any thread starts.
+    #[cfg(unix)]
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }

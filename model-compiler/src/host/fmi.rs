@@ -1,15 +1,17 @@
-//! A minimal FMI 2.0 Co-Simulation master: unzip the FMU, `dlopen` its
-//! `binaries/linux64/<modelIdentifier>.so`, resolve the `fmi2*` functions with their
-//! standard C signatures (`fmi2FunctionTypes.h`) and drive an instance.
+//! A minimal FMI 2.0 Co-Simulation master: unzip the FMU, load its
+//! `binaries/linux64/<modelIdentifier>.so` (`win64/….dll` on Windows; [`super::dylib`]),
+//! resolve the `fmi2*` functions with their standard C signatures (`fmi2FunctionTypes.h`)
+//! and drive an instance.
 //!
 //! Written against the standard, not against fmu-runtime's Rust types, so that it checks
-//! the ABI the way a third-party master does. `dlopen` comes from the `libc` crate (already
-//! a workspace dependency): two calls and `dlerror` do not need a wrapper crate.
+//! the ABI the way a third-party master does.
 
+use super::dylib::Handle;
 use super::xml::{self, ModelDescription};
 use crate::host::fmu_xml;
 use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_void};
 use std::fs;
+use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -198,65 +200,45 @@ functions! {
     fmi2SetBoolean: SetIntegerFn,
 }
 
-/// A `dlopen`ed shared library (closed on drop).
+/// An FMU's shared library (unloaded on drop) and its `fmi2*` functions.
 pub struct Library {
-    handle: *mut c_void,
+    // Declared after `functions` would not matter: plain pointers, nothing to drop.
+    _handle: Handle,
     pub functions: Functions,
 }
 
-// SAFETY: the handle is only passed to dlclose on drop, and the functions are plain
-// `extern "C"` entry points. Whether two instances may step on two threads at once is the
-// FMU's property (FMI 2.0 §2.1.5 leaves it to the FMU): a hydromech FMU keeps no global
-// mutable state, and `hydromech sweep` runs a foreign FMU on one thread.
+// SAFETY: the handle is only unloaded on drop, and the functions are plain `extern "C"`
+// entry points. Whether two instances may step on two threads at once is the FMU's
+// property (FMI 2.0 §2.1.5 leaves it to the FMU): a hydromech FMU keeps no global mutable
+// state, and `hydromech sweep` runs a foreign FMU on one thread.
 unsafe impl Send for Library {}
 unsafe impl Sync for Library {}
 
-fn dlerror() -> String {
-    // SAFETY: dlerror returns NULL or a NUL-terminated string valid until the next call.
-    let e = unsafe { libc::dlerror() };
-    if e.is_null() {
-        "unknown dl error".into()
-    } else {
-        // SAFETY: see above.
-        unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned()
-    }
-}
+/// This host's FMI 2.0 platform folder and library suffix: the FMU binary it can load.
+pub const PLATFORM: Option<(&str, &str)> = if cfg!(all(target_arch = "x86_64", target_os = "linux"))
+{
+    Some(("linux64", "so"))
+} else if cfg!(all(target_arch = "x86_64", windows)) {
+    Some(("win64", "dll"))
+} else {
+    None
+};
 
 impl Library {
-    /// `dlopen(path, RTLD_NOW | RTLD_LOCAL)`: every symbol bound up front (no lazy binding
-    /// inside the timed loop), nothing leaked into the global namespace (several FMUs
-    /// export the same names).
+    /// Loads the library with every symbol bound up front and nothing leaked into a global
+    /// namespace ([`Handle::open`]) and resolves the `fmi2*` functions.
     pub fn open(path: &Path) -> Result<Library, String> {
-        let c_path = CString::new(path.as_os_str().as_encoded_bytes())
-            .map_err(|_| format!("{} contains a NUL byte", path.display()))?;
-        // SAFETY: valid C string; loading runs the library's initialisers (Rust cdylib).
-        let handle = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
-        if handle.is_null() {
-            return Err(format!("dlopen {}: {}", path.display(), dlerror()));
-        }
-        let sym = |name: &str| -> Result<*mut c_void, String> {
-            let c_name = CString::new(name).unwrap();
-            // SAFETY: handle is live; name is a C string.
-            let p = unsafe { libc::dlsym(handle, c_name.as_ptr()) };
-            if p.is_null() {
-                Err(format!(
-                    "{}: symbol {name} not found: {}",
-                    path.display(),
-                    dlerror()
-                ))
-            } else {
-                Ok(p)
-            }
+        let handle = Handle::open(path)?;
+        let sym = |name: &str| {
+            handle
+                .symbol(name)
+                .map_err(|e| format!("{}: {e}", path.display()))
         };
-        let functions = Functions::resolve(sym);
-        match functions {
-            Ok(functions) => Ok(Library { handle, functions }),
-            Err(e) => {
-                // SAFETY: handle from dlopen, closed once.
-                unsafe { libc::dlclose(handle) };
-                Err(e)
-            }
-        }
+        let functions = Functions::resolve(sym)?;
+        Ok(Library {
+            _handle: handle,
+            functions,
+        })
     }
 
     /// `fmi2GetVersion()`, `fmi2GetTypesPlatform()`.
@@ -275,28 +257,21 @@ impl Library {
     }
 }
 
-impl Drop for Library {
-    fn drop(&mut self) {
-        // SAFETY: handle from dlopen; every instance borrows the library and is gone.
-        unsafe { libc::dlclose(self.handle) };
-    }
-}
-
 /// An unpacked FMU: its temporary directory (removed on drop), description and library.
 pub struct Fmu {
     pub path: PathBuf,
     pub dir: PathBuf,
     pub description: ModelDescription,
-    /// Closed after `Drop for Fmu` removed the directory: fine on Linux, where a mapped
-    /// file stays valid after it is unlinked.
-    pub library: Library,
+    /// Unloaded by `Drop for Fmu` before it removes the directory: Windows cannot delete
+    /// a loaded DLL.
+    pub library: ManuallyDrop<Library>,
 }
 
 static UNPACKED: AtomicU64 = AtomicU64::new(0);
 
 impl Fmu {
-    /// Unzips `fmu` into a fresh temporary directory and loads its linux64 binary (on x86-64
-    /// Linux; elsewhere an error that says why).
+    /// Unzips `fmu` into a fresh temporary directory and loads its binary for this host
+    /// ([`PLATFORM`]; elsewhere an error that says why).
     pub fn load(fmu: &Path) -> Result<Fmu, String> {
         let dir = std::env::temp_dir().join(format!(
             "hydromech-bench-{}-{}",
@@ -323,26 +298,27 @@ impl Fmu {
         let text = fmu_xml::model_description_text(&mut zip, fmu)?;
         let description = xml::parse(&text).map_err(|e| format!("{}: {e}", fmu.display()))?;
         // This master is FMI 2.0, whose platform folders are linux64, win64 and darwin64:
-        // on any other host (an AArch64 wheel) say so rather than dlopen a foreign ELF.
-        if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        // on any other host (an AArch64 wheel) say so rather than load a foreign binary.
+        let Some((platform, suffix)) = PLATFORM else {
             return Err(format!(
                 "{}: running FMUs here needs a {} binary, and FMI 2.0 FMUs (which hydromech's \
                  runner takes) carry x86-64 Linux and Windows binaries only; run on x86-64 \
-                 Linux, or import the FMI 3.0 FMU (its aarch64-linux binary) in another tool",
+                 Linux or Windows, or import the FMI 3.0 FMU (its aarch64-linux binary) in \
+                 another tool",
                 fmu.display(),
                 std::env::consts::ARCH
             ));
-        }
-        let so = dir
+        };
+        let binary = dir
             .join("binaries")
-            .join("linux64")
-            .join(format!("{}.so", description.model_identifier));
-        let library = Library::open(&so)?;
+            .join(platform)
+            .join(format!("{}.{suffix}", description.model_identifier));
+        let library = Library::open(&binary)?;
         Ok(Fmu {
             path: fmu.to_path_buf(),
             dir: dir.to_path_buf(),
             description,
-            library,
+            library: ManuallyDrop::new(library),
         })
     }
 
@@ -400,6 +376,8 @@ impl Fmu {
 
 impl Drop for Fmu {
     fn drop(&mut self) {
+        // SAFETY: dropped once, here; every instance borrows the Fmu and is gone.
+        unsafe { ManuallyDrop::drop(&mut self.library) };
         let _ = fs::remove_dir_all(&self.dir);
     }
 }
@@ -532,13 +510,20 @@ impl Drop for Instance<'_> {
     }
 }
 
-/// Resident set size [bytes] from `/proc/self/statm`.
+/// Resident set size [bytes] from `/proc/self/statm` (None elsewhere).
 pub fn rss_bytes() -> Option<u64> {
-    let s = fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
-    // SAFETY: sysconf is always safe to call.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    Some(pages * page.max(1) as u64)
+    #[cfg(unix)]
+    {
+        let s = fs::read_to_string("/proc/self/statm").ok()?;
+        let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
+        // SAFETY: sysconf is always safe to call.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        Some(pages * page.max(1) as u64)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// Bytes in use on the malloc heap (glibc `mallinfo2().uordblks`). The FMU allocates with
