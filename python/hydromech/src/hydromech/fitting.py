@@ -92,10 +92,14 @@ def fit(model: str | os.PathLike, data: str | os.PathLike, *,
     field or column, bounds that do not hold the start value, a record off the model's
     communication grid).
 
-    >>> r = hydromech.fit("models/patu-pvg32.toml", "lift.csv",
-    ...                   free={"lift_valve.gain": "0.5..2"},
-    ...                   maps={"lift.angle": "z1[deg]"}, inputs={"lift_valve.command": "u"},
-    ...                   window=(0, 14))
+    >>> r = hydromech.fit(
+    ...     "models/patu-pvg32.toml",
+    ...     "tests/data/patu-crane/patu_pvg32_lift_measured_27s_5ms.csv", time="t_s",
+    ...     free={"lift_boom.joint.initial": "-1..2deg"},
+    ...     maps={"lift.angle": "z1_deg[deg]"},
+    ...     inputs={"lift_valve.command": "U1_V", "tilt_valve.command": "U2_V",
+    ...             "supply.p": "pP_Pa", "tank.p": "pT_Pa"},
+    ...     window=(0, 14))
     >>> r.fitted, r.std_errors
     """
     from . import _native

@@ -45,7 +45,7 @@ class Model:
 
     >>> crane = hydromech.Model("models/patu-pvg32.toml")
     >>> crane.inputs
-    ['lift_valve.command', 'tilt_valve.command']
+    ['lift_valve.command', 'tilt_valve.command', 'supply.p', 'tank.p']
     >>> crane.simulate(stop_time=1.0, outputs=["lift.angle"]).tail(1)
     """
 
