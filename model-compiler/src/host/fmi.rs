@@ -202,7 +202,6 @@ functions! {
 
 /// An FMU's shared library (unloaded on drop) and its `fmi2*` functions.
 pub struct Library {
-    // Declared after `functions` would not matter: plain pointers, nothing to drop.
     _handle: Handle,
     pub functions: Functions,
 }

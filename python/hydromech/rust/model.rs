@@ -270,10 +270,8 @@ impl Model {
         o.set = set_strings(&set);
         let (results, error) = match py.detach(|| simulate::run_loaded(&self.fmu, &o)) {
             Ok(r) => (r, None),
-            Err((r, e)) if r.time.is_empty() => {
-                let _ = r;
-                return Err(PyValueError::new_err(e));
-            }
+            // Refused before the first row (a bad argument): nothing to hand back.
+            Err((r, e)) if r.time.is_empty() => return Err(PyValueError::new_err(e)),
             Err((r, e)) => (r, Some(e)),
         };
         let out = PyDict::new(py);
