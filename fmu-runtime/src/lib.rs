@@ -8,6 +8,7 @@
 //!   step loop; it allocates nothing after construction.
 //! - [`mechanics`]: semi-recursive kinematics and dynamics in relative joint coordinates.
 //! - [`hydraulics`]: lumped-fluid control volumes, valves, pumps and cylinders.
+//! - [`contact`]: collision shapes against the ground: detection and the penalty law.
 //! - [`solver`]: implicit trapezoidal rule, augmented-Lagrangian Newton loop, projections,
 //!   static-equilibrium initialisation.
 //! - [`estimator`]: the error-state Kalman filter of an estimator FMU (seed 001, ch. 3).
@@ -21,6 +22,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod component;
+pub mod contact;
 pub mod estimator;
 pub mod fmi2;
 pub mod fmi3;

@@ -236,6 +236,7 @@ fn machine(p: &Particles) -> Machine {
             base: None,
             rotations: vec![],
             flexible: vec![flexible],
+            contacts: Default::default(),
         },
         masses,
     }

@@ -219,6 +219,7 @@ fn rssr(formulation: Formulation) -> fmu_runtime::CompiledModel {
         base: None,
         rotations: vec![],
         flexible: vec![],
+        contacts: Default::default(),
     };
     let mut m = model(b, 1e-3, mech, circuit, vec![], step, None);
     m.gravity = [0.0, 0.0, -9.81];

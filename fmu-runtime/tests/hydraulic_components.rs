@@ -60,6 +60,7 @@ fn pump_charges_volume_then_relief_regulates() {
         base: None,
         rotations: vec![],
         flexible: vec![],
+        contacts: Default::default(),
     };
     let mut m = model(b, 1e-3, mech, circuit, vec![], step, None);
     m.init.static_equilibrium = false;

@@ -31,6 +31,7 @@ fn mechanism_only(
         base: None,
         rotations: vec![],
         flexible: vec![],
+        contacts: Default::default(),
     };
     model(b, step, mech, circuit, vec![], step_id, None)
 }

@@ -31,6 +31,8 @@ enum K {
     Defs(&'static str),
     /// `[[x, y], ...]` of quantities.
     Table,
+    /// An array of a definition or one of these words (`collision`).
+    DefsOrWord(&'static str, &'static [&'static str]),
     Names,
     /// A quantity or an array of quantities (`initial`).
     QOrQs,
@@ -95,6 +97,7 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("parts", K::Defs("part"), false, "Primitive shapes whose mass properties are summed."),
         ("massless", K::Bool, false, "A massless link (no mass properties)."),
         ("visual", K::Defs("visual"), false, "Visual geometry for the documentation (ignored by the solver)."),
+        ("collision", K::DefsOrWord("collision_shape", &["visual"]), false, "Shapes that touch the ground ([contact]), or \"visual\" for the visual boxes, cylinders and spheres."),
         ("flexible", K::Def("flexible"), false, "The body deforms (floating frame of reference): its FE model, modes, damping and interface nodes; its mass comes from the FE model."),
     ]),
     ("flexible", "A flexible body: Craig–Bampton modes clamped at its joint (the reference node), interface nodes where things attach.", &[
@@ -178,6 +181,40 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("file", K::Text, false, "Mesh file."),
         ("scale", K::Q, false, "Mesh scale."),
         ("color", K::Text, false, "Colour \"#rrggbb\"."),
+    ]),
+    ("collision_shape", "A collision shape in body axes, with its material (default: [contact]'s).", &[
+        ("shape", K::Enum(&["sphere", "box", "capsule", "cylinder", "mesh"]), true, "Shape (mesh: not supported yet)."),
+        ("center", K::V3, false, "Centre (sphere, box) [m]."),
+        ("size", K::V3, false, "Box edge lengths [m]."),
+        ("rotation", K::Def("rotation"), false, "Rotation of the box axes in body axes."),
+        ("from", K::V3, false, "Axis start (capsule, cylinder) [m]."),
+        ("to", K::V3, false, "Axis end (capsule, cylinder) [m]."),
+        ("radius", K::Q, false, "Radius (sphere, capsule, cylinder) [m]."),
+        ("file", K::Text, false, "Mesh file."),
+        ("stiffness", K::Q, false, "Secant stiffness at 1 mm of penetration [N/m] (default 1e6)."),
+        ("exponent", K::Q, false, "Exponent n of F ∝ δⁿ (default 1.5 for spheres and capsules, 1 otherwise)."),
+        ("restitution", K::Q, false, "Coefficient of restitution e in (0, 1] (default 0.5)."),
+        ("friction", K::QOrDef("contact_friction_pair"), false, "Friction coefficient, or { static, kinetic } (default 0.6, 0.5)."),
+        ("stiction_velocity", K::Q, false, "Slip speed below which friction is regularized [m/s] (default 0.1 mm/s)."),
+        ("stribeck_velocity", K::Q, false, "Speed over which static friction falls to kinetic [m/s] (default 10 mm/s)."),
+    ]),
+    ("contact_friction_pair", "Static and kinetic friction coefficients.", &[
+        ("static", K::Q, false, "Static friction coefficient."),
+        ("kinetic", K::Q, false, "Kinetic friction coefficient (default: static)."),
+    ]),
+    ("contact", "What the collision shapes touch, and their default material.", &[
+        ("ground", K::Def("ground"), false, "The ground (default: a plane through the origin, against gravity)."),
+        ("stiffness", K::Q, false, "Secant stiffness at 1 mm of penetration [N/m] (default 1e6)."),
+        ("exponent", K::Q, false, "Exponent n of F ∝ δⁿ (default 1.5 for spheres and capsules, 1 otherwise)."),
+        ("restitution", K::Q, false, "Coefficient of restitution e in (0, 1] (default 0.5)."),
+        ("friction", K::QOrDef("contact_friction_pair"), false, "Friction coefficient, or { static, kinetic } (default 0.6, 0.5)."),
+        ("stiction_velocity", K::Q, false, "Slip speed below which friction is regularized [m/s] (default 0.1 mm/s)."),
+        ("stribeck_velocity", K::Q, false, "Speed over which static friction falls to kinetic [m/s] (default 10 mm/s)."),
+    ]),
+    ("ground", "The ground surface.", &[
+        ("shape", K::Enum(&["plane"]), true, "Ground shape."),
+        ("point", K::V3, false, "A point of the plane [m] (default the origin)."),
+        ("normal", K::V3, false, "The plane's normal, out of the ground (default against gravity)."),
     ]),
     ("marker", "A named point on a body (outputs: position, velocity, orientation).", &[
         ("name", K::Name, true, "Unique name."),
@@ -547,6 +584,7 @@ const ROOT: &[F] = &[
     ("point_forces", K::Defs("point_force"), false, "External forces."),
     ("ropes", K::Defs("rope"), false, "Winch ropes from a drum over sheaves to a hook."),
     ("force_actuators", K::Defs("force_actuator"), false, "Linear actuators whose force is an FMI input."),
+    ("contact", K::Def("contact"), false, "The ground the collision shapes touch and their default material."),
     ("hydraulics", K::Def("hydraulics"), false, "The hydraulic circuit."),
     ("interface", K::Def("interface"), false, "The FMI interface."),
     ("report", K::Def("report"), false, "Standard manoeuvre and plots of `hydromech report`."),
@@ -572,6 +610,10 @@ fn kind(k: K, doc: &str) -> Value {
         K::Names => json!({ "type": "array", "items": { "type": "string" } }),
         K::QOrQs => json!({ "anyOf": [quantity, { "type": "array", "items": quantity }] }),
         K::QOrDef(d) => json!({ "anyOf": [quantity, { "$ref": format!("#/$defs/{d}") }] }),
+        K::DefsOrWord(d, words) => json!({ "anyOf": [
+            { "type": "array", "items": { "$ref": format!("#/$defs/{d}") } },
+            { "enum": words },
+        ] }),
         K::QOrQsOrDef(d) => json!({ "anyOf": [
             quantity,
             { "type": "array", "items": quantity },
@@ -795,6 +837,7 @@ mod tests {
             include_str!("description/quantity.rs"),
             include_str!("description/report.rs"),
             include_str!("description/estimator.rs"),
+            include_str!("description/contact.rs"),
         ];
         let mut structs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for src in sources {
@@ -834,6 +877,7 @@ mod tests {
             ("SourceDesc", "pressure_source"),
             ("CsvInputDesc", "report_csv_input"),
             ("PlotDesc", "report_plot"),
+            ("ContactSection", "contact"),
             ("ReferenceDesc", "report_reference"),
         ]
         .into();

@@ -112,14 +112,15 @@ def test_fmpy_cross_check_run_passes_every_linux64_fmu(tmp_path, monkeypatch, re
     # bit-identical reference (1 of 629): jaiswal-fourbar-friction's seal-friction jump, and
     # jaiswal-fourbar's valve reversal at t = 8 s, where the cap side swings 55 → 114 → 0.7
     # bar within 64 ms (it cavitates: the entrained air of issue 14 holds it above vapour),
-    # and knuckle-crane's pump displacement at t = 13.12 s, where the boom section closes as
+    # knuckle-crane's pump displacement at t = 13.12 s, where the boom section closes as
     # the winch section opens and the LS pump destrokes and strokes again within a few
-    # communication steps.
+    # communication steps, and ball-drop's impacts (the normal force rises to 1.4 kN and
+    # falls back to 0 within two 4 ms communication steps).
     warnings = re.findall(r'class="label label-warning"( title="[^"]*")?>([^<]*)<', html)
     ref_cells = [w for w in warnings if w[0].startswith(' title=')]
     others = [w[1] for w in warnings if not w[0]]
     assert len(ref_cells) == len(MODELS), warnings
-    assert others == ["99 %", "99 %", "99 %"], warnings
+    assert others == ["99 %"] * 4, warnings
     # The validator re-reads FMPy's results and compares them with its own tube.
     fmu_count, result_count, problems = validate_repo(str(repo))
     assert (fmu_count, result_count, problems) == (len(model_dirs()), len(MODELS), [])
@@ -199,9 +200,12 @@ def test_libcosim_reproduces_the_reference_inside_the_tube(model, report):
     vr = {v.name: v.valueReference for v in md.modelVariables}
     in_names = list(inp.dtype.names[1:])
     out_names = list(ref.dtype.names[1:])
-    table = np.stack([inp[n] for n in in_names])
+    # (A model without inputs, such as ball-drop, has a time column alone.)
+    table = np.stack([inp[n] for n in in_names]) if in_names else None
 
     def inputs_at(t, after_event=True):
+        if table is None:
+            return []
         values, _ = Input.interpolate(time=t, t=inp["time"], table=table, after_event=after_event)
         return [float(v) for v in values]
 
@@ -219,7 +223,8 @@ def test_libcosim_reproduces_the_reference_inside_the_tube(model, report):
     rows = []
     for k in range(steps):
         t = start + k * h
-        assert manipulator.slave_real_values(slave, [vr[n] for n in in_names], inputs_at(t))
+        if in_names:
+            assert manipulator.slave_real_values(slave, [vr[n] for n in in_names], inputs_at(t))
         assert ex.step(), f"{model}: libcosim step {k} failed"
         rows.append((start + (k + 1) * h, *observer.last_real_values(slave, [vr[n] for n in out_names])))
     res = np.array(rows, dtype=[("time", float)] + [(n, float) for n in out_names])

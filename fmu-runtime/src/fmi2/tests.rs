@@ -169,6 +169,7 @@ pub(crate) fn test_model(guid: &str) -> CompiledModel {
             base: None,
             rotations: vec![],
             flexible: vec![],
+            contacts: Default::default(),
         },
         circuit: Circuit {
             oil: Oil {

@@ -378,6 +378,28 @@ impl Kinematics {
         }
     }
 
+    /// `∂(d·x)/∂z` of the body point at world position `x` (velocity `xv`) along a fixed
+    /// world direction `d`, added into `row`, and its time derivative at fixed `d` added
+    /// into `rate` (a contact's normal and slip directions).
+    #[allow(clippy::too_many_arguments)]
+    pub fn direction_jacobian(
+        &self,
+        mech: &Mechanism,
+        body: usize,
+        x: &Vec3,
+        xv: &Vec3,
+        d: &Vec3,
+        row: &mut [f64],
+        rate: &mut [f64],
+    ) {
+        self.path(mech, Some(body), |k, col, col_dot| {
+            let v = lin(col) + ang(col).cross(x);
+            let v_dot = lin(col_dot) + ang(col_dot).cross(x) + ang(col).cross(xv);
+            row[k] += d.dot(&v);
+            rate[k] += d.dot(&v_dot);
+        });
+    }
+
     /// The coordinates that move `body`, from it to the root, each with its Z-twist column
     /// and the column's rate: `visit(coordinate, column, rate)`. An interface node of a
     /// flexible body is moved by that body's modal coordinates (the body's own frame is not).

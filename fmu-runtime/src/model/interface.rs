@@ -171,6 +171,18 @@ pub enum Probe {
     SensorEstimate(usize),
     /// An estimator FMU: samples skipped by its innovation gate so far.
     RejectedSamples,
+    /// Contact pair `i` (of [`Contacts::pairs`](super::Contacts)): total normal force [N],
+    /// deepest penetration [m] (negative: the gap), slip speed weighted by the points'
+    /// normal forces [m/s], magnitude of the total friction force [N], points in contact.
+    ContactNormalForce(usize),
+    ContactPenetration(usize),
+    ContactSlipSpeed(usize),
+    ContactFrictionForce(usize),
+    ContactPoints(usize),
+    /// Contact points carrying force, all pairs (Integer).
+    ContactActivePoints,
+    /// Power the contacts' dampers and friction take out of the mechanism [W] (≥ 0).
+    ContactDissipation,
 }
 
 impl Variable {
@@ -246,6 +258,11 @@ impl Probe {
                 .as_ref()
                 .and_then(|e| e.loads.as_ref())
                 .is_some_and(|l| i < l.on.len()),
+            Probe::ContactNormalForce(i)
+            | Probe::ContactPenetration(i)
+            | Probe::ContactSlipSpeed(i)
+            | Probe::ContactFrictionForce(i)
+            | Probe::ContactPoints(i) => i < m.mechanism.contacts.pairs.len(),
             Probe::SensorBias(i) => m
                 .estimator
                 .as_ref()

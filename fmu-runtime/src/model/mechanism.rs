@@ -242,6 +242,9 @@ pub struct Mechanism {
     /// Flexible bodies, their modal coordinates after every joint coordinate in z.
     #[serde(default)]
     pub flexible: Vec<FlexibleBody>,
+    /// Collision shapes and what they touch.
+    #[serde(default)]
+    pub contacts: super::Contacts,
 }
 
 impl Mechanism {

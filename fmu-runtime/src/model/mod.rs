@@ -12,6 +12,7 @@
 //! created.
 
 mod circuit;
+mod contact;
 pub mod estimator;
 pub mod file;
 mod flexible;
@@ -20,6 +21,7 @@ mod mechanism;
 mod ports;
 
 pub use circuit::*;
+pub use contact::*;
 pub use flexible::*;
 pub use interface::*;
 pub use mechanism::*;
@@ -28,7 +30,7 @@ pub use ports::*;
 use serde::{Deserialize, Serialize};
 
 /// Version of the serialized [`CompiledModel`] layout; bump on any change of these types.
-pub const MODEL_FORMAT_VERSION: u32 = 22;
+pub const MODEL_FORMAT_VERSION: u32 = 23;
 
 /// Index into the instance parameter vector (see module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -300,6 +302,9 @@ impl CompiledModel {
                 return err(format!("body {i} ({}) must come after its parent", b.name));
             }
         }
+        if let Err(e) = self.mechanism.contacts.validate(nb) {
+            return err(e);
+        }
         let body_ok = |b: Option<usize>| b.is_none_or(|b| b < nb);
         let mut points = Vec::new();
         self.collect_points(&mut points);
@@ -565,6 +570,7 @@ impl CompiledModel {
         if let Some(base) = &self.mechanism.base {
             out.extend(base.params());
         }
+        self.mechanism.contacts.collect_params(out);
         self.circuit.collect_params(out);
         for port in &self.ports {
             out.extend(port.params());

@@ -31,6 +31,7 @@ use crate::hydraulics::cylinder;
 use crate::mechanics::dynamics::mass_matrix;
 use crate::mechanics::end_stop;
 use crate::mechanics::rope;
+use crate::mechanics::spatial::Vec3;
 use crate::model::{CompiledModel, ForceElement};
 
 /// Where a port acts.
@@ -131,6 +132,8 @@ pub struct AssemblyWork {
     /// `∂e/∂ż` and its rate of a rope's stretch, summed over its segments.
     rope: Vec<f64>,
     rope_rate: Vec<f64>,
+    /// A contact point's Jacobians (penetration, slip along and across) and rates.
+    contact: ContactRows,
     /// The ports' quantities at the linearisation point.
     base: PortBase,
     /// Per port (group order) its force or torque slopes `(∂/∂ℓ, ∂/∂ℓ̇)`, per first-order
@@ -150,6 +153,7 @@ impl AssemblyWork {
             line_rate: vec![0.0; l.nz],
             rope: vec![0.0; l.nz],
             rope_rate: vec![0.0; l.nz],
+            contact: ContactRows::new(l.nz),
             base: PortBase {
                 line: vec![(0.0, 0.0); m.circuit.cylinders.len()],
                 motor_rate: vec![0.0; m.circuit.motors.len()],
@@ -192,6 +196,21 @@ struct LineElement<'a> {
     mech: f64,
     rows: &'a [usize],
     row_slope: &'a [(f64, f64)],
+}
+
+impl<'a> LineElement<'a> {
+    /// A purely mechanical element whose force grows with ℓ (`+J f` in the residual): a
+    /// spring, a taut rope, a contact's penetration or slip.
+    fn mechanical(j: &'a [f64], j_rate: &'a [f64], force: (f64, f64)) -> LineElement<'a> {
+        LineElement {
+            j,
+            j_rate,
+            force,
+            mech: 1.0,
+            rows: &[],
+            row_slope: &[],
+        }
+    }
 }
 
 /// Adds a line element's columns.
@@ -300,14 +319,7 @@ pub(crate) fn joint_columns(
                 columns,
                 n,
                 2.0 / h,
-                LineElement {
-                    j,
-                    j_rate,
-                    force,
-                    mech: 1.0,
-                    rows: &[],
-                    row_slope: &[],
-                },
+                LineElement::mechanical(j, j_rate, force),
             );
         }
     }
@@ -336,15 +348,14 @@ pub(crate) fn joint_columns(
             columns,
             n,
             2.0 / h,
-            LineElement {
-                j: &work.rope,
-                j_rate: &work.rope_rate,
-                force: (s * kt, s * dt),
-                mech: 1.0,
-                rows: &[],
-                row_slope: &[],
-            },
+            LineElement::mechanical(&work.rope, &work.rope_rate, (s * kt, s * dt)),
         );
+    }
+
+    // Contacts carrying force: the normal law along the penetration's Jacobian, friction
+    // along and across the slip, and friction's share of the normal force's slopes.
+    for point in eval.contact.points.iter().filter(|c| c.active()) {
+        contact_columns(mech, eval, point, &mut work.contact, columns, n, h);
     }
 
     // End stops: −∂τ/∂q + (2/h)(−∂τ/∂q̇) on the joint's diagonal while engaged.
@@ -441,6 +452,93 @@ pub(crate) fn joint_columns(
         first += group.len();
     }
     Ok(())
+}
+
+/// Jacobian rows of one contact point: penetration, slip along, slip across, with rates.
+struct ContactRows {
+    rows: [Vec<f64>; 6],
+}
+
+impl ContactRows {
+    fn new(nz: usize) -> ContactRows {
+        ContactRows {
+            rows: std::array::from_fn(|_| vec![0.0; nz]),
+        }
+    }
+}
+
+/// Adds one active contact point's columns. The residual holds `+s F_n j_δ` (`j_δ =
+/// ∂δ/∂z`) and `+s f j_u` (friction `f` against the slip direction u): the normal law's
+/// slopes act along `j_δ` like a spring's, friction's `∂f/∂s` along u and `f/s` across
+/// it like dampers, and `∂f/∂F_n` couples the slip row to the normal law's slopes.
+fn contact_columns(
+    mech: &crate::model::Mechanism,
+    eval: &Evaluation,
+    c: &crate::contact::ContactPoint,
+    work: &mut ContactRows,
+    columns: &mut [f64],
+    n: usize,
+    h: f64,
+) {
+    let s = 0.25 * h * h;
+    let kin = &eval.kin;
+    let v = kin.bodies[c.body].velocity_at(&c.point);
+    // Along the slip and across it; not slipping at all, any two directions of the plane
+    // (below the stiction speed both slopes are F_n μ_s/v_ε: isotropic).
+    let stuck = c.speed == 0.0;
+    let (along, across) = if stuck {
+        let t = if c.normal.x.abs() < 0.9 {
+            Vec3::x()
+        } else {
+            Vec3::y()
+        };
+        let t1 = (t - c.normal * c.normal.dot(&t)).normalize();
+        (t1, c.normal.cross(&t1))
+    } else {
+        (c.direction, c.normal.cross(&c.direction))
+    };
+    for row in work.rows.iter_mut() {
+        row.fill(0.0);
+    }
+    let [jd, jd_rate, ju, ju_rate, jw, jw_rate] = &mut work.rows;
+    kin.direction_jacobian(mech, c.body, &c.point, &v, &(-c.normal), jd, jd_rate);
+    kin.direction_jacobian(mech, c.body, &c.point, &v, &along, ju, ju_rate);
+    kin.direction_jacobian(mech, c.body, &c.point, &v, &across, jw, jw_rate);
+    let law = &c.normal_law;
+    let friction = &c.friction_law;
+    let (slope_along, slope_across) = if stuck {
+        (friction.secant, friction.secant)
+    } else {
+        (friction.slope, friction.secant)
+    };
+    let elements = [
+        (&*jd, &*jd_rate, (s * law.slope, s * law.damping)),
+        (&*ju, &*ju_rate, (0.0, s * slope_along)),
+        (&*jw, &*jw_rate, (0.0, s * slope_across)),
+    ];
+    for (j, j_rate, force) in elements {
+        add_line(
+            columns,
+            n,
+            2.0 / h,
+            LineElement::mechanical(j, j_rate, force),
+        );
+    }
+    // ∂(f j_u)/∂z_k through F_n: j_u · ∂f/∂F_n · (a j_δk + b (2/h j_δk + j̇_δk)).
+    let coupling = s * friction.per_normal;
+    if coupling != 0.0 {
+        let nz = jd.len();
+        for (k, (&jk, &jdk)) in jd.iter().zip(jd_rate.iter()).enumerate() {
+            let t = coupling * (law.slope * jk + law.damping * (2.0 / h * jk + jdk));
+            if t == 0.0 {
+                continue;
+            }
+            let col = &mut columns[k * n..k * n + nz];
+            for (x, &ui) in col.iter_mut().zip(ju.iter()) {
+                *x += t * ui;
+            }
+        }
+    }
 }
 
 /// The increment a partial evaluation gives a port's quantity.

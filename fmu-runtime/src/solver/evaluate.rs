@@ -3,6 +3,7 @@
 //! hydraulic rates. All buffers are allocated once in [`Evaluation::new`].
 
 use super::Layout;
+use crate::contact::ContactScratch;
 use crate::hydraulics::cylinder::{self, CylinderState};
 use crate::hydraulics::friction;
 use crate::hydraulics::motor::{self, MotorState};
@@ -95,6 +96,8 @@ pub struct Evaluation {
     pub motors: Vec<MotorState>,
     /// Every rope's geometry and tension, in the order of the force elements.
     pub ropes: Vec<RopeState>,
+    /// Every contact point and pair.
+    pub contact: ContactScratch,
     /// Pressure of every node [Pa].
     pub pressure: Vec<f64>,
     inflow: Vec<f64>,
@@ -141,6 +144,7 @@ impl Evaluation {
             cylinders: vec![CylinderState::default(); m.circuit.cylinders.len()],
             motors: vec![MotorState::default(); m.circuit.motors.len()],
             ropes: vec![RopeState::default(); m.mechanism.ropes().count()],
+            contact: ContactScratch::new(&m.mechanism.contacts),
             pressure: vec![0.0; m.circuit.nodes.len()],
             inflow: vec![0.0; m.circuit.nodes.len()],
             volumes: network::VolumeScratch::new(&m.circuit),
@@ -319,6 +323,14 @@ impl Evaluation {
             }
             self.power -= s.tension * s.stretch_rate;
             *state = s;
+        }
+        // Contacts with the ground: forces at the touching points of the shapes.
+        if !mech.contacts.is_empty() {
+            self.contact
+                .evaluate(&mech.contacts, &self.kin, p, &mut self.applied);
+            external += self.contact.wrench;
+            self.spring_energy += self.contact.energy;
+            self.power += self.contact.power;
         }
 
         let inertial = dynamics::inverse_dynamics(

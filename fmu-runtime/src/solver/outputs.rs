@@ -39,6 +39,10 @@ pub struct Outputs {
     /// ([`charts::joint_angles`]), and per body the (rotation, part) it is, if any.
     pub charted: Vec<[[f64; 3]; 3]>,
     pub chart_part: Vec<Option<(usize, usize)>>,
+    /// Per contact pair its summary; points carrying force; dissipated power [W].
+    pub contact_pairs: Vec<crate::contact::PairSummary>,
+    pub contact_active: usize,
+    pub contact_dissipation: f64,
 }
 
 /// What a body's angle and angular-velocity outputs are read from.
@@ -92,6 +96,9 @@ impl Outputs {
             ddphi_norm: 0.0,
             charted: vec![[[0.0; 3]; 3]; charts.len()],
             chart_part,
+            contact_pairs: vec![Default::default(); m.mechanism.contacts.pairs.len()],
+            contact_active: 0,
+            contact_dissipation: 0.0,
         }
     }
 
@@ -113,6 +120,9 @@ impl Outputs {
         self.flow.copy_from_slice(&e.flow);
         self.accumulators.copy_from_slice(e.volumes.stored_oil());
         self.ropes.copy_from_slice(&e.ropes);
+        self.contact_pairs.copy_from_slice(&e.contact.pairs);
+        self.contact_active = e.contact.active;
+        self.contact_dissipation = -e.contact.power;
         for (out, mk) in self.markers.iter_mut().zip(&m.mechanism.markers) {
             let (x, v) = e.kin.point(&mk.point);
             *out = [x.x, x.y, x.z, v.x, v.y, v.z];
@@ -269,6 +279,13 @@ pub fn probe(m: &CompiledModel, l: &Layout, st: &State, ws: &Workspace, probe: P
                 .map(|(k, e)| k * e * e)
                 .sum::<f64>()
         }
+        Probe::ContactNormalForce(i) => o.contact_pairs[i].normal_force,
+        Probe::ContactPenetration(i) => o.contact_pairs[i].penetration,
+        Probe::ContactSlipSpeed(i) => o.contact_pairs[i].slip_speed,
+        Probe::ContactFrictionForce(i) => o.contact_pairs[i].friction_force,
+        Probe::ContactPoints(i) => o.contact_pairs[i].points as f64,
+        Probe::ContactActivePoints => o.contact_active as f64,
+        Probe::ContactDissipation => o.contact_dissipation,
         Probe::MarkerDeflection(i, axis) => marker_deflection(m, st, i)[axis.index()],
         Probe::ActuatorLength(i) | Probe::ActuatorSpeed(i) => {
             let crate::model::ForceElement::ForceActuator(fa) = &m.mechanism.forces[i] else {

@@ -264,6 +264,7 @@ pub fn naya_rod(kappa: f64, step: f64) -> CompiledModel {
         base: None,
         rotations: vec![],
         flexible: vec![],
+        contacts: Default::default(),
     };
     model(b, step, mech, circuit, vec![], step_id, None)
 }
@@ -442,6 +443,7 @@ pub fn jaiswal_fourbar(step: f64) -> CompiledModel {
         base: None,
         rotations: vec![],
         flexible: vec![],
+        contacts: Default::default(),
     };
     let penalty = b.p("solver.penalty", 1e11);
     model(b, step, mech, circuit, vec![], step_id, Some(penalty))
@@ -529,6 +531,7 @@ pub fn planar_fourbar(
         base: None,
         rotations: vec![],
         flexible: vec![],
+        contacts: Default::default(),
     };
     (model(b, 1e-3, mech, circuit, vec![], step, None), z)
 }

@@ -27,6 +27,8 @@ pub struct BodyDesc {
     pub massless: Option<Spanned<bool>>,
     /// Geometry for documentation only (ignored by the solver).
     pub visual: Option<Located<Vec<Located<VisualDesc>>>>,
+    /// Shapes that touch the ground (see `[contact]`), or `"visual"`.
+    pub collision: Option<Located<super::CollisionDesc>>,
     /// The body deforms: its FE model (a beam), modes, damping and interface nodes.
     pub flexible: Option<super::FlexibleDesc>,
 }

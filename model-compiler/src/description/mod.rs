@@ -6,6 +6,7 @@
 //! strings with a unit. The structs mirror the file; defaults and checks live in
 //! [`crate::lower`].
 
+mod contact;
 mod estimator;
 mod flexible;
 mod hydraulics;
@@ -13,6 +14,7 @@ mod mechanism;
 mod quantity;
 mod report;
 
+pub use contact::*;
 pub use estimator::*;
 pub use flexible::*;
 pub use hydraulics::*;
@@ -46,6 +48,8 @@ pub struct Description {
     pub ropes: Vec<RopeDesc>,
     #[serde(default)]
     pub force_actuators: Vec<ForceActuatorDesc>,
+    /// `[contact]`: the ground the collision shapes touch and their default material.
+    pub contact: Option<ContactSection>,
     pub hydraulics: Option<HydraulicsDesc>,
     pub interface: Option<InterfaceDesc>,
     /// `hydromech report`: standard manoeuvre and plots (documentation only).

@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod base;
 mod circuit;
+mod contact;
 mod context;
 mod estimator;
 pub mod flexible;
@@ -127,6 +128,7 @@ pub fn lower_at(
     let solver = solver_settings(&mut cx, d);
     let mut mechanism = mechanism::lower_mechanism(&mut cx, d);
     mechanism.base = base::lower_base(&mut cx, d);
+    mechanism.contacts = contact::lower_contacts(&mut cx, d, &mechanism, gravity);
     let circuit = circuit::lower_circuit(&mut cx, d, &mechanism);
     let ports = ports::lower_ports(&mut cx, d, &mechanism, &circuit);
 

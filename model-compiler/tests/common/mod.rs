@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Every machine description in `models/`.
-pub const SHIPPED_MODELS: [&str; 13] = [
+pub const SHIPPED_MODELS: [&str; 14] = [
     "naya-rod.toml",
     "jaiswal-fourbar.toml",
     "jaiswal-fourbar-friction.toml",
@@ -30,6 +30,7 @@ pub const SHIPPED_MODELS: [&str; 13] = [
     "excavator.toml",
     "knuckle-crane.toml",
     "truck-crane.toml",
+    "ball-drop.toml",
 ];
 
 /// The rendered errors (file:line:column, message, help) of compiling `text` as `file`;

@@ -107,6 +107,9 @@ pub(super) fn resolve_quantity(
         );
         return None;
     };
+    if head == "contact" && !model.mechanism.contacts.is_empty() {
+        return contact_quantity(cx, q, tail, model);
+    }
     // A flexible body's own quantities (its name may also be its joint's).
     if let Some(&body) = cx.bodies.get(head)
         && let Some(f) = model
@@ -542,4 +545,95 @@ fn split_axis(tail: &str) -> (&str, Option<Axis>) {
         _ => None,
     };
     (kind, axis)
+}
+
+/// `contact.points`, `contact.dissipation` and `contact.<body>.<quantity>` of a body's
+/// contact with the ground.
+fn contact_quantity(cx: &mut Ctx, q: &Name, tail: &str, model: &CompiledModel) -> Option<Resolved> {
+    let pairs = &model.mechanism.contacts.pairs;
+    match tail {
+        "points" => {
+            return Some(Resolved {
+                probe: Probe::ContactActivePoints,
+                var_type: VarType::Integer,
+                unit: None,
+                description: "Contact points carrying force".into(),
+            });
+        }
+        "dissipation" => {
+            return Some(real(
+                Probe::ContactDissipation,
+                "W",
+                "Power the contacts' damping and friction dissipate".into(),
+            ));
+        }
+        _ => {}
+    }
+    let offers = || {
+        let mut o = vec![
+            "contact.points".to_string(),
+            "contact.dissipation".to_string(),
+        ];
+        if let Some(p) = pairs.first() {
+            o.extend(
+                [
+                    "normal_force",
+                    "penetration",
+                    "slip_speed",
+                    "friction_force",
+                    "points",
+                ]
+                .map(|k| format!("contact.{}.{k}", p.name)),
+            );
+        }
+        o.join(", ")
+    };
+    let found = tail
+        .rsplit_once('.')
+        .and_then(|(body, kind)| Some((pairs.iter().position(|p| p.name == body)?, body, kind)));
+    let Some((i, body, kind)) = found else {
+        cx.error(
+            q.span(),
+            format!("'{}' is not a contact quantity", q.get_ref()),
+            format!("the bodies with collision shapes offer: {}", offers()),
+        );
+        return None;
+    };
+    let r = match kind {
+        "normal_force" => real(
+            Probe::ContactNormalForce(i),
+            "N",
+            format!("Normal force of the ground on {body}"),
+        ),
+        "penetration" => real(
+            Probe::ContactPenetration(i),
+            "m",
+            format!("Deepest penetration of {body} into the ground (negative: the gap)"),
+        ),
+        "slip_speed" => real(
+            Probe::ContactSlipSpeed(i),
+            "m/s",
+            format!("Slip speed of {body} on the ground (weighted by the points' normal forces)"),
+        ),
+        "friction_force" => real(
+            Probe::ContactFrictionForce(i),
+            "N",
+            format!("Friction force of the ground on {body}"),
+        ),
+        "points" => Resolved {
+            probe: Probe::ContactPoints(i),
+            var_type: VarType::Integer,
+            unit: None,
+            description: format!("Points of {body} touching the ground"),
+        },
+        _ => {
+            cx.error(
+                q.span(),
+                format!("contact of '{body}' has no quantity '{kind}'"),
+                format!("a contact offers: {}", offers()),
+            );
+            return None;
+        }
+    };
+    Some(r)
 }

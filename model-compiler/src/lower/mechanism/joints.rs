@@ -1,7 +1,7 @@
 //! Tree joints: the coordinates of a (composite) joint, its frame rotation, its initial values.
 
 use super::inertia::{cross, dot};
-use crate::description::{BodyDesc, InitialDesc, JointType};
+use crate::description::{BodyDesc, InitialDesc, JointType, Located, RotationDesc};
 use crate::lower::{Ctx, Expect};
 use crate::units::Dim;
 use fmu_runtime::model::JointKind;
@@ -174,10 +174,20 @@ pub(super) fn joint_parts(
 /// The joint frame rotation as a unit quaternion `[w, x, y, z]`.
 pub(super) fn rotation(cx: &mut Ctx, b: &BodyDesc) -> [f64; 4] {
     let j = b.joint.get_ref();
-    let Some(r) = &j.rotation else {
-        return [1.0, 0.0, 0.0, 0.0];
-    };
-    let span = r.span_or(b.joint.span_or(j.kind.span()));
+    match &j.rotation {
+        None => [1.0, 0.0, 0.0, 0.0],
+        Some(r) => quaternion(cx, r, b.joint.span_or(j.kind.span())),
+    }
+}
+
+/// A `rotation = { axis, angle }` or `{ quaternion }` as a unit quaternion `[w, x, y, z]`;
+/// `fallback` locates it when it has no span of its own.
+pub(in crate::lower) fn quaternion(
+    cx: &mut Ctx,
+    r: &Located<RotationDesc>,
+    fallback: std::ops::Range<usize>,
+) -> [f64; 4] {
+    let span = r.span_or(fallback);
     let r = r.get_ref();
     match (&r.axis, &r.angle, &r.quaternion) {
         (Some(axis), Some(angle), None) => {

@@ -15,6 +15,7 @@ mod inertia;
 mod joints;
 
 use body::lower_body;
+pub(super) use joints::quaternion;
 
 pub(super) fn lower_mechanism(cx: &mut Ctx, d: &Description) -> Mechanism {
     for b in &d.bodies {
@@ -216,6 +217,7 @@ pub(super) fn lower_mechanism(cx: &mut Ctx, d: &Description) -> Mechanism {
         base: None,
         rotations: std::mem::take(&mut cx.rotations),
         flexible: cx.flexible.iter().map(|f| f.runtime_body()).collect(),
+        contacts: Default::default(),
     }
 }
 

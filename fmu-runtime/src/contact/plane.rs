@@ -1,0 +1,181 @@
+//! Narrow phase against the ground plane: where each shape can touch it and how deep.
+//!
+//! Every shape offers a fixed number of candidate points ([`crate::model::points_of`]),
+//! each a world point on the shape's surface with its depth below the plane (positive:
+//! penetrating). Against a plane the deepest points of these shapes are known in closed
+//! form, so no iterative search (GJK/EPA) runs: a sphere's lowest point, a capsule's two
+//! end spheres', a box's eight corners (a face or an edge on the ground is carried by its
+//! corners), and a cylinder's rim. A cylinder on its side touches along a line, which its
+//! two end circles' lowest points carry; standing on an end face it rests on three rim
+//! points 120° apart (the lowest point of the circle and two more), so it stands, tips
+//! and rolls on exact geometry.
+
+use crate::mechanics::BodyKinematics;
+use crate::mechanics::spatial::{Vec3, quat_matrix, vec3};
+use crate::model::{Geometry, GroundPlane};
+
+/// A candidate contact point: world position on the shape and depth below the plane [m].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Candidate {
+    pub point: Vec3,
+    pub depth: f64,
+}
+
+/// Writes the candidates of a shape on a body at its current pose into `out` (exactly
+/// [`crate::model::points_of`] entries).
+pub fn candidates(
+    geometry: &Geometry,
+    body: &BodyKinematics,
+    ground: &GroundPlane,
+    out: &mut [Candidate],
+) {
+    let n = vec3(ground.normal);
+    let p0 = vec3(ground.point);
+    let depth = |x: &Vec3| n.dot(&(p0 - x));
+    let world = |local: [f64; 3]| body.point(&vec3(local));
+    let lowest_of_sphere = |c: Vec3, r: f64| {
+        let point = c - n * r;
+        Candidate {
+            point,
+            depth: depth(&point),
+        }
+    };
+    match *geometry {
+        Geometry::Sphere { center, radius } => out[0] = lowest_of_sphere(world(center), radius),
+        Geometry::Capsule { from, to, radius } => {
+            out[0] = lowest_of_sphere(world(from), radius);
+            out[1] = lowest_of_sphere(world(to), radius);
+        }
+        Geometry::Box {
+            center,
+            rotation,
+            half,
+        } => {
+            let axes = body.rotation * quat_matrix(rotation);
+            let c = world(center);
+            for (k, slot) in out.iter_mut().take(8).enumerate() {
+                let sign = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
+                let local = Vec3::new(sign(1) * half[0], sign(2) * half[1], sign(4) * half[2]);
+                let point = c + axes * local;
+                *slot = Candidate {
+                    point,
+                    depth: depth(&point),
+                };
+            }
+        }
+        Geometry::Cylinder { from, to, radius } => {
+            let (a, b) = (world(from), world(to));
+            let axis = (b - a).normalize();
+            // Lowest direction in the end planes: −n without its axial part. Standing
+            // upright that vanishes; any direction across the axis will do (the three
+            // points are then equally deep).
+            let across = -(n - axis * axis.dot(&n));
+            let u = if across.norm() > 1e-9 {
+                across.normalize()
+            } else {
+                let e = body.rotation * Vec3::x();
+                let e = if (e - axis * axis.dot(&e)).norm() > 0.5 {
+                    e
+                } else {
+                    body.rotation * Vec3::y()
+                };
+                (e - axis * axis.dot(&e)).normalize()
+            };
+            let v = axis.cross(&u);
+            let half_root3 = 0.5 * 3f64.sqrt();
+            let dirs = [u, -0.5 * u + half_root3 * v, -0.5 * u - half_root3 * v];
+            for (e, centre) in [a, b].into_iter().enumerate() {
+                for (k, d) in dirs.iter().enumerate() {
+                    let point = centre + d * radius;
+                    out[3 * e + k] = Candidate {
+                        point,
+                        depth: depth(&point),
+                    };
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mechanics::spatial::{Mat3, axis_angle};
+
+    fn at(origin: Vec3, rotation: Mat3) -> BodyKinematics {
+        BodyKinematics {
+            rotation,
+            origin,
+            ..BodyKinematics::GROUND
+        }
+    }
+
+    const FLOOR: GroundPlane = GroundPlane {
+        point: [0.0, 0.0, 0.0],
+        normal: [0.0, 0.0, 1.0],
+    };
+
+    #[test]
+    fn a_sphere_touches_with_its_lowest_point() {
+        let mut out = [Candidate::default()];
+        let g = Geometry::Sphere {
+            center: [0.0, 0.0, 0.0],
+            radius: 0.1,
+        };
+        candidates(
+            &g,
+            &at(Vec3::new(1.0, 2.0, 0.09), Mat3::identity()),
+            &FLOOR,
+            &mut out,
+        );
+        assert!((out[0].depth - 0.01).abs() < 1e-15);
+        assert_eq!(out[0].point, Vec3::new(1.0, 2.0, 0.09 - 0.1));
+    }
+
+    #[test]
+    fn a_tilted_box_rests_on_its_lowest_corner() {
+        let mut out = [Candidate::default(); 8];
+        let g = Geometry::Box {
+            center: [0.0; 3],
+            rotation: [1.0, 0.0, 0.0, 0.0],
+            half: [0.5, 0.5, 0.5],
+        };
+        // Turned 45° about x: the lowest edge is √2/2 below the centre.
+        let r = axis_angle(&Vec3::x(), std::f64::consts::FRAC_PI_4);
+        candidates(&g, &at(Vec3::new(0.0, 0.0, 0.7), r), &FLOOR, &mut out);
+        let deepest = out.iter().map(|c| c.depth).fold(f64::MIN, f64::max);
+        assert!((deepest - (0.5f64.sqrt() - 0.7)).abs() < 1e-12);
+        assert_eq!(
+            out.iter()
+                .filter(|c| (c.depth - deepest).abs() < 1e-12)
+                .count(),
+            2
+        );
+    }
+
+    #[test]
+    fn a_cylinder_on_its_side_touches_along_a_line() {
+        let mut out = [Candidate::default(); 6];
+        let g = Geometry::Cylinder {
+            from: [0.0, -0.5, 0.0],
+            to: [0.0, 0.5, 0.0],
+            radius: 0.2,
+        };
+        candidates(
+            &g,
+            &at(Vec3::new(0.0, 0.0, 0.19), Mat3::identity()),
+            &FLOOR,
+            &mut out,
+        );
+        for k in [0, 3] {
+            assert!((out[k].depth - 0.01).abs() < 1e-15);
+        }
+        assert!(out.iter().filter(|c| c.depth > 0.0).count() == 2);
+        // Standing on its end face: three rim points, equally deep.
+        let up = axis_angle(&Vec3::x(), std::f64::consts::FRAC_PI_2);
+        candidates(&g, &at(Vec3::new(0.0, 0.0, 0.49), up), &FLOOR, &mut out);
+        let touching: Vec<f64> = out.iter().map(|c| c.depth).filter(|d| *d > 0.0).collect();
+        assert_eq!(touching.len(), 3);
+        assert!(touching.iter().all(|d| (d - 0.01).abs() < 1e-12));
+    }
+}
