@@ -6,7 +6,7 @@ damper, both integrated by the trapezoidal rule at 0.1 ms.
     /tmp/exu/bin/python bench/exudyn_contact.py
 
 hydromech's law is `F = max(0, k δ + c δ̇)` at exponent 1, with `c = γ √(m k)` set through
-the restitution its clamped law gives for γ (`contact::law::restitution`, the same RK4
+the restitution its clamped law gives for γ (`contact::law::restitution`, mirrored
 below); Exudyn's `CreateSphereQuadContact` with `impactModel = 0` is the linear spring and
 damper `k δ + d δ̇`. The sphere stands inside one triangle of Exudyn's quad (on the
 diagonal it would touch both triangles and feel twice the spring). Prints the bounce
@@ -30,24 +30,45 @@ M, R, K, GAMMA, H, T = 1.0, 0.1, 1e5, 0.2, 1e-4, 3.0
 
 
 def restitution(gamma: float, n: float = 1.0) -> float:
-    """The clamped law's restitution (the runtime's `contact::law::restitution`)."""
+    """The clamped law's restitution, as the runtime's `contact::law::restitution` finds it
+    (RK4 at 1e-3, the step that crosses an event shortened onto it by the secant method)."""
+    def force(x, v):
+        return 0.0 if x <= 0 else x**n + gamma * x ** (0.5 * (n - 1)) * v
+
     def acc(x, v):
-        if x <= 0:
-            return 0.0
-        return -max(x**n + gamma * x ** (0.5 * (n - 1)) * v, 0.0)
-    dt, x, v = 2e-4, 0.0, 1.0
-    for _ in range(200_000):
+        return -max(force(x, v), 0.0)
+
+    def step(x, v, dt):
         k1x, k1v = v, acc(x, v)
         k2x, k2v = v + 0.5 * dt * k1v, acc(x + 0.5 * dt * k1x, v + 0.5 * dt * k1v)
         k3x, k3v = v + 0.5 * dt * k2v, acc(x + 0.5 * dt * k2x, v + 0.5 * dt * k2v)
         k4x, k4v = v + dt * k3v, acc(x + dt * k3x, v + dt * k3v)
-        xn = x + dt / 6 * (k1x + 2 * k2x + 2 * k3x + k4x)
-        vn = v + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
+        return (x + dt / 6 * (k1x + 2 * k2x + 2 * k3x + k4x),
+                v + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v))
+
+    def onto(x, v, dt, event):
+        a, fa = 0.0, event(x, v)
+        b = dt
+        fb = event(*step(x, v, dt))
+        for _ in range(30):
+            if fb == fa:
+                break
+            c = b - fb * (b - a) / (fb - fa)
+            fc = event(*step(x, v, c))
+            a, fa, b, fb = b, fb, c, fc
+            if abs(fc) < 1e-14:
+                break
+        return step(x, v, b)
+
+    dt, x, v = 1e-3, 0.0, 1.0
+    for _ in range(100_000):
+        xn, vn = step(x, v, dt)
         if xn <= 0:
-            s = x / (x - xn)
-            return -(v + s * (vn - v))
-        if acc(xn, vn) == 0.0 and vn < 0:
-            return -vn
+            return -onto(x, v, dt, lambda x, v: x)[1]
+        if vn < 0 and force(xn, vn) <= 0:
+            return -onto(x, v, dt, force)[1]
+        if vn >= 0 > v:
+            return 0.0
         x, v = xn, vn
     return 0.0
 

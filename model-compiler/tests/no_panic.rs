@@ -33,7 +33,60 @@ fn circuits() -> Vec<(&'static str, String)> {
         ("load-sensing machine", common::load_sensing_machine()),
         ("winch and rope", common::winch(6.5, "assembled")),
         ("flexible boom on a cylinder", common::flexible_lift(true)),
+        ("contact shapes", contact_shapes()),
     ]
+}
+
+/// Every collision shape and `[contact]` key (issue 49): a ball, a tilted box, a capsule
+/// and a cylinder on free joints above a ground plane, materials given per shape and in
+/// `[contact]`, contact outputs.
+fn contact_shapes() -> String {
+    let body = |name: &str, z: f64, collision: &str| {
+        format!(
+            r#"[[bodies]]
+name = "{name}"
+parent = "ground"
+joint = {{ type = "free", name = "{name}_joint", initial = [0, 0, {z}, 0, 0.1, 0.2] }}
+mass = 2
+com = [0, 0, 0]
+inertia = [0.1, 0.1, 0.1, 0, 0, 0]
+visual = [{{ shape = "box", center = [0, 0, 0], size = [0.2, 0.2, 0.2] }}]
+collision = {collision}
+"#
+        )
+    };
+    let mut text = String::from(
+        "[model]\nname = \"contacts\"\ngravity = [0, 0, -9.81]\n[solver]\nstep = \"1 ms\"\n[init]\nstatic_equilibrium = false\n",
+    );
+    text += &body(
+        "ball",
+        0.11,
+        r#"[{ shape = "sphere", radius = "0.1 m", stiffness = "1e6 N/m", restitution = 0.5, friction = { static = 0.7, kinetic = 0.5 } }]"#,
+    );
+    text += &body(
+        "brick",
+        0.3,
+        r#"[{ shape = "box", size = [0.2, 0.1, 0.1], rotation = { axis = [0, 0, 1], angle = "30 deg" }, exponent = 1 }]"#,
+    );
+    text += &body(
+        "pin",
+        0.5,
+        r#"[{ shape = "capsule", from = [0, 0, -0.1], to = [0, 0, 0.1], radius = 0.02, stiction_velocity = "1 mm/s" }, { shape = "cylinder", from = [0, 0, 0], to = [0.1, 0, 0], radius = 0.05, stribeck_velocity = "20 mm/s" }]"#,
+    );
+    text += &body("crate", 0.8, r#""visual""#);
+    text += r#"[contact]
+ground = { shape = "plane", point = [0, 0, 0], normal = [0, 0, 1] }
+stiffness = "1e5 N/m"
+restitution = 0.6
+friction = 0.4
+[[interface.outputs]]
+name = "ball_force"
+quantity = "contact.ball.normal_force"
+[[interface.outputs]]
+name = "points"
+quantity = "contact.points"
+"#;
+    text
 }
 
 /// Values that replace a value of the file.
@@ -74,10 +127,16 @@ const GARBAGE: &[&str] = &[
     "\"universal\"",
     "\"massless\"",
     "1979-05-27",
+    "\"sphere\"",
+    "\"plane\"",
+    "{ static = 0.3, kinetic = 0.9 }",
 ];
 
 /// Lines injected into the file.
 const LINES: &[&str] = &[
+    "collision = \"visual\"",
+    "collision = [{ shape = \"sphere\", radius = 0 }]",
+    "[contact]",
     "[[bodies]]",
     "[[cut_joints]]",
     "[[hydraulics.volumes]]",
@@ -260,7 +319,7 @@ proptest! {
 
     #[test]
     fn mutated_models_never_panic(
-        which in 0..MODELS.len() + 7,
+        which in 0..MODELS.len() + 8,
         mutations in proptest::collection::vec(mutation(), 1..6),
     ) {
         let mut text = MODELS.get(which).map_or_else(
