@@ -1,5 +1,7 @@
 """Contact side by side with Exudyn (issue 49): the ball drop on the same linear spring and
-damper, both integrated by the trapezoidal rule at 0.1 ms.
+damper, both integrated by the trapezoidal rule at 0.1 ms; and a solid cylinder rolling
+(μ = 0.5) and slipping (μ = 0.03) down a 10° ramp at 1 ms, hydromech's cylinder on its two
+rim contacts, Exudyn's `CreateRollingDiscPenalty` (one disc, the same total stiffness).
 
     python -m venv /tmp/exu && /tmp/exu/bin/pip install exudyn numpy
     cargo build --release -p model-compiler
@@ -136,6 +138,99 @@ def hydromech_run(e: float, tmp: Path) -> tuple[np.ndarray, np.ndarray, float]:
     return data["time"], data["height"], median
 
 
+THETA, MC, RC, LC = np.radians(10.0), 10.0, 0.2, 0.5
+
+
+def cylinder_description(mu: float) -> str:
+    """hydromech's rolling cylinder (as model-compiler/tests/contact.rs)."""
+    s, c = float(np.sin(THETA)), float(np.cos(THETA))
+    d = RC - MC * 9.81 * c / (2.0 * 1e7)
+    ia, it = 0.5 * MC * RC**2, MC * (3 * RC**2 + LC**2) / 12
+    return f"""[model]
+name = "rolling-cylinder"
+gravity = [0, 0, -9.81]
+[solver]
+step = "1 ms"
+[init]
+static_equilibrium = false
+[[bodies]]
+name = "roller"
+parent = "ground"
+joint = {{ type = "free", name = "roll", origin = [0, 0, 0], initial = [{-s * d!r}, 0, {c * d!r}, 0, 0, 0] }}
+mass = "{MC} kg"
+com = [0, 0, 0]
+inertia = [{it!r}, {ia!r}, {it!r}, 0, 0, 0]
+collision = [{{ shape = "cylinder", from = [0, -0.25, 0], to = [0, 0.25, 0], radius = "0.2 m", stiffness = "1e7 N/m", restitution = 0.3, friction = {mu} }}]
+[contact]
+ground = {{ shape = "plane", point = [0, 0, 0], normal = [{-s!r}, 0, {c!r}] }}
+[[markers]]
+name = "axle"
+body = "roller"
+point = [0, 0, 0]
+[[interface.outputs]]
+name = "vx"
+quantity = "axle.velocity.x"
+[[interface.outputs]]
+name = "vz"
+quantity = "axle.velocity.z"
+"""
+
+
+def downhill(vx: np.ndarray, vz: np.ndarray) -> np.ndarray:
+    return -(vx * np.cos(THETA) + vz * np.sin(THETA))
+
+
+def cylinder_hydromech(mu: float, tmp: Path) -> tuple[float, float]:
+    toml = tmp / "rolling-cylinder.toml"
+    toml.write_text(cylinder_description(mu))
+    csv = tmp / "roll.csv"
+    subprocess.run([HYDROMECH, "simulate", toml, "--stop-time", "2", "--step", "0.001",
+                    "-o", csv], check=True, capture_output=True)
+    data = np.genfromtxt(csv, delimiter=",", names=True)
+    v = downhill(data["vx"], data["vz"])
+    t = data["time"]
+    a = (np.interp(2.0, t, v) - np.interp(1.0, t, v)) / 1.0
+    bench = subprocess.run([HYDROMECH, "bench", toml, "--comm", "internal", "--steps", "2000"],
+                           check=True, capture_output=True, text=True).stdout
+    row = next(line for line in bench.splitlines() if line.startswith("rolling-cylinder"))
+    return a, float(row.split()[5]) * 1e-6
+
+
+def cylinder_exudyn(mu: float) -> tuple[float, float]:
+    import exudyn as exu
+    from exudyn.utilities import InertiaCylinder, SensorBody
+
+    sc = exu.SystemContainer()
+    mbs = sc.AddSystem()
+    ground = mbs.CreateGround()
+    n = np.array([-np.sin(THETA), 0.0, np.cos(THETA)])
+    density = MC / (np.pi * RC**2 * LC)
+    body = mbs.CreateRigidBody(inertia=InertiaCylinder(density, LC, RC, axis=1),
+                               referencePosition=list(n * RC), gravity=[0, 0, -9.81])
+    # Two rims of 1e7 N/m each in hydromech: 2e7 N/m here; damping as restitution 0.3 gives.
+    mbs.CreateRollingDiscPenalty(bodyNumbers=[ground, body], axisPosition=[0, 0, 0],
+                                 axisVector=[0, 1, 0], discRadius=RC, planePosition=[0, 0, 0],
+                                 planeNormal=list(n), contactStiffness=2e7, contactDamping=2e4,
+                                 dryFriction=[mu, mu], dryFrictionProportionalZone=1e-4,
+                                 useLinearProportionalZone=True)
+    sensor = mbs.AddSensor(SensorBody(bodyNumber=body, storeInternal=True,
+                                      outputVariableType=exu.OutputVariableType.Velocity))
+    mbs.Assemble()
+    s = exu.SimulationSettings()
+    s.timeIntegration.numberOfSteps = 2000
+    s.timeIntegration.endTime = 2.0
+    s.timeIntegration.verboseMode = 0
+    s.solutionSettings.writeSolutionToFile = False
+    s.solutionSettings.sensorsWritePeriod = 1e-3
+    start = time.perf_counter()
+    mbs.SolveDynamic(s, solverType=exu.DynamicSolverType.TrapezoidalIndex2)
+    per_step = (time.perf_counter() - start) / 2000
+    data = mbs.GetSensorStoredData(sensor)
+    v = downhill(data[:, 1], data[:, 3])
+    t = data[:, 0]
+    return (np.interp(2.0, t, v) - np.interp(1.0, t, v)) / 1.0, per_step
+
+
 def main() -> int:
     e = restitution(GAMMA)
     with tempfile.TemporaryDirectory() as d:
@@ -161,6 +256,16 @@ def main() -> int:
         print(f"{k + 1:6d}  {a:31.6f}  {b:9.6f}  {100 * (a - b) / b:+8.3f} %")
     print(f"cost per step: hydromech median {median * 1e6:.2f} µs (hydromech bench, internal steps); "
           f"Exudyn {exu_step * 1e6:.2f} µs (wall time / steps); ratio {exu_step / median:.2f}")
+    g, sn, cs = 9.81, np.sin(THETA), np.cos(THETA)
+    print("cylinder on 10°, 1 ms: a [m/s²]  closed form  hydromech (Δ)        Exudyn (Δ)          "
+          "cost per step hydromech / Exudyn")
+    for mu, closed in [(0.5, 2 / 3 * g * sn), (0.03, g * (sn - 0.03 * cs))]:
+        with tempfile.TemporaryDirectory() as d:
+            ah, step_h = cylinder_hydromech(mu, Path(d))
+        ae, step_e = cylinder_exudyn(mu)
+        print(f"  μ = {mu:<4}              {closed:.5f}      {ah:.5f} ({100 * (ah - closed) / closed:+.3f} %)"
+              f"   {ae:.5f} ({100 * (ae - closed) / closed:+.3f} %)   {step_h * 1e6:.2f} / {step_e * 1e6:.2f} µs "
+              f"({step_e / step_h:.1f}×)")
     return 0
 
 
