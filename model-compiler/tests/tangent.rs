@@ -262,11 +262,12 @@ fn tangents_match_full_differences_on_an_end_stop() {
 /// friction (resting, rolling down the slope, sliding on μ = 0.05) the assembled columns
 /// match forward differences — the residual's slope along each increment — within the
 /// bound of the terms the assembly leaves out (rolling: 6.7e-3, friction's geometric
-/// stiffness as the contact point moves over the sphere; at rest 1.6e-9); central
-/// differences there disagree by up to 2e-2 at rest for a reason not yet found (the friction
-/// law is smooth in the slip velocity), so they are not the reference. The stiction speed
-/// is raised to 10 mm/s: the differences move the rates by 2/h times the increment (3e-4 m/s
-/// at 0.1 ms), which at the default 0.1 mm/s would sample friction's knee, not its slope.
+/// stiffness as the contact point moves over the sphere; at rest 1.6e-9). Central
+/// differences are no reference there: their increment, 1e-6 in the coordinates, moves
+/// the rates by 2/h·1e-6 = 2 cm/s at 0.1 ms, past friction's knee (they disagree by 1.6e-2
+/// at rest). The stiction speed is raised to 10 mm/s for the same reason: the forward
+/// increments move the rates by 3e-4 m/s, which at the default 0.1 mm/s would sample the
+/// knee instead of the slope.
 #[test]
 fn tangents_match_full_differences_on_contacts() {
     let text = std::fs::read_to_string(common::workspace().join("models/ball-drop.toml"))
