@@ -14,30 +14,22 @@ pub mod plane;
 use crate::mechanics::Kinematics;
 use crate::mechanics::dynamics::add_point_force;
 use crate::mechanics::spatial::{Vec3, Vec6, join, vec3};
-use crate::model::{Contacts, REFERENCE_DEPTH, points_of};
+use crate::model::{Contacts, MAX_POINTS, REFERENCE_DEPTH, points_of};
 use plane::Candidate;
 
 /// One candidate contact point at the last evaluation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ContactPoint {
-    /// The body it is on and its pair (index into [`Contacts::pairs`]).
+    /// The body it is on.
     pub body: usize,
-    pub pair: usize,
     /// World position on the shape's surface, unit normal out of the ground.
     pub point: Vec3,
     pub normal: Vec3,
-    /// Penetration [m] (negative: apart) and its rate [m/s] (positive: approaching).
-    pub depth: f64,
-    pub depth_rate: f64,
-    /// Slip velocity in the ground plane [m/s], its speed, and the slip direction (zero
-    /// when not slipping).
-    pub slip: Vec3,
+    /// Slip speed in the ground plane [m/s] and its direction (zero when not slipping).
     pub speed: f64,
     pub direction: Vec3,
     pub normal_law: law::Normal,
     pub friction_law: law::Friction,
-    /// Friction force on the body [N].
-    pub friction: Vec3,
 }
 
 impl ContactPoint {
@@ -80,7 +72,7 @@ impl ContactScratch {
         ContactScratch {
             points: vec![ContactPoint::default(); c.points()],
             pairs: vec![PairSummary::default(); c.pairs.len()],
-            candidates: vec![Candidate::default(); 8],
+            candidates: vec![Candidate::default(); MAX_POINTS],
             energy: 0.0,
             power: 0.0,
             active: 0,
@@ -134,17 +126,12 @@ impl ContactScratch {
                     let friction = -direction * friction_law.force;
                     let point = ContactPoint {
                         body: pair.body,
-                        pair: pi,
                         point: cand.point,
                         normal: n,
-                        depth: cand.depth,
-                        depth_rate,
-                        slip,
                         speed,
                         direction,
                         normal_law,
                         friction_law,
-                        friction,
                     };
                     sum.penetration = sum.penetration.max(cand.depth);
                     self.energy += normal_law.energy;

@@ -40,6 +40,9 @@ pub enum Geometry {
     },
 }
 
+/// The most candidate points a shape offers (a box's corners).
+pub const MAX_POINTS: usize = 8;
+
 /// Contact points each shape offers the ground (fixed, so buffers are sized once): a
 /// sphere its lowest point, a capsule its two end spheres', a box its corners, a cylinder
 /// three rim points on each end circle (see [`crate::contact::plane`]).
@@ -49,6 +52,25 @@ pub const fn points_of(g: &Geometry) -> usize {
         Geometry::Capsule { .. } => 2,
         Geometry::Box { .. } => 8,
         Geometry::Cylinder { .. } => 6,
+    }
+}
+
+impl Geometry {
+    /// Positive sizes, a capsule or cylinder of some length, all finite: what the narrow
+    /// phase needs.
+    pub fn is_valid(&self) -> bool {
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        match *self {
+            Geometry::Sphere { center, radius } => finite(&center) && radius > 0.0,
+            Geometry::Box {
+                center,
+                rotation,
+                half,
+            } => finite(&center) && finite(&rotation) && half.iter().all(|h| *h > 0.0),
+            Geometry::Capsule { from, to, radius } | Geometry::Cylinder { from, to, radius } => {
+                finite(&from) && finite(&to) && radius > 0.0 && from != to
+            }
+        }
     }
 }
 
@@ -149,18 +171,7 @@ impl Contacts {
             if s.body >= bodies {
                 return Err(format!("collision shape {i} is on a missing body"));
             }
-            let ok = match s.geometry {
-                Geometry::Sphere { center, radius } => finite(&center) && radius > 0.0,
-                Geometry::Box {
-                    center,
-                    rotation,
-                    half,
-                } => finite(&center) && finite(&rotation) && half.iter().all(|h| *h > 0.0),
-                Geometry::Capsule { from, to, radius }
-                | Geometry::Cylinder { from, to, radius } => {
-                    finite(&from) && finite(&to) && radius > 0.0
-                }
-            };
+            let ok = s.geometry.is_valid();
             let m = &s.material;
             let law = m.exponent >= 1.0
                 && m.exponent <= 3.0
@@ -170,12 +181,6 @@ impl Contacts {
                 && m.damping.is_finite();
             if !ok || !law {
                 return Err(format!("collision shape {i} has a bad size or law"));
-            }
-            if let Geometry::Cylinder { from, to, .. } = s.geometry {
-                let d = [to[0] - from[0], to[1] - from[1], to[2] - from[2]];
-                if d.iter().all(|x| *x == 0.0) {
-                    return Err(format!("collision cylinder {i} has no length"));
-                }
             }
         }
         if !self.pairs.is_empty() && self.ground.is_none() {

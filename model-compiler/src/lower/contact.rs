@@ -255,7 +255,7 @@ fn shapes_of<'a>(cx: &mut Ctx, b: &'a BodyDesc, c: &'a Located<CollisionDesc>) -
                         continue;
                     }
                 };
-                if !geometry_ok(&geometry) {
+                if !geometry.is_valid() {
                     cx.error(
                         vspan,
                         format!("this visual {} has no volume to collide with", kind.name()),
@@ -280,15 +280,6 @@ fn shapes_of<'a>(cx: &mut Ctx, b: &'a BodyDesc, c: &'a Located<CollisionDesc>) -
             );
             Vec::new()
         }
-    }
-}
-
-fn geometry_ok(g: &Geometry) -> bool {
-    match *g {
-        Geometry::Sphere { radius, .. } => radius > 0.0,
-        Geometry::Box { half, .. } => half.iter().all(|h| *h > 0.0),
-        Geometry::Capsule { radius, .. } => radius > 0.0,
-        Geometry::Cylinder { from, to, radius } => radius > 0.0 && from != to,
     }
 }
 
