@@ -210,6 +210,11 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("friction", K::QOrDef("contact_friction_pair"), false, "Friction coefficient, or { static, kinetic } (default 0.6, 0.5)."),
         ("stiction_velocity", K::Q, false, "Slip speed below which friction is regularized [m/s] (default 0.1 mm/s)."),
         ("stribeck_velocity", K::Q, false, "Speed over which static friction falls to kinetic [m/s] (default 10 mm/s)."),
+        ("pairs", K::Defs("contact_bodies"), false, "Two bodies whose collision shapes touch each other (even when a joint joins them)."),
+        ("groups", K::Defs("contact_bodies"), false, "Bodies whose collision shapes all touch each other, except where a joint joins two."),
+    ]),
+    ("contact_bodies", "Bodies whose collision shapes touch each other.", &[
+        ("bodies", K::Names, true, "Body names (a pair: two)."),
     ]),
     ("ground", "The ground surface.", &[
         ("shape", K::Enum(&["plane"]), true, "Ground shape."),
@@ -878,6 +883,7 @@ mod tests {
             ("CsvInputDesc", "report_csv_input"),
             ("PlotDesc", "report_plot"),
             ("ContactSection", "contact"),
+            ("BodiesDesc", "contact_bodies"),
             ("ReferenceDesc", "report_reference"),
         ]
         .into();

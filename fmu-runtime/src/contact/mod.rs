@@ -1,27 +1,31 @@
-//! Contact between bodies' collision shapes and the ground, as forces inside the implicit
-//! step (seed 000 §2.12: detection, then a penalty response).
+//! Contact between bodies' collision shapes, the ground and each other, as forces inside
+//! the implicit step (seed 000 §2.12: detection, then a penalty response).
 //!
-//! Each evaluation finds every candidate point of every shape ([`plane`]), and where one
-//! penetrates applies the normal force of [`law`] along the ground normal and friction
-//! against its slip, at that point of the body. Forces are continuous in the coordinates
+//! Each evaluation finds every candidate point of every shape pair ([`plane`] against the
+//! ground, [`pairwise`] between two bodies after a bounding-sphere test), and where one
+//! penetrates applies the normal force of [`law`] along the contact normal and friction
+//! against the relative slip, at that point of the body (and the reaction on the other). Forces are continuous in the coordinates
 //! and rates, so the Newton step, the Model Exchange derivatives and the FMU state need
 //! nothing beyond the mechanism's; the tangent takes each active point's slopes along
 //! its Jacobians (`solver::assembled`). Buffers are sized from the model once.
 
 pub mod law;
+pub mod pairwise;
 pub mod plane;
 
-use crate::mechanics::Kinematics;
 use crate::mechanics::dynamics::add_point_force;
-use crate::mechanics::spatial::{Vec3, Vec6, join, vec3};
-use crate::model::{Contacts, MAX_POINTS, REFERENCE_DEPTH, points_of};
+use crate::mechanics::spatial::{Vec3, Vec6, join};
+use crate::mechanics::{BodyKinematics, Kinematics};
+use crate::model::{Contacts, Geometry, MAX_POINTS, Material, REFERENCE_DEPTH};
+use pairwise::Solid;
 use plane::Candidate;
 
 /// One candidate contact point at the last evaluation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ContactPoint {
-    /// The body it is on.
+    /// The body it is on, and the other body it touches (none: the ground).
     pub body: usize,
+    pub other: Option<usize>,
     /// World position on the shape's surface, unit normal out of the ground.
     pub point: Vec3,
     pub normal: Vec3,
@@ -87,36 +91,69 @@ impl ContactScratch {
         self.power = 0.0;
         self.active = 0;
         self.wrench = Vec6::zeros();
-        let Some(ground) = &c.ground else { return };
-        let n = vec3(ground.normal);
         let mut next = 0;
         for (pi, pair) in c.pairs.iter().enumerate() {
             let body = &kin.bodies[pair.body];
-            let mass = p[pair.mass.index()];
+            let other = pair.other.map(|o| (o.body, &kin.bodies[o.body]));
+            let own_mass = p[pair.mass.index()];
+            let mass = match pair.other {
+                // The reduced mass: what one impact's restitution depends on.
+                Some(o) => {
+                    let m = p[o.mass.index()];
+                    own_mass * m / (own_mass + m)
+                }
+                None => own_mass,
+            };
             let mut sum = PairSummary {
                 penetration: f64::NEG_INFINITY,
                 ..PairSummary::default()
             };
             let (mut friction_total, mut weighted_speed) = (Vec3::zeros(), 0.0);
-            for &si in &pair.shapes {
-                let shape = &c.shapes[si];
-                let m = &shape.material;
-                let count = points_of(&shape.geometry);
-                plane::candidates(&shape.geometry, body, ground, &mut self.candidates[..count]);
-                let big_k = law::coefficient(p[m.stiffness.index()], m.exponent, REFERENCE_DEPTH);
-                let coulomb = law::Coulomb {
-                    static_: p[m.static_friction.index()],
-                    kinetic: p[m.kinetic_friction.index()],
-                    stiction_velocity: p[m.stiction_velocity.index()],
-                    stribeck_velocity: p[m.stribeck_velocity.index()],
+            for sc in &pair.shapes {
+                let count = c.points_of(sc);
+                let shape = &c.shapes[sc.shape];
+                let (stiffness, coulomb) = match (sc.other, other) {
+                    (Some(b), Some((_, kb))) => {
+                        let far = self.detect_pair(
+                            &shape.geometry,
+                            body,
+                            &c.shapes[b].geometry,
+                            kb,
+                            count,
+                        );
+                        if let Some(gap) = far {
+                            sum.penetration = sum.penetration.max(-gap);
+                            self.points[next..next + count].fill(ContactPoint::default());
+                            next += count;
+                            continue;
+                        }
+                        combined(&shape.material, &c.shapes[b].material, p)
+                    }
+                    _ => {
+                        let Some(ground) = &c.ground else { return };
+                        plane::candidates(
+                            &shape.geometry,
+                            body,
+                            ground,
+                            &mut self.candidates[..count],
+                        );
+                        (
+                            p[shape.material.stiffness.index()],
+                            coulomb_of(&shape.material, p),
+                        )
+                    }
                 };
+                let big_k = law::coefficient(stiffness, sc.exponent, REFERENCE_DEPTH);
                 for cand in &self.candidates[..count] {
-                    let v = body.velocity_at(&cand.point);
+                    let v_other =
+                        other.map_or(Vec3::zeros(), |(_, kb)| kb.velocity_at(&cand.point));
+                    let v = body.velocity_at(&cand.point) - v_other;
+                    let n = cand.normal;
                     let depth_rate = -n.dot(&v);
                     let slip = v + n * depth_rate;
                     let speed = slip.norm();
                     let normal_law =
-                        law::normal(cand.depth, depth_rate, big_k, m.exponent, m.damping, mass);
+                        law::normal(cand.depth, depth_rate, big_k, sc.exponent, sc.damping, mass);
                     let friction_law = law::friction(speed, normal_law.force, &coulomb);
                     let direction = if speed > 0.0 {
                         slip / speed
@@ -126,6 +163,7 @@ impl ContactScratch {
                     let friction = -direction * friction_law.force;
                     let point = ContactPoint {
                         body: pair.body,
+                        other: other.map(|(b, _)| b),
                         point: cand.point,
                         normal: n,
                         speed,
@@ -138,7 +176,11 @@ impl ContactScratch {
                     if point.active() {
                         let force = n * normal_law.force + friction;
                         add_point_force(applied, Some(pair.body), &cand.point, &force);
-                        self.wrench += join(force, cand.point.cross(&force));
+                        match other {
+                            // Action and reaction at one point: no net wrench.
+                            Some((b, _)) => add_point_force(applied, Some(b), &cand.point, &-force),
+                            None => self.wrench += join(force, cand.point.cross(&force)),
+                        }
                         sum.normal_force += normal_law.force;
                         sum.points += 1;
                         friction_total += friction;
@@ -160,4 +202,49 @@ impl ContactScratch {
             self.pairs[pi] = sum;
         }
     }
+
+    /// The candidates of shape `a` on one body against shape `b` on another into the
+    /// buffer, or, where their bounding spheres are apart (the broad phase), the gap
+    /// between those spheres.
+    fn detect_pair(
+        &mut self,
+        a: &Geometry,
+        ka: &BodyKinematics,
+        b: &Geometry,
+        kb: &BodyKinematics,
+        count: usize,
+    ) -> Option<f64> {
+        let (sa, sb) = (Solid::of(a, ka), Solid::of(b, kb));
+        let ((ca, ra), (cb, rb)) = (sa.bounds(), sb.bounds());
+        let gap = (ca - cb).norm() - ra - rb;
+        if gap > 0.0 {
+            return Some(gap);
+        }
+        pairwise::candidates(&sa, &sb, &mut self.candidates[..count]);
+        None
+    }
+}
+
+fn coulomb_of(m: &Material, p: &[f64]) -> law::Coulomb {
+    law::Coulomb {
+        static_: p[m.static_friction.index()],
+        kinetic: p[m.kinetic_friction.index()],
+        stiction_velocity: p[m.stiction_velocity.index()],
+        stribeck_velocity: p[m.stribeck_velocity.index()],
+    }
+}
+
+/// Two shapes' materials in contact: the stiffnesses in series, the smaller friction
+/// coefficients, the wider regularization (our choice, as Chrono's SMC takes the
+/// smaller friction).
+fn combined(a: &Material, b: &Material, p: &[f64]) -> (f64, law::Coulomb) {
+    let (ka, kb) = (p[a.stiffness.index()], p[b.stiffness.index()]);
+    let (fa, fb) = (coulomb_of(a, p), coulomb_of(b, p));
+    let coulomb = law::Coulomb {
+        static_: fa.static_.min(fb.static_),
+        kinetic: fa.kinetic.min(fb.kinetic),
+        stiction_velocity: fa.stiction_velocity.max(fb.stiction_velocity),
+        stribeck_velocity: fa.stribeck_velocity.max(fb.stribeck_velocity),
+    };
+    (ka * kb / (ka + kb), coulomb)
 }

@@ -14,10 +14,13 @@ use crate::mechanics::BodyKinematics;
 use crate::mechanics::spatial::{Vec3, quat_matrix, vec3};
 use crate::model::{Geometry, GroundPlane};
 
-/// A candidate contact point: world position on the shape and depth below the plane [m].
+/// A candidate contact point: world position, the unit normal pushing the shape out
+/// (the ground's, or out of the other shape) and the depth of penetration [m] (negative:
+/// apart).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Candidate {
     pub point: Vec3,
+    pub normal: Vec3,
     pub depth: f64,
 }
 
@@ -37,6 +40,7 @@ pub fn candidates(
         let point = c - n * r;
         Candidate {
             point,
+            normal: n,
             depth: depth(&point),
         }
     };
@@ -59,6 +63,7 @@ pub fn candidates(
                 let point = c + axes * local;
                 *slot = Candidate {
                     point,
+                    normal: n,
                     depth: depth(&point),
                 };
             }
@@ -89,6 +94,7 @@ pub fn candidates(
                     let point = centre + d * radius;
                     out[3 * e + k] = Candidate {
                         point,
+                        normal: n,
                         depth: depth(&point),
                     };
                 }

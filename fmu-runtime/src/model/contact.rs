@@ -40,8 +40,9 @@ pub enum Geometry {
     },
 }
 
-/// The most candidate points a shape offers (a box's corners).
-pub const MAX_POINTS: usize = 8;
+/// The most candidate points a shape or a pair of shapes offers (two boxes' corners and
+/// edges).
+pub const MAX_POINTS: usize = 40;
 
 /// Contact points each shape offers the ground (fixed, so buffers are sized once): a
 /// sphere its lowest point, a capsule its two end spheres', a box its corners, a cylinder
@@ -55,7 +56,28 @@ pub const fn points_of(g: &Geometry) -> usize {
     }
 }
 
+/// Contact points a pair of shapes on two bodies offers (see
+/// [`crate::contact::pairwise`]): a sphere one, capsule–capsule five (four ends and a
+/// crossing), capsule–box three (two ends and a crossing), box–box forty (the corners
+/// and edges of each).
+pub const fn pair_points(a: &Geometry, b: &Geometry) -> usize {
+    match (a, b) {
+        (Geometry::Cylinder { .. }, _) | (_, Geometry::Cylinder { .. }) => 0,
+        (Geometry::Sphere { .. }, _) | (_, Geometry::Sphere { .. }) => 1,
+        (Geometry::Capsule { .. }, Geometry::Capsule { .. }) => 5,
+        (Geometry::Capsule { .. }, Geometry::Box { .. })
+        | (Geometry::Box { .. }, Geometry::Capsule { .. }) => 3,
+        _ => 40,
+    }
+}
+
 impl Geometry {
+    /// Whether two bodies' shapes of these kinds can touch (a cylinder touches only the
+    /// ground so far).
+    pub const fn pairs_with_bodies(&self) -> bool {
+        !matches!(self, Geometry::Cylinder { .. })
+    }
+
     /// Positive sizes, a capsule or cylinder of some length, all finite: what the narrow
     /// phase needs.
     pub fn is_valid(&self) -> bool {
@@ -107,16 +129,42 @@ pub struct CollisionShape {
     pub material: Material,
 }
 
-/// The shapes of one body against the ground: one set of outputs.
+/// The law between one shape of a pair's body and the ground or a shape of the other
+/// body. Against the ground it is the shape's own; between two shapes the compiler
+/// combines them (the larger exponent, the smaller restitution; stiffness in series and
+/// the smaller friction at run time, from both shapes' tunable slots).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShapeContact {
+    /// Index into [`Contacts::shapes`] of the shape on the pair's body, and of the other
+    /// body's (none: the ground).
+    pub shape: usize,
+    pub other: Option<usize>,
+    pub exponent: f64,
+    pub restitution: f64,
+    pub damping: f64,
+}
+
+/// The other side of a pair between two bodies.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OtherBody {
+    pub body: usize,
+    /// Its mass [kg]: the restitution is calibrated for the pair's reduced mass.
+    pub mass: ParamId,
+}
+
+/// The shapes of one body against the ground, or against another body's: one set of
+/// outputs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ContactPair {
-    /// Output prefix, `contact.<name>`.
+    /// Output prefix, `contact.<name>`: the body's name, or `<body>.<other>`.
     pub name: String,
     pub body: usize,
-    /// Its shapes: indices into [`Contacts::shapes`].
-    pub shapes: Vec<usize>,
+    /// The shape contacts, each naming its shapes.
+    pub shapes: Vec<ShapeContact>,
     /// The mass the restitution is calibrated for [kg] (the body's own, a tunable slot).
     pub mass: ParamId,
+    /// The other body; none: the ground.
+    pub other: Option<OtherBody>,
 }
 
 /// Every contact of a machine; empty when it touches nothing.
@@ -132,12 +180,21 @@ impl Contacts {
         self.pairs.is_empty()
     }
 
+    /// Candidate contact points of one shape contact.
+    pub fn points_of(&self, c: &ShapeContact) -> usize {
+        let a = &self.shapes[c.shape].geometry;
+        match c.other {
+            None => points_of(a),
+            Some(b) => pair_points(a, &self.shapes[b].geometry),
+        }
+    }
+
     /// Candidate contact points of all pairs, in pair then shape order.
     pub fn points(&self) -> usize {
         self.pairs
             .iter()
             .flat_map(|p| &p.shapes)
-            .map(|&s| points_of(&self.shapes[s].geometry))
+            .map(|c| self.points_of(c))
             .sum()
     }
 
@@ -152,7 +209,10 @@ impl Contacts {
                 m.stribeck_velocity,
             ]);
         }
-        out.extend(self.pairs.iter().map(|p| p.mass));
+        for p in &self.pairs {
+            out.push(p.mass);
+            out.extend(p.other.map(|o| o.mass));
+        }
     }
 
     /// Indices in range, finite positive sizes, unit normals; what the solver relies on.
@@ -183,11 +243,33 @@ impl Contacts {
                 return Err(format!("collision shape {i} has a bad size or law"));
             }
         }
-        if !self.pairs.is_empty() && self.ground.is_none() {
+        let grounded = self.pairs.iter().any(|p| p.other.is_none());
+        if grounded && self.ground.is_none() {
             return Err("contact pairs without a ground".into());
         }
+        let n = self.shapes.len();
         for p in &self.pairs {
-            if p.body >= bodies || p.shapes.iter().any(|&s| s >= self.shapes.len()) {
+            let on = |s: usize, body: usize| s < n && self.shapes[s].body == body;
+            let other = p.other.map(|o| o.body);
+            let shapes_ok = p.shapes.iter().all(|c| {
+                let law = c.exponent >= 1.0
+                    && c.exponent <= 3.0
+                    && c.restitution > 0.0
+                    && c.restitution <= 1.0
+                    && c.damping >= 0.0
+                    && c.damping.is_finite();
+                let sides = match (c.other, other) {
+                    (None, None) => true,
+                    (Some(b), Some(ob)) => {
+                        on(b, ob)
+                            && self.shapes[c.shape].geometry.pairs_with_bodies()
+                            && self.shapes[b].geometry.pairs_with_bodies()
+                    }
+                    _ => false,
+                };
+                on(c.shape, p.body) && sides && law
+            });
+            if p.body >= bodies || other.is_some_and(|o| o >= bodies || o == p.body) || !shapes_ok {
                 return Err(format!("contact pair {} refers to a missing shape", p.name));
             }
         }

@@ -483,6 +483,8 @@ fn contact_columns(
     let s = 0.25 * h * h;
     let kin = &eval.kin;
     let v = kin.bodies[c.body].velocity_at(&c.point);
+    // The contact normal of two bodies turns with them; the tangent takes it as fixed
+    // (a quasi-Newton step: the residual holds the exact force).
     // Along the slip and across it; not slipping at all, any two directions of the plane
     // (below the stiction speed both slopes are F_n μ_s/v_ε: isotropic).
     let stuck = c.speed == 0.0;
@@ -501,9 +503,18 @@ fn contact_columns(
         row.fill(0.0);
     }
     let [jd, jd_rate, ju, ju_rate, jw, jw_rate] = &mut work.rows;
-    kin.direction_jacobian(mech, c.body, &c.point, &v, &(-c.normal), jd, jd_rate);
-    kin.direction_jacobian(mech, c.body, &c.point, &v, &along, ju, ju_rate);
-    kin.direction_jacobian(mech, c.body, &c.point, &v, &across, jw, jw_rate);
+    for (row, rate, d) in [
+        (&mut *jd, &mut *jd_rate, -c.normal),
+        (&mut *ju, &mut *ju_rate, along),
+        (&mut *jw, &mut *jw_rate, across),
+    ] {
+        kin.direction_jacobian(mech, c.body, &c.point, &v, &d, row, rate);
+        // Against another body the rows are of the relative motion.
+        if let Some(o) = c.other {
+            let vo = kin.bodies[o].velocity_at(&c.point);
+            kin.direction_jacobian(mech, o, &c.point, &vo, &-d, row, rate);
+        }
+    }
     let law = &c.normal_law;
     let friction = &c.friction_law;
     let (slope_along, slope_across) = if stuck {

@@ -99,6 +99,17 @@ pub struct ContactSection {
     pub stiction_velocity: Option<Quantity>,
     /// Speed over which static friction falls to kinetic [m/s].
     pub stribeck_velocity: Option<Quantity>,
+    /// Two bodies whose shapes touch each other, even when a joint joins them.
+    pub pairs: Option<Vec<Located<BodiesDesc>>>,
+    /// Bodies whose shapes all touch each other, except where a joint joins two.
+    pub groups: Option<Vec<Located<BodiesDesc>>>,
+}
+
+/// `{ bodies = ["left_jaw", "log"] }`: a pair or a group of bodies.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodiesDesc {
+    pub bodies: Spanned<Vec<Name>>,
 }
 
 /// Friction coefficients: one number or `{ static, kinetic }`.

@@ -1,0 +1,224 @@
+//! Contact between bodies (issue 49) against closed forms: two balls' impact conserves
+//! momentum and parts at the restitution, a box rests on a twisted box on its edge
+//! crossings at the static penetration, and joined bodies in a group do not touch.
+
+mod common;
+
+use common::Machine;
+
+const G: f64 = 9.81;
+
+/// Two free balls, `a` (1 kg) at the origin and `b` (3 kg) 0.3 m along x, radius 0.1 m,
+/// no gravity, the ground far below.
+fn two_balls() -> String {
+    let ball = |name: &str, mass: f64, x: f64| {
+        let i = 0.4 * mass * 0.01;
+        format!(
+            r#"[[bodies]]
+name = "{name}"
+parent = "ground"
+joint = {{ type = "free", name = "{name}_free", origin = [0, 0, 0], initial = [{x}, 0, 0, 0, 0, 0] }}
+mass = "{mass} kg"
+com = [0, 0, 0]
+inertia = [{i}, {i}, {i}, 0, 0, 0]
+collision = [{{ shape = "sphere", radius = "0.1 m" }}]
+[[markers]]
+name = "{name}_center"
+body = "{name}"
+point = [0, 0, 0]
+[[interface.outputs]]
+name = "{name}_vx"
+quantity = "{name}_center.velocity.x"
+"#
+        )
+    };
+    format!(
+        r#"[model]
+name = "two-balls"
+gravity = [0, 0, 0]
+[solver]
+step = "0.05 ms"
+[init]
+static_equilibrium = false
+[contact]
+ground = {{ shape = "plane", point = [0, 0, -10], normal = [0, 0, 1] }}
+stiffness = "1e5 N/m"
+restitution = 0.7
+pairs = [{{ bodies = ["a", "b"] }}]
+{}{}
+[[interface.outputs]]
+name = "force"
+quantity = "contact.a.b.normal_force"
+[[interface.outputs]]
+name = "gap"
+quantity = "contact.a.b.penetration"
+"#,
+        ball("a", 1.0, 0.0),
+        ball("b", 3.0, 0.3)
+    )
+}
+
+#[test]
+fn two_balls_part_at_the_restitution_and_keep_their_momentum() {
+    let mut m = Machine::from_model(common::compile_text("two-balls.toml", two_balls()));
+    m.inst.initialize(0.0).unwrap();
+    // Ball a moves at 1 m/s along x: its rate among the continuous states.
+    let n = m.inst.ode_len().unwrap();
+    let mut x = vec![0.0; n];
+    m.inst.ode_states(&mut x).unwrap();
+    let nf = 12;
+    x[nf] = 1.0;
+    m.inst.set_ode_states(&x).unwrap();
+    let mut dx = vec![0.0; n];
+    m.inst.ode_derivatives(&mut dx).unwrap();
+    assert_eq!((m.get("a_vx"), m.get("b_vx")), (1.0, 0.0));
+    assert!((m.get("gap") + 0.1).abs() < 1e-12, "{}", m.get("gap"));
+    let h = 1e-3;
+    let mut peak: f64 = 0.0;
+    for k in 1..=300 {
+        m.inst.advance(k as f64 * h).unwrap();
+        peak = peak.max(m.get("force"));
+    }
+    let (va, vb) = (m.get("a_vx"), m.get("b_vx"));
+    // v_a' = (m_a − e m_b)/(m_a + m_b) v, v_b' = (1 + e) m_a/(m_a + m_b) v.
+    let (ea, eb) = ((1.0 - 0.7 * 3.0) / 4.0, 1.7 / 4.0);
+    assert!(peak > 0.0 && m.get("force") == 0.0);
+    assert!((va - ea).abs() < 0.01 * ea.abs(), "{va} against {ea}");
+    assert!((vb - eb).abs() < 0.01 * eb, "{vb} against {eb}");
+    assert!(
+        (va + 3.0 * vb - 1.0).abs() < 1e-7,
+        "momentum {}",
+        va + 3.0 * vb
+    );
+}
+
+/// Two equal 0.2 m cubes of 1 kg: `low` on the ground, `top` on it turned by `twist`
+/// about the vertical.
+fn stack(twist_deg: f64) -> String {
+    let cube = |name: &str, z: f64, yaw: f64| {
+        format!(
+            r#"[[bodies]]
+name = "{name}"
+parent = "ground"
+joint = {{ type = "free", name = "{name}_free", origin = [0, 0, 0], initial = [0, 0, {z}, "{yaw} deg", 0, 0] }}
+mass = "1 kg"
+com = [0, 0, 0]
+inertia = [0.006667, 0.006667, 0.006667, 0, 0, 0]
+collision = [{{ shape = "box", size = [0.2, 0.2, 0.2] }}]
+[[markers]]
+name = "{name}_center"
+body = "{name}"
+point = [0, 0, 0]
+[[interface.outputs]]
+name = "{name}_z"
+quantity = "{name}_center.position.z"
+"#
+        )
+    };
+    format!(
+        r#"[model]
+name = "stack"
+gravity = [0, 0, -9.81]
+[solver]
+step = "1 ms"
+[init]
+static_equilibrium = false
+[contact]
+stiffness = "1e6 N/m"
+restitution = 0.2
+friction = 0.5
+groups = [{{ bodies = ["low", "top"] }}]
+{}{}
+[[interface.outputs]]
+name = "points"
+quantity = "contact.low.top.points"
+"#,
+        cube("low", 0.1, 0.0),
+        cube("top", 0.3, twist_deg)
+    )
+}
+
+#[test]
+fn a_cube_rests_on_a_twisted_cube_on_its_edge_crossings_at_the_static_penetration() {
+    for (twist, points) in [(0.0, 4.0), (17.0, 8.0)] {
+        let mut m = Machine::from_model(common::compile_text("stack.toml", stack(twist)));
+        m.inst.initialize(0.0).unwrap();
+        m.inst.advance(2.0).unwrap();
+        // Four ground corners carry 2 m g, k each; between the cubes the stiffnesses in
+        // series (k/2) carry m g on four corners, or on eight edge crossings when turned.
+        let low = 2.0 * G / (4.0 * 1e6);
+        let top = G / (points * 0.5e6);
+        let (zl, zt) = (m.get("low_z"), m.get("top_z"));
+        assert_eq!(m.get("points"), points, "twist {twist}");
+        assert!(
+            ((0.1 - zl) - low).abs() < 0.01 * low,
+            "{} against {low}",
+            0.1 - zl
+        );
+        let gap = 0.2 - (zt - zl);
+        assert!(
+            (gap - top).abs() < 0.02 * top,
+            "twist {twist}: {gap} against {top}"
+        );
+    }
+}
+
+#[test]
+fn joined_bodies_in_a_group_do_not_touch_unless_paired() {
+    let text = |list: &str| {
+        format!(
+            r#"[model]
+name = "jaws"
+gravity = [0, 0, -9.81]
+[init]
+static_equilibrium = false
+[[bodies]]
+name = "head"
+parent = "ground"
+joint = {{ type = "revolute", name = "swing", origin = [0, 0, 2], axis = [0, 1, 0] }}
+mass = "10 kg"
+com = [0, 0, 0]
+inertia = [0.1, 0.1, 0.1, 0, 0, 0]
+collision = [{{ shape = "box", size = [0.2, 0.2, 0.2] }}]
+[[bodies]]
+name = "jaw"
+parent = "head"
+joint = {{ type = "spherical", name = "close", origin = [0.1, 0, 0] }}
+mass = "2 kg"
+com = [0, 0, -0.2]
+inertia = [0.01, 0.01, 0.01, 0, 0, 0]
+collision = [{{ shape = "capsule", from = [0, 0, 0], to = [0, 0, -0.4], radius = "0.03 m" }}]
+[[bodies]]
+name = "log"
+parent = "ground"
+joint = {{ type = "free", name = "log_free", origin = [0, 0, 0], initial = [0, 0, 0.2, 0, 0, 0] }}
+mass = "500 kg"
+com = [0, 0, 0]
+inertia = [2.5, 40, 40, 0, 0, 0]
+collision = [{{ shape = "capsule", from = [-1, 0, 0], to = [1, 0, 0], radius = "0.2 m" }}]
+[contact]
+{list}
+"#
+        )
+    };
+    let names = |list: &str| {
+        let m = common::compile_text("jaws.toml", text(list));
+        m.mechanism
+            .contacts
+            .pairs
+            .iter()
+            .map(|p| p.name.clone())
+            .collect::<Vec<_>>()
+    };
+    let ground = ["head", "jaw", "log"].map(String::from).to_vec();
+    let group = names("groups = [{ bodies = [\"head\", \"jaw\", \"log\"] }]");
+    assert_eq!(group[..3], ground[..]);
+    assert_eq!(group[3..], ["head.log", "jaw.log"].map(String::from));
+    let paired = names(
+        "groups = [{ bodies = [\"head\", \"jaw\", \"log\"] }]\npairs = [{ bodies = [\"jaw\", \"head\"] }]",
+    );
+    assert_eq!(
+        paired[3..],
+        ["head.jaw", "head.log", "jaw.log"].map(String::from)
+    );
+}
