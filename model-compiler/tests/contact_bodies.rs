@@ -92,56 +92,13 @@ fn two_balls_part_at_the_restitution_and_keep_their_momentum() {
     );
 }
 
-/// Two equal 0.2 m cubes of 1 kg: `low` on the ground, `top` on it turned by `twist`
-/// about the vertical.
-fn stack(twist_deg: f64) -> String {
-    let cube = |name: &str, z: f64, yaw: f64| {
-        format!(
-            r#"[[bodies]]
-name = "{name}"
-parent = "ground"
-joint = {{ type = "free", name = "{name}_free", origin = [0, 0, 0], initial = [0, 0, {z}, "{yaw} deg", 0, 0] }}
-mass = "1 kg"
-com = [0, 0, 0]
-inertia = [0.006667, 0.006667, 0.006667, 0, 0, 0]
-collision = [{{ shape = "box", size = [0.2, 0.2, 0.2] }}]
-[[markers]]
-name = "{name}_center"
-body = "{name}"
-point = [0, 0, 0]
-[[interface.outputs]]
-name = "{name}_z"
-quantity = "{name}_center.position.z"
-"#
-        )
-    };
-    format!(
-        r#"[model]
-name = "stack"
-gravity = [0, 0, -9.81]
-[solver]
-step = "1 ms"
-[init]
-static_equilibrium = false
-[contact]
-stiffness = "1e6 N/m"
-restitution = 0.2
-friction = 0.5
-groups = [{{ bodies = ["low", "top"] }}]
-{}{}
-[[interface.outputs]]
-name = "points"
-quantity = "contact.low.top.points"
-"#,
-        cube("low", 0.1, 0.0),
-        cube("top", 0.3, twist_deg)
-    )
-}
-
 #[test]
 fn a_cube_rests_on_a_twisted_cube_on_its_edge_crossings_at_the_static_penetration() {
     for (twist, points) in [(0.0, 4.0), (17.0, 8.0)] {
-        let mut m = Machine::from_model(common::compile_text("stack.toml", stack(twist)));
+        let mut m = Machine::from_model(common::compile_text(
+            "stack.toml",
+            common::cube_stack(twist, ""),
+        ));
         m.inst.initialize(0.0).unwrap();
         m.inst.advance(2.0).unwrap();
         // Four ground corners carry 2 m g, k each; between the cubes the stiffnesses in

@@ -39,7 +39,7 @@ fn circuits() -> Vec<(&'static str, String)> {
 
 /// Every collision shape and `[contact]` key (issue 49): a ball, a tilted box, a capsule
 /// and a cylinder on free joints above a ground plane, materials given per shape and in
-/// `[contact]`, contact outputs.
+/// `[contact]`, pairs and groups of bodies, contact outputs.
 fn contact_shapes() -> String {
     let body = |name: &str, z: f64, collision: &str| {
         format!(
@@ -79,9 +79,14 @@ ground = { shape = "plane", point = [0, 0, 0], normal = [0, 0, 1] }
 stiffness = "1e5 N/m"
 restitution = 0.6
 friction = 0.4
+pairs = [{ bodies = ["ball", "brick"] }]
+groups = [{ bodies = ["ball", "brick", "crate"] }]
 [[interface.outputs]]
 name = "ball_force"
 quantity = "contact.ball.normal_force"
+[[interface.outputs]]
+name = "ball_on_brick"
+quantity = "contact.ball.brick.normal_force"
 [[interface.outputs]]
 name = "points"
 quantity = "contact.points"
@@ -130,6 +135,8 @@ const GARBAGE: &[&str] = &[
     "\"sphere\"",
     "\"plane\"",
     "{ static = 0.3, kinetic = 0.9 }",
+    "[{ bodies = [\"ball\", \"pin\"] }]",
+    "[{ bodies = [\"crate\"] }]",
 ];
 
 /// Lines injected into the file.
@@ -137,6 +144,8 @@ const LINES: &[&str] = &[
     "collision = \"visual\"",
     "collision = [{ shape = \"sphere\", radius = 0 }]",
     "[contact]",
+    "pairs = [{ bodies = [\"ball\", \"crate\"] }]",
+    "groups = [{ bodies = [\"ball\", \"brick\", \"pin\", \"nobody\"] }]",
     "[[bodies]]",
     "[[cut_joints]]",
     "[[hydraulics.volumes]]",

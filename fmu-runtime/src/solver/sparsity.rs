@@ -143,6 +143,15 @@ impl TangentPattern {
                 }
             });
         }
+        // Two bodies in contact couple their paths (a body against the ground only its
+        // own, which its mass already covers).
+        for pair in &mech.contacts.pairs {
+            if let Some(o) = pair.other {
+                let mut s = paths[pair.body].clone();
+                s.union_with(&paths[o.body]);
+                supports.push(s);
+            }
+        }
         let mut friction = l.nz + l.first_friction();
         for cyl in &m.circuit.cylinders {
             let mut s = path_of(&cyl.cap_point);

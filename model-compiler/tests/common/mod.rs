@@ -726,3 +726,49 @@ quantity = "tip.position.z"
 "#
     )
 }
+
+/// Two equal 0.2 m cubes of 1 kg: `low` on the ground, `top` on it turned by `twist`
+/// about the vertical; `contact` adds keys to `[contact]` (contact between bodies).
+pub fn cube_stack(twist_deg: f64, contact: &str) -> String {
+    let cube = |name: &str, z: f64, yaw: f64| {
+        format!(
+            r#"[[bodies]]
+name = "{name}"
+parent = "ground"
+joint = {{ type = "free", name = "{name}_free", origin = [0, 0, 0], initial = [0, 0, {z}, "{yaw} deg", 0, 0] }}
+mass = "1 kg"
+com = [0, 0, 0]
+inertia = [0.006667, 0.006667, 0.006667, 0, 0, 0]
+collision = [{{ shape = "box", size = [0.2, 0.2, 0.2] }}]
+[[markers]]
+name = "{name}_center"
+body = "{name}"
+point = [0, 0, 0]
+[[interface.outputs]]
+name = "{name}_z"
+quantity = "{name}_center.position.z"
+"#
+        )
+    };
+    format!(
+        r#"[model]
+name = "stack"
+gravity = [0, 0, -9.81]
+[solver]
+step = "1 ms"
+[init]
+static_equilibrium = false
+[contact]
+stiffness = "1e6 N/m"
+restitution = 0.2
+groups = [{{ bodies = ["low", "top"] }}]
+{contact}
+{}{}
+[[interface.outputs]]
+name = "points"
+quantity = "contact.low.top.points"
+"#,
+        cube("low", 0.1, 0.0),
+        cube("top", 0.3, twist_deg)
+    )
+}
