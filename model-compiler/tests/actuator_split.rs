@@ -168,12 +168,16 @@ fn every_shipped_machine_splits_and_starts_at_rest() {
     // crane), the excavator's swing motor, flexible booms (their deformation solved again
     // by the mechanics at the whole's joint coordinates and forces): each half starts where
     // the whole stands, and held at the other half's start values it stays there. (The
-    // contact checks have no actuator to cut at.)
+    // ball drop has no actuator to cut at; the grapple's log has no rest to start from:
+    // regularized friction holds it only while it creeps.)
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
     let mut files: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|f| f.ends_with(".toml") && f != "truck-crane.toml" && f != "ball-drop.toml")
+        .filter(|f| {
+            f.ends_with(".toml")
+                && !["truck-crane.toml", "ball-drop.toml", "grapple-log.toml"].contains(&f.as_str())
+        })
         .collect();
     files.sort();
     assert!(files.len() >= 11, "{files:?}");

@@ -1,6 +1,7 @@
 //! Contact between bodies (issue 49) against closed forms: two balls' impact conserves
 //! momentum and parts at the restitution, a box rests on a twisted box on its edge
-//! crossings at the static penetration, and joined bodies in a group do not touch.
+//! crossings at the static penetration, joined bodies in a group do not touch, and the
+//! grapple of `models/grapple-log.toml` lets its log slip at the holding threshold.
 
 mod common;
 
@@ -178,4 +179,74 @@ collision = [{{ shape = "capsule", from = [-1, 0, 0], to = [1, 0, 0], radius = "
         paired[3..],
         ["head.jaw", "head.log", "jaw.log"].map(String::from)
     );
+}
+
+/// `models/grapple-log.toml` over its manoeuvre: the closing pressure held at 6 MPa for
+/// 1 s, then lowered by 0.5 MPa/s. While it holds, the tines' friction carries the log's
+/// weight and each jaw presses with the cylinder's force; the log starts to slip (1 mm/s,
+/// ten stiction speeds) where 2 μ N = m g, N the cylinder's force: within 5 % of the
+/// closed-form closing pressure p_s* = (m g/(2 μ) + p_t A_cap)/A_rod.
+#[test]
+fn the_grapple_holds_its_log_by_friction_and_lets_it_slip_at_the_closed_form_pressure() {
+    let mut m = Machine::load("grapple-log.toml");
+    let (mass, mu, p_tank) = (500.0, 0.4, 0.1e6);
+    let cap = std::f64::consts::PI / 4.0 * 0.063f64.powi(2);
+    let rod = cap - std::f64::consts::PI / 4.0 * 0.036f64.powi(2);
+    let threshold = (mass * G / (2.0 * mu) + p_tank * cap) / rod;
+    assert!((threshold - 3.069e6).abs() < 1e3, "{threshold}");
+    let closing = |t: f64| {
+        if t < 1.0 {
+            6e6
+        } else {
+            6e6 - 0.5e6 * (t - 1.0)
+        }
+    };
+    m.set("closing.p", closing(0.0));
+    m.inst.initialize(0.0).unwrap();
+    let h = 1e-3;
+    let mut onset = None;
+    for k in 1..=9000 {
+        let t = k as f64 * h;
+        m.set("closing.p", closing(t));
+        m.inst.advance(t).unwrap();
+        if t > 0.5 && onset.is_none() {
+            // Holding: the friction of both jaws carries the weight (less the creep's
+            // inertia, nil), each jaw presses with the cylinder's pull.
+            let carried = m.get("left.friction_force") + m.get("right.friction_force");
+            assert!(
+                (carried - mass * G).abs() < 5e-3 * mass * G,
+                "t {t}: {carried}"
+            );
+            let pull = -m.get("clamp.force");
+            for side in ["left", "right"] {
+                let n = m.get(&format!("{side}.normal_force"));
+                assert!(
+                    (n - pull).abs() < 1e-3 * pull,
+                    "t {t}: {side} {n} against {pull}"
+                );
+            }
+        }
+        if t > 1.0 && onset.is_none() && m.get("slip_speed") > 1e-3 {
+            onset = Some((t, m.get("clamp.p_rod"), -m.get("clamp.force")));
+        }
+    }
+    let (t, p, pull) = onset.expect("the log never slipped");
+    // At the onset the pull is the closed form's 2 μ N = m g (N within 1 %: the creep
+    // law's 1 mm/s is r = 0.995 of the peak), the pressure within 5 % of p_s*.
+    assert!(
+        (pull - mass * G / (2.0 * mu)).abs() < 0.01 * mass * G / (2.0 * mu),
+        "t {t}: pull {pull}"
+    );
+    assert!(
+        (p - threshold).abs() < 0.05 * threshold,
+        "t {t}: {p} against {threshold}"
+    );
+    println!(
+        "slip onset at t = {t:.3} s: closing pressure {:.4} MPa against {:.4} MPa ({:+.2} %)",
+        p / 1e6,
+        threshold / 1e6,
+        100.0 * (p / threshold - 1.0)
+    );
+    // Then it falls out onto the ground.
+    assert!(m.get("log.z") < 0.21, "{}", m.get("log.z"));
 }

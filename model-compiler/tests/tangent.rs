@@ -227,6 +227,11 @@ max = 1
 #[test]
 fn tangents_match_full_differences_on_every_machine_in_motion() {
     for file in common::SHIPPED_MODELS {
+        if file == "grapple-log.toml" {
+            // Its log creeps below friction's knee, where differences are no reference:
+            // checked with a wider knee in the next test.
+            continue;
+        }
         let model = common::compile(file);
         let h = model.params[model.solver.step.index()].default;
         check_both(file, model, |m| {
@@ -320,9 +325,10 @@ fn tangents_match_full_differences_on_contacts() {
 }
 
 /// Two bodies in contact: a cube resting on a twisted cube on the edge crossings, the
-/// lower one on the ground. The assembled tangent couples both bodies' coordinates (the
-/// sparsity pattern holds the pair) and matches forward differences; the normal is held
-/// fixed, which at rest costs nothing. Stiction raised to 10 mm/s as for the ball.
+/// lower one on the ground (4e-5), and `models/grapple-log.toml`'s jaws holding the log
+/// (1.1e-3). The assembled tangent couples both bodies' coordinates (the sparsity pattern
+/// holds the pair) and matches forward differences; the normal is held fixed, which at
+/// rest costs nothing. Stiction raised to 10 mm/s as for the ball.
 #[test]
 fn tangents_match_full_differences_on_contacts_between_bodies() {
     for mu in ["0.0", "0.6"] {
@@ -337,4 +343,19 @@ fn tangents_match_full_differences_on_contacts_between_bodies() {
             d.joint_forward
         );
     }
+    // The grapple holding its log (tines' capsules crossing the log's), closing.
+    let text = std::fs::read_to_string(common::workspace().join("models/grapple-log.toml"))
+        .unwrap()
+        .replace(
+            "friction = 0.4 ",
+            "stiction_velocity = \"10 mm/s\"\nfriction = 0.4 ",
+        );
+    let mut m = Machine::from_model(common::compile_text("grapple-log.toml", text));
+    run_to(&mut m, &[], 0.3, 1e-3);
+    let d = compare("grapple holding its log", &mut m, 1e-3);
+    assert!(
+        d.joint_forward < ASSEMBLED_BOUND,
+        "grapple: {:e}",
+        d.joint_forward
+    );
 }

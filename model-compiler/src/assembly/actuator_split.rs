@@ -520,6 +520,7 @@ fn hydraulics_table(
         "point_forces",
         "ropes",
         "force_actuators",
+        "contact",
     ] {
         t.remove(key);
     }

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Every machine description in `models/`.
-pub const SHIPPED_MODELS: [&str; 14] = [
+pub const SHIPPED_MODELS: [&str; 15] = [
     "naya-rod.toml",
     "jaiswal-fourbar.toml",
     "jaiswal-fourbar-friction.toml",
@@ -31,6 +31,7 @@ pub const SHIPPED_MODELS: [&str; 14] = [
     "knuckle-crane.toml",
     "truck-crane.toml",
     "ball-drop.toml",
+    "grapple-log.toml",
 ];
 
 /// The rendered errors (file:line:column, message, help) of compiling `text` as `file`;
