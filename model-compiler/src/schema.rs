@@ -217,9 +217,13 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("bodies", K::Names, true, "Body names (a pair: two)."),
     ]),
     ("ground", "The ground surface.", &[
-        ("shape", K::Enum(&["plane"]), true, "Ground shape."),
+        ("shape", K::Enum(&["plane", "heightfield"]), true, "Ground shape."),
         ("point", K::V3, false, "A point of the plane [m] (default the origin)."),
         ("normal", K::V3, false, "The plane's normal, out of the ground (default against gravity)."),
+        ("file", K::Text, false, "Heightfield: CSV of heights, a row per y, each along x (path relative to the description)."),
+        ("spacing", K::Qs(2), false, "Heightfield: sample spacing along x and y [m]."),
+        ("origin", K::V3, false, "Heightfield: world position of the first sample; its z is added to every height [m] (default the origin)."),
+        ("unit", K::Text, false, "Heightfield: unit of the file's heights (default m)."),
     ]),
     ("marker", "A named point on a body (outputs: position, velocity, orientation).", &[
         ("name", K::Name, true, "Unique name."),

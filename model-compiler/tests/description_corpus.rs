@@ -78,9 +78,12 @@ fn check_file(path: &Path) -> Result<(), String> {
     }
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let source = Source::new(&name, text);
+    // Compiled from its path, so that the files it names (heightfields) are found beside
+    // it; rendered by its name.
+    let located = Source::new(path, source.text.clone());
     let errors_expected = expected.iter().any(|x| x.severity == Severity::Error);
     let reported =
-        match model_compiler::check(&source).and_then(|_| model_compiler::compile(&source)) {
+        match model_compiler::check(&located).and_then(|_| model_compiler::compile(&located)) {
             Ok(_) if errors_expected => return Err("the description was accepted".into()),
             Ok(l) => l.warnings,
             Err(diagnostics) => diagnostics,

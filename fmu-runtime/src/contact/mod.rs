@@ -1,7 +1,7 @@
 //! Contact between bodies' collision shapes, the ground and each other, as forces inside
 //! the implicit step (seed 000 §2.12: detection, then a penalty response).
 //!
-//! Each evaluation finds every candidate point of every shape pair ([`plane`] against the
+//! Each evaluation finds every candidate point of every shape pair ([`ground`] against the
 //! ground, [`pairwise`] between two bodies after a bounding-sphere test), and where one
 //! penetrates applies the normal force of [`law`] along the contact normal and friction
 //! against the relative slip, at that point of the body (and the reaction on the other). Forces are continuous in the coordinates
@@ -9,16 +9,16 @@
 //! nothing beyond the mechanism's; the tangent takes each active point's slopes along
 //! its Jacobians (`solver::assembled`). Buffers are sized from the model once.
 
+pub mod ground;
 pub mod law;
 pub mod pairwise;
-pub mod plane;
 
 use crate::mechanics::dynamics::add_point_force;
 use crate::mechanics::spatial::{Vec3, Vec6, join};
 use crate::mechanics::{BodyKinematics, Kinematics};
 use crate::model::{Contacts, Geometry, MAX_POINTS, Material, REFERENCE_DEPTH};
+use ground::Candidate;
 use pairwise::Solid;
-use plane::Candidate;
 
 /// One candidate contact point at the last evaluation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -29,7 +29,7 @@ pub struct ContactPoint {
     /// World position on the shape's surface, unit normal out of the ground.
     pub point: Vec3,
     pub normal: Vec3,
-    /// Slip speed in the ground plane [m/s] and its direction (zero when not slipping).
+    /// Slip speed across the normal [m/s] and its direction (zero when not slipping).
     pub speed: f64,
     pub direction: Vec3,
     pub normal_law: law::Normal,
@@ -131,7 +131,7 @@ impl ContactScratch {
                     }
                     _ => {
                         let Some(ground) = &c.ground else { return };
-                        plane::candidates(
+                        ground::candidates(
                             &shape.geometry,
                             body,
                             ground,

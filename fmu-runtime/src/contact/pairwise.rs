@@ -22,7 +22,7 @@
 //! Slots a pair does not use have no depth (`-∞`) and carry no force. Closed forms only:
 //! no iteration, no allocation; cylinders touch the ground only.
 
-use super::plane::Candidate;
+use super::ground::Candidate;
 use crate::mechanics::BodyKinematics;
 use crate::mechanics::spatial::{Mat3, Vec3, quat_matrix, vec3};
 use crate::model::Geometry;

@@ -12,6 +12,134 @@ pub struct GroundPlane {
     pub normal: [f64; 3],
 }
 
+/// A heightfield: heights on a regular grid in world x–y, the surface bilinear in each
+/// cell, its slopes the samples' central differences interpolated the same way (exact
+/// for planes, and continuous across cell edges, so a contact's force turns smoothly as
+/// it rolls over them: bilinear heights alone would kink at every edge, and Newton would
+/// not settle a ball resting on one). Beyond the grid the edge heights go on, level.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Heightfield {
+    /// World position of the first sample (its height is `origin[2] + heights[0]`).
+    pub origin: [f64; 3],
+    /// Sample spacing along x and y [m].
+    pub spacing: [f64; 2],
+    /// Samples along x (a row) and along y (rows).
+    pub columns: usize,
+    pub rows: usize,
+    /// Row after row (y), each along x [m].
+    pub heights: Vec<f64>,
+}
+
+impl Heightfield {
+    fn at(&self, i: usize, j: usize) -> f64 {
+        self.heights[j * self.columns + i]
+    }
+
+    /// The slopes at sample (i, j): central differences, one-sided at the grid's edges.
+    fn sample_slopes(&self, i: usize, j: usize) -> (f64, f64) {
+        let (il, ir) = (i.saturating_sub(1), (i + 1).min(self.columns - 1));
+        let (jl, jr) = (j.saturating_sub(1), (j + 1).min(self.rows - 1));
+        let gx = (self.at(ir, j) - self.at(il, j)) / ((ir - il) as f64 * self.spacing[0]);
+        let gy = (self.at(i, jr) - self.at(i, jl)) / ((jr - jl) as f64 * self.spacing[1]);
+        (gx, gy)
+    }
+
+    /// Height [m] and its slopes ∂h/∂x, ∂h/∂y at world (x, y).
+    pub fn surface(&self, x: f64, y: f64) -> (f64, f64, f64) {
+        let (i, u, in_x) = cell(x - self.origin[0], self.spacing[0], self.columns);
+        let (j, v, in_y) = cell(y - self.origin[1], self.spacing[1], self.rows);
+        let blend = |a: f64, b: f64, c: f64, d: f64| {
+            (1.0 - v) * ((1.0 - u) * a + u * b) + v * ((1.0 - u) * c + u * d)
+        };
+        let h = blend(
+            self.at(i, j),
+            self.at(i + 1, j),
+            self.at(i, j + 1),
+            self.at(i + 1, j + 1),
+        );
+        let corners = [
+            self.sample_slopes(i, j),
+            self.sample_slopes(i + 1, j),
+            self.sample_slopes(i, j + 1),
+            self.sample_slopes(i + 1, j + 1),
+        ];
+        let hx = blend(corners[0].0, corners[1].0, corners[2].0, corners[3].0);
+        let hy = blend(corners[0].1, corners[1].1, corners[2].1, corners[3].1);
+        (
+            self.origin[2] + h,
+            if in_x { hx } else { 0.0 },
+            if in_y { hy } else { 0.0 },
+        )
+    }
+}
+
+/// The cell of coordinate `d` (from the first sample) on an axis of `n` samples `step`
+/// apart, the position in it (0 to 1, clamped beyond the grid) and whether `d` is on the
+/// grid along this axis.
+fn cell(d: f64, step: f64, n: usize) -> (usize, f64, bool) {
+    let t = d / step;
+    let last = (n - 2) as f64;
+    let i = t.floor().clamp(0.0, last);
+    let on = t >= 0.0 && t <= last + 1.0;
+    (i as usize, (t - i).clamp(0.0, 1.0), on)
+}
+
+/// What the shapes stand on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Ground {
+    Plane(GroundPlane),
+    Heightfield(Heightfield),
+}
+
+impl Ground {
+    /// Depth of world point `p` below the surface [m] (negative: above) and the surface's
+    /// unit normal out of the ground there. For a heightfield: the vertical depth times
+    /// the normal's z, the distance to the local tangent plane.
+    pub fn depth_at(&self, p: &[f64; 3]) -> (f64, [f64; 3]) {
+        match self {
+            Ground::Plane(g) => {
+                let n = g.normal;
+                let d = (0..3).map(|k| n[k] * (g.point[k] - p[k])).sum();
+                (d, n)
+            }
+            Ground::Heightfield(hf) => {
+                let (h, hx, hy) = hf.surface(p[0], p[1]);
+                let norm = (1.0 + hx * hx + hy * hy).sqrt();
+                ((h - p[2]) / norm, [-hx / norm, -hy / norm, 1.0 / norm])
+            }
+        }
+    }
+
+    /// Finite, positive sizes, a unit normal, a grid of 2 × 2 samples or more whose
+    /// heights fill it: what the narrow phase relies on.
+    pub fn validate(&self) -> Result<(), String> {
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        match self {
+            Ground::Plane(g) => {
+                let n = g.normal;
+                let norm = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+                let unit = (norm - 1.0).abs().partial_cmp(&1e-9) == Some(std::cmp::Ordering::Less);
+                if !finite(&g.point) || !unit {
+                    return Err("the ground plane needs a finite point and a unit normal".into());
+                }
+            }
+            Ground::Heightfield(hf) => {
+                let sized = hf.columns >= 2
+                    && hf.rows >= 2
+                    && hf.columns.checked_mul(hf.rows) == Some(hf.heights.len());
+                let spaced = hf.spacing.iter().all(|s| *s > 0.0 && s.is_finite());
+                if !sized || !spaced || !finite(&hf.origin) || !finite(&hf.heights) {
+                    return Err(
+                        "the heightfield needs 2 × 2 finite heights or more, filling its grid, and positive spacings"
+                            .into(),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A collision shape in body coordinates [m].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Geometry {
@@ -46,7 +174,7 @@ pub const MAX_POINTS: usize = 40;
 
 /// Contact points each shape offers the ground (fixed, so buffers are sized once): a
 /// sphere its lowest point, a capsule its two end spheres', a box its corners, a cylinder
-/// three rim points on each end circle (see [`crate::contact::plane`]).
+/// three rim points on each end circle (see [`crate::contact::ground`]).
 pub const fn points_of(g: &Geometry) -> usize {
     match g {
         Geometry::Sphere { .. } => 1,
@@ -170,7 +298,7 @@ pub struct ContactPair {
 /// Every contact of a machine; empty when it touches nothing.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Contacts {
-    pub ground: Option<GroundPlane>,
+    pub ground: Option<Ground>,
     pub shapes: Vec<CollisionShape>,
     pub pairs: Vec<ContactPair>,
 }
@@ -217,15 +345,8 @@ impl Contacts {
 
     /// Indices in range, finite positive sizes, unit normals; what the solver relies on.
     pub fn validate(&self, bodies: usize) -> Result<(), String> {
-        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
         if let Some(g) = &self.ground {
-            let n = g.normal;
-            let norm = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
-            if !finite(&g.point)
-                || (norm - 1.0).abs().partial_cmp(&1e-9) != Some(std::cmp::Ordering::Less)
-            {
-                return Err("the ground plane needs a finite point and a unit normal".into());
-            }
+            g.validate()?;
         }
         for (i, s) in self.shapes.iter().enumerate() {
             if s.body >= bodies {

@@ -517,10 +517,20 @@ fn contact_columns(
     }
     let law = &c.normal_law;
     let friction = &c.friction_law;
+    // Past the stiction speed the law saturates: its slope along the slip falls to zero
+    // (or below, on the Stribeck curve), and Newton steps taken on it overshoot through
+    // stick and back (a ball landing on a slope failed to converge at any step). There
+    // the secant f/s stands in for the slope: a damped, always convergent step. Below,
+    // where stick is decided, the slope is the law's.
+    let along = if friction.slope < 0.5 * friction.secant {
+        friction.secant
+    } else {
+        friction.slope
+    };
     let (slope_along, slope_across) = if stuck {
         (friction.secant, friction.secant)
     } else {
-        (friction.slope, friction.secant)
+        (along, friction.secant)
     };
     let elements = [
         (&*jd, &*jd_rate, (s * law.slope, s * law.damping)),

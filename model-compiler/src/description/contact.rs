@@ -166,14 +166,20 @@ impl<'de> Deserialize<'de> for ContactFrictionDesc {
 #[serde(rename_all = "lowercase")]
 pub enum GroundShape {
     Plane,
+    Heightfield,
 }
 
 /// The ground: a plane through `point` (default the origin) with `normal` (default
-/// against gravity).
+/// against gravity), or a heightfield: heights from the CSV `file` (a row per y, each
+/// along x, in `unit`, default m) on a grid `spacing` apart from `origin`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GroundDesc {
     pub shape: Spanned<GroundShape>,
     pub point: Option<Vec3>,
     pub normal: Option<Vec3>,
+    pub file: Option<Name>,
+    pub spacing: Option<Spanned<[Quantity; 2]>>,
+    pub origin: Option<Vec3>,
+    pub unit: Option<Name>,
 }

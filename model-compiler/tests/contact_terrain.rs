@@ -1,0 +1,175 @@
+//! Contact with a heightfield ground (issue 49): a heightfield sampling a slope is that
+//! slope (a ball rolls down it as on the plane, at 5/7 g sin θ), and a ball in a bowl
+//! rolls to and fro at the closed-form period.
+
+mod common;
+
+use common::Machine;
+use model_compiler::diagnostic::Source;
+
+const G: f64 = 9.81;
+
+/// A 1 kg ball (r 0.1 m) on a free joint at (x, 0, z) over `ground`.
+fn ball_over(ground: &str, x: f64, z: f64) -> String {
+    format!(
+        r#"[model]
+name = "terrain-ball"
+gravity = [0, 0, -9.81]
+[solver]
+step = "1 ms"
+[init]
+static_equilibrium = false
+[[bodies]]
+name = "ball"
+parent = "ground"
+joint = {{ type = "free", name = "drop", origin = [0, 0, 0], initial = [{x}, 0, {z}, 0, 0, 0] }}
+mass = "1 kg"
+com = [0, 0, 0]
+inertia = [0.004, 0.004, 0.004, 0, 0, 0]
+collision = [{{ shape = "sphere", radius = "0.1 m", stiffness = "1e6 N/m", restitution = 0.3 }}]
+[contact]
+ground = {ground}
+[[markers]]
+name = "center"
+body = "ball"
+point = [0, 0, 0]
+[[interface.outputs]]
+name = "x"
+quantity = "center.position.x"
+[[interface.outputs]]
+name = "z"
+quantity = "center.position.z"
+[[interface.outputs]]
+name = "vx"
+quantity = "center.velocity.x"
+[[interface.outputs]]
+name = "normal"
+quantity = "contact.ball.normal_force"
+"#
+    )
+}
+
+/// Writes the heights `h(x, y)` sampled on a grid into `dir/name.csv` and compiles the
+/// description `text` from `dir`.
+fn compile_with_heights(
+    dir: &std::path::Path,
+    text: String,
+    grid: (usize, usize, f64, f64, f64),
+    h: impl Fn(f64, f64) -> f64,
+) -> Machine {
+    let (columns, rows, x0, y0, step) = grid;
+    let mut csv = String::from("# heights [m], a row per y\n");
+    for j in 0..rows {
+        let row: Vec<String> = (0..columns)
+            .map(|i| format!("{:e}", h(x0 + i as f64 * step, y0 + j as f64 * step)))
+            .collect();
+        csv += &row.join(", ");
+        csv += "\n";
+    }
+    std::fs::write(dir.join("terrain.csv"), csv).unwrap();
+    let path = dir.join("terrain-ball.toml");
+    std::fs::write(&path, &text).unwrap();
+    let source = Source::new(&path, text);
+    match model_compiler::compile(&source) {
+        Ok(l) => Machine::from_model(l.model),
+        Err(d) => panic!(
+            "{}",
+            d.iter()
+                .map(|d| source.render(d))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
+    }
+}
+
+/// x and z after `t` s at 1 ms.
+fn run(m: &mut Machine, t: f64) -> (f64, f64) {
+    m.inst.initialize(0.0).unwrap();
+    for k in 1..=(t / 1e-3).round() as usize {
+        m.inst.advance(k as f64 * 1e-3).unwrap();
+    }
+    (m.get("x"), m.get("z"))
+}
+
+#[test]
+fn a_ball_rolls_down_a_heightfield_slope_as_down_the_plane_at_five_sevenths_g_sin_theta() {
+    let dir = common::temp_dir("terrain-slope");
+    let theta = 10f64.to_radians();
+    let slope = theta.tan();
+    // The plane z = −x tan θ, sampled every 0.25 m from x = −2 to 3.
+    let surface = |x: f64, _y: f64| -slope * x;
+    let (s, c) = theta.sin_cos();
+    // Centre on the slope at x = 0, 0.25 mm deep (5× the static penetration): it lands
+    // hard and stops slipping within a step. (With the law's slope as the tangent past
+    // the stiction speed, Newton failed this landing at every step size.)
+    let (x0, z0) = (0.1 * s, 0.1 * c - 2.5e-4);
+    let heightfield = r#"{ shape = "heightfield", file = "terrain.csv", spacing = ["0.25 m", "0.25 m"], origin = [-2, -1, 0] }"#;
+    let mut on_field = compile_with_heights(
+        &dir,
+        ball_over(heightfield, x0, z0),
+        (21, 9, -2.0, -1.0, 0.25),
+        surface,
+    );
+    let plane = format!("{{ shape = \"plane\", point = [0, 0, 0], normal = [{s}, 0, {c}] }}");
+    let mut on_plane = Machine::from_model(common::compile_text(
+        "plane.toml",
+        ball_over(&plane, x0, z0),
+    ));
+    let t = 1.0;
+    let (xf, zf) = run(&mut on_field, t);
+    let (xp, zp) = run(&mut on_plane, t);
+    println!("after {t} s: heightfield x {xf:.12}, z {zf:.12}; plane x {xp:.12}, z {zp:.12}");
+    assert!((xf - xp).abs() < 1e-9 && (zf - zp).abs() < 1e-9);
+    // Rolling from rest: s = a t²/2 along the slope with a = 5/7 g sin θ (after the
+    // first milliseconds' settling).
+    let travelled = (xf - x0) / c;
+    let a = 5.0 / 7.0 * G * s;
+    assert!(
+        (travelled - 0.5 * a * t * t).abs() < 0.01 * 0.5 * a * t * t,
+        "{travelled} against {}",
+        0.5 * a * t * t
+    );
+    assert!(on_field.get("normal") > 0.0);
+}
+
+#[test]
+fn a_ball_in_a_heightfield_bowl_rolls_at_the_closed_form_period() {
+    let dir = common::temp_dir("terrain-bowl");
+    // A paraboloid of curvature radius R = 2 m at its bottom, sampled every 5 cm.
+    let big_r = 2.0;
+    let surface = |x: f64, y: f64| (x * x + y * y) / (2.0 * big_r);
+    let heightfield = r#"{ shape = "heightfield", file = "terrain.csv", spacing = ["5 cm", "5 cm"], origin = [-1, -1, 0] }"#;
+    let x0 = 0.1;
+    let mut m = compile_with_heights(
+        &dir,
+        ball_over(heightfield, x0, surface(x0, 0.0) + 0.1 - 1e-4),
+        (41, 41, -1.0, -1.0, 0.05),
+        surface,
+    );
+    m.inst.initialize(0.0).unwrap();
+    // Times the ball passes the bottom moving in +x.
+    let mut crossings = Vec::new();
+    let mut x_prev = m.get("x");
+    for k in 1..=12000 {
+        let t = k as f64 * 1e-3;
+        m.inst.advance(t).unwrap();
+        let x = m.get("x");
+        if x_prev < 0.0 && x >= 0.0 {
+            crossings.push(t - 1e-3 * x / (x - x_prev));
+        }
+        x_prev = x;
+    }
+    // Small rolling oscillations of a ball of radius r in a bowl of radius R:
+    // ω² = 5 g / (7 (R − r)).
+    let period = 2.0 * std::f64::consts::PI * (7.0 * (big_r - 0.1) / (5.0 * G)).sqrt();
+    let measured = (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64;
+    println!(
+        "bowl: period {measured:.4} s against {period:.4} s over {} periods",
+        crossings.len() - 1
+    );
+    assert!(crossings.len() >= 3, "{crossings:?}");
+    assert!(
+        (measured - period).abs() < 0.01 * period,
+        "{measured} against {period}"
+    );
+}
