@@ -83,6 +83,10 @@ fn two_balls_part_at_the_restitution_and_keep_their_momentum() {
     let (va, vb) = (m.get("a_vx"), m.get("b_vx"));
     // v_a' = (m_a − e m_b)/(m_a + m_b) v, v_b' = (1 + e) m_a/(m_a + m_b) v.
     let (ea, eb) = ((1.0 - 0.7 * 3.0) / 4.0, 1.7 / 4.0);
+    println!(
+        "two balls: v_a' {va:.6} m/s against {ea:.6}, v_b' {vb:.6} m/s against {eb:.6}, momentum {:.3e} off, peak force {peak:.1} N",
+        va + 3.0 * vb - 1.0
+    );
     assert!(peak > 0.0 && m.get("force") == 0.0);
     assert!((va - ea).abs() < 0.01 * ea.abs(), "{va} against {ea}");
     assert!((vb - eb).abs() < 0.01 * eb, "{vb} against {eb}");
@@ -114,6 +118,11 @@ fn a_cube_rests_on_a_twisted_cube_on_its_edge_crossings_at_the_static_penetratio
             0.1 - zl
         );
         let gap = 0.2 - (zt - zl);
+        println!(
+            "cube stack, twist {twist}°: {} points, gap {gap:.4e} m against {top:.4e} m, ground {:.4e} m against {low:.4e} m",
+            m.get("points"),
+            0.1 - zl
+        );
         assert!(
             (gap - top).abs() < 0.02 * top,
             "twist {twist}: {gap} against {top}"

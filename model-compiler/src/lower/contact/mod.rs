@@ -1,0 +1,325 @@
+//! `collision = [...]` on bodies and `[contact]`: the shapes, the ground and each shape's
+//! material, checked and lowered into [`Contacts`].
+
+mod ground;
+mod pairs;
+mod shapes;
+
+use super::{Ctx, Expect};
+use crate::description::{
+    CollisionShapeDesc, CollisionShapeKind, ContactFrictionDesc, ContactSection, Description,
+    Located, Quantity,
+};
+use crate::units::Dim;
+use fmu_runtime::contact::law::damping_for_restitution;
+use fmu_runtime::model::{
+    CollisionShape, ContactPair, Contacts, Geometry, Material, Mechanism, ShapeContact,
+};
+use ground::ground;
+use pairs::body_pairs;
+use shapes::{geometry, shapes_of};
+use std::ops::Range;
+
+const LENGTH: Expect = Expect::Dim(Dim::LENGTH);
+const NONE: Expect = Expect::Dim(Dim::NONE);
+const VELOCITY: Expect = Expect::Dim(Dim::VELOCITY);
+
+/// Our defaults: a stiff rubber-on-steel contact (1e6 N/m at 1 mm), a restitution of 0.5,
+/// dry friction μ_s = 0.6, μ_k = 0.5, stiction below 0.1 mm/s, Stribeck speed 10 mm/s.
+pub const DEFAULT_STIFFNESS: f64 = 1e6;
+pub const DEFAULT_RESTITUTION: f64 = 0.5;
+pub const DEFAULT_FRICTION: (f64, f64) = (0.6, 0.5);
+pub const DEFAULT_STICTION_VELOCITY: f64 = 1e-4;
+pub const DEFAULT_STRIBECK_VELOCITY: f64 = 1e-2;
+
+/// The material fields of a shape or of the `[contact]` section.
+struct MaterialFields<'a> {
+    stiffness: Option<&'a Quantity>,
+    exponent: Option<&'a Quantity>,
+    restitution: Option<&'a Quantity>,
+    friction: Option<&'a Located<ContactFrictionDesc>>,
+    stiction_velocity: Option<&'a Quantity>,
+    stribeck_velocity: Option<&'a Quantity>,
+}
+
+impl<'a> MaterialFields<'a> {
+    fn of_shape(s: &'a CollisionShapeDesc) -> Self {
+        MaterialFields {
+            stiffness: s.stiffness.as_ref(),
+            exponent: s.exponent.as_ref(),
+            restitution: s.restitution.as_ref(),
+            friction: s.friction.as_ref(),
+            stiction_velocity: s.stiction_velocity.as_ref(),
+            stribeck_velocity: s.stribeck_velocity.as_ref(),
+        }
+    }
+
+    fn of_section(c: Option<&'a ContactSection>) -> Self {
+        MaterialFields {
+            stiffness: c.and_then(|c| c.stiffness.as_ref()),
+            exponent: c.and_then(|c| c.exponent.as_ref()),
+            restitution: c.and_then(|c| c.restitution.as_ref()),
+            friction: c.and_then(|c| c.friction.as_ref()),
+            stiction_velocity: c.and_then(|c| c.stiction_velocity.as_ref()),
+            stribeck_velocity: c.and_then(|c| c.stribeck_velocity.as_ref()),
+        }
+    }
+
+    /// The shape's field, else the section's.
+    fn or(self, section: &MaterialFields<'a>) -> Self {
+        MaterialFields {
+            stiffness: self.stiffness.or(section.stiffness),
+            exponent: self.exponent.or(section.exponent),
+            restitution: self.restitution.or(section.restitution),
+            friction: self.friction.or(section.friction),
+            stiction_velocity: self.stiction_velocity.or(section.stiction_velocity),
+            stribeck_velocity: self.stribeck_velocity.or(section.stribeck_velocity),
+        }
+    }
+}
+
+/// A shape as the lowering sees it, from `collision` or from a reused visual.
+struct ShapeIn<'a> {
+    kind: CollisionShapeKind,
+    span: Range<usize>,
+    desc: Option<&'a CollisionShapeDesc>,
+    geometry: Option<Geometry>,
+}
+
+pub(super) fn lower_contacts(
+    cx: &mut Ctx,
+    d: &Description,
+    mech: &Mechanism,
+    gravity: [f64; 3],
+) -> Contacts {
+    let section = d.contact.as_ref();
+    let defaults = MaterialFields::of_section(section);
+    let mut out = Contacts::default();
+    for b in &d.bodies {
+        let Some(collision) = &b.collision else {
+            continue;
+        };
+        let Some(&body) = cx.bodies.get(b.name.get_ref()) else {
+            continue;
+        };
+        let span = collision.span_or(b.name.span());
+        if mech.base.is_some() {
+            cx.error(
+                span.clone(),
+                "contact on a machine whose base a carrier moves is not supported yet",
+                "remove `collision` or the base port; contact needs the fixed world as its ground",
+            );
+            continue;
+        }
+        let name = b.name.get_ref().clone();
+        let mass = mech.bodies[body].mass;
+        let mut shapes = Vec::new();
+        for (k, shape) in shapes_of(cx, b, collision).into_iter().enumerate() {
+            let Some(geometry) = shape
+                .geometry
+                .or_else(|| shape.desc.and_then(|s| geometry(cx, s)))
+            else {
+                continue;
+            };
+            let own = shape.desc.map(MaterialFields::of_shape);
+            let fields = match own {
+                Some(f) => f.or(&defaults),
+                None => MaterialFields::of_section(section),
+            };
+            let component = format!("{name}.collision{}", k + 1);
+            // A bad `[contact]` default is reported once, not for every shape inheriting it.
+            let before = cx.errors.len();
+            let material = material(cx, &component, &fields, shape.kind, &shape.span);
+            let mut k = before;
+            while k < cx.errors.len() {
+                if cx.errors[..before].contains(&cx.errors[k]) {
+                    cx.errors.remove(k);
+                } else {
+                    k += 1;
+                }
+            }
+            shapes.push(out.shapes.len());
+            out.shapes.push(CollisionShape {
+                body,
+                geometry,
+                material,
+            });
+        }
+        if shapes.is_empty() {
+            continue;
+        }
+        if cx
+            .params
+            .get(mass.index())
+            .is_some_and(|s| s.default <= 0.0)
+        {
+            cx.error(
+                span,
+                format!("body '{name}' has collision shapes but no mass"),
+                "put the shapes on a body that carries mass (the restitution is calibrated for it)",
+            );
+            continue;
+        }
+        let own = shapes
+            .iter()
+            .map(|&shape| {
+                let m = &out.shapes[shape].material;
+                ShapeContact {
+                    shape,
+                    other: None,
+                    exponent: m.exponent,
+                    restitution: m.restitution,
+                    damping: m.damping,
+                }
+            })
+            .collect();
+        out.pairs.push(ContactPair {
+            name,
+            body,
+            shapes: own,
+            mass,
+            other: None,
+        });
+    }
+    if out.pairs.is_empty() {
+        if let Some(s) = section {
+            for list in [&s.pairs, &s.groups].into_iter().flatten().flatten() {
+                cx.error(
+                    list.span_or(0..0),
+                    "no body has collision shapes for these bodies to touch with",
+                    "give the bodies `collision = [...]` shapes",
+                );
+            }
+        }
+        return out;
+    }
+    out.ground = ground(cx, section, gravity);
+    if let Some(s) = section {
+        body_pairs(cx, d, s, mech, &mut out);
+    }
+    out
+}
+
+/// A shape's material: its slots `<component>.stiffness|static_friction|...` and the
+/// restitution's damping factor.
+fn material(
+    cx: &mut Ctx,
+    component: &str,
+    f: &MaterialFields<'_>,
+    kind: CollisionShapeKind,
+    span: &Range<usize>,
+) -> Material {
+    let stiffness = cx.value_or(f.stiffness, Expect::Dim(Dim::STIFFNESS), DEFAULT_STIFFNESS);
+    if let Some(q) = f.stiffness {
+        cx.require_positive(q, stiffness, "the contact stiffness");
+    }
+    let curved = matches!(
+        kind,
+        CollisionShapeKind::Sphere | CollisionShapeKind::Capsule
+    );
+    let exponent = cx.value_or(f.exponent, NONE, if curved { 1.5 } else { 1.0 });
+    if let Some(q) = f.exponent
+        && !(1.0..=3.0).contains(&exponent)
+        && !exponent.is_nan()
+    {
+        cx.error(
+            q.span(),
+            format!("the contact exponent must be from 1 to 3, got {exponent}"),
+            "use 1.5 (Hertz, curved surfaces) or 1 (a linear spring)",
+        );
+    }
+    let restitution = cx.value_or(f.restitution, NONE, DEFAULT_RESTITUTION);
+    if let Some(q) = f.restitution
+        && !(restitution > 0.0 && restitution <= 1.0)
+        && !restitution.is_nan()
+    {
+        cx.error(
+            q.span(),
+            format!("the coefficient of restitution must be in (0, 1], got {restitution}"),
+            "give e between 0 (exclusive: a dead impact) and 1 (elastic), e.g. 0.5",
+        );
+    }
+    let (mu_s, mu_k) = match f.friction {
+        None => DEFAULT_FRICTION,
+        Some(fr) => {
+            let span = fr.span_or(span.clone());
+            let (s, k) = match fr.get_ref() {
+                ContactFrictionDesc::Both(mu) => (*mu, *mu),
+                ContactFrictionDesc::Pair { static_, kinetic } => {
+                    let s = cx.value_or(static_.as_ref(), NONE, f64::NAN);
+                    let k = cx.value_or(kinetic.as_ref(), NONE, s);
+                    (if static_.is_none() { k } else { s }, k)
+                }
+            };
+            if s.is_nan() && k.is_nan() {
+                cx.error(
+                    span.clone(),
+                    "friction needs a coefficient",
+                    "write friction = 0.5 or friction = { static = 0.7, kinetic = 0.5 }",
+                );
+            } else if !(s >= 0.0 && k >= 0.0 && s.is_finite() && k.is_finite()) {
+                cx.error(
+                    span.clone(),
+                    format!(
+                        "friction coefficients must be finite and not negative, got {s} and {k}"
+                    ),
+                    "give coefficients of zero or more, e.g. friction = 0.5",
+                );
+            } else if k > s {
+                cx.error(
+                    span.clone(),
+                    format!("kinetic friction {k} exceeds static friction {s}"),
+                    "static friction is the larger (or equal): swap them or give one number",
+                );
+            }
+            (s, k)
+        }
+    };
+    let stiction = cx.value_or(f.stiction_velocity, VELOCITY, DEFAULT_STICTION_VELOCITY);
+    if let Some(q) = f.stiction_velocity {
+        cx.require_positive(q, stiction, "the stiction velocity");
+    }
+    let stribeck = cx.value_or(f.stribeck_velocity, VELOCITY, DEFAULT_STRIBECK_VELOCITY);
+    if let Some(q) = f.stribeck_velocity {
+        cx.require_positive(q, stribeck, "the Stribeck velocity");
+    }
+    let usable = restitution > 0.0 && restitution <= 1.0 && (1.0..=3.0).contains(&exponent);
+    let damping = if usable {
+        damping_for_restitution(restitution, exponent)
+    } else {
+        0.0
+    };
+    let mut slot = |field: &str, value: f64, expect: Expect, what: &str| {
+        cx.field_slot(component, field, value, expect, what)
+    };
+    Material {
+        stiffness: slot(
+            "stiffness",
+            stiffness,
+            Expect::Dim(Dim::STIFFNESS),
+            "Contact stiffness (secant at 1 mm of penetration)",
+        ),
+        exponent: if exponent.is_finite() { exponent } else { 1.0 },
+        restitution: if usable { restitution } else { 1.0 },
+        damping,
+        static_friction: slot("static_friction", mu_s, NONE, "Static friction coefficient"),
+        kinetic_friction: slot(
+            "kinetic_friction",
+            mu_k,
+            NONE,
+            "Kinetic friction coefficient",
+        ),
+        stiction_velocity: slot(
+            "stiction_velocity",
+            stiction,
+            VELOCITY,
+            "Slip speed below which friction is regularized",
+        ),
+        stribeck_velocity: slot(
+            "stribeck_velocity",
+            stribeck,
+            VELOCITY,
+            "Speed over which static friction falls to kinetic",
+        ),
+    }
+}
