@@ -60,9 +60,13 @@ pub fn candidates(
     // The lowest point of a ball along the normal where it touches: found by fixed-point
     // steps from the normal under the centre (each step's error is r/R of the last, R the
     // terrain's radius of curvature; on a plane the first is exact).
+    let steps = match ground {
+        Ground::Plane(_) => 0,
+        Ground::Heightfield(_) => LOWEST_POINT_STEPS,
+    };
     let lowest_of_sphere = |c: Vec3, r: f64| {
         let mut n = normal_under(ground, &c);
-        for _ in 0..LOWEST_POINT_STEPS {
+        for _ in 0..steps {
             n = normal_under(ground, &(c - n * r));
         }
         at(ground, c - n * r)

@@ -4,10 +4,11 @@
 //! Each evaluation finds every candidate point of every shape pair ([`ground`] against the
 //! ground, [`pairwise`] between two bodies after a bounding-sphere test), and where one
 //! penetrates applies the normal force of [`law`] along the contact normal and friction
-//! against the relative slip, at that point of the body (and the reaction on the other). Forces are continuous in the coordinates
-//! and rates, so the Newton step, the Model Exchange derivatives and the FMU state need
-//! nothing beyond the mechanism's; the tangent takes each active point's slopes along
-//! its Jacobians (`solver::assembled`). Buffers are sized from the model once.
+//! against the relative slip, at that point of the body (and the reaction on the other).
+//! Forces are continuous in the coordinates and rates, so the Newton step, the Model
+//! Exchange derivatives and the FMU state need nothing beyond the mechanism's; the tangent
+//! takes each active point's slopes along its Jacobians (`solver::assembled`). Buffers are
+//! sized from the model once.
 
 pub mod ground;
 pub mod law;
@@ -26,7 +27,7 @@ pub struct ContactPoint {
     /// The body it is on, and the other body it touches (none: the ground).
     pub body: usize,
     pub other: Option<usize>,
-    /// World position on the shape's surface, unit normal out of the ground.
+    /// World position, unit normal pushing the body out (of the ground or the other body).
     pub point: Vec3,
     pub normal: Vec3,
     /// Slip speed across the normal [m/s] and its direction (zero when not slipping).

@@ -354,13 +354,7 @@ impl Contacts {
             }
             let ok = s.geometry.is_valid();
             let m = &s.material;
-            let law = m.exponent >= 1.0
-                && m.exponent <= 3.0
-                && m.restitution > 0.0
-                && m.restitution <= 1.0
-                && m.damping >= 0.0
-                && m.damping.is_finite();
-            if !ok || !law {
+            if !ok || !law_ok(m.exponent, m.restitution, m.damping) {
                 return Err(format!("collision shape {i} has a bad size or law"));
             }
         }
@@ -373,12 +367,7 @@ impl Contacts {
             let on = |s: usize, body: usize| s < n && self.shapes[s].body == body;
             let other = p.other.map(|o| o.body);
             let shapes_ok = p.shapes.iter().all(|c| {
-                let law = c.exponent >= 1.0
-                    && c.exponent <= 3.0
-                    && c.restitution > 0.0
-                    && c.restitution <= 1.0
-                    && c.damping >= 0.0
-                    && c.damping.is_finite();
+                let law = law_ok(c.exponent, c.restitution, c.damping);
                 let sides = match (c.other, other) {
                     (None, None) => true,
                     (Some(b), Some(ob)) => {
@@ -396,4 +385,14 @@ impl Contacts {
         }
         Ok(())
     }
+}
+
+/// A normal law the solver can use: exponent 1 to 3, restitution in (0, 1], a finite
+/// damping factor of zero or more.
+fn law_ok(exponent: f64, restitution: f64, damping: f64) -> bool {
+    (1.0..=3.0).contains(&exponent)
+        && restitution > 0.0
+        && restitution <= 1.0
+        && damping >= 0.0
+        && damping.is_finite()
 }

@@ -3,7 +3,7 @@
 use super::super::Ctx;
 use crate::description::{ContactSection, Description, Name};
 use fmu_runtime::contact::law::damping_for_restitution;
-use fmu_runtime::model::{ContactPair, Contacts, Mechanism, OtherBody, ShapeContact};
+use fmu_runtime::model::{ContactPair, Contacts, Material, Mechanism, OtherBody, ShapeContact};
 
 /// `[contact] pairs` and `groups`: the pairs of bodies whose shapes touch each other,
 /// each with the combined law of every pair of their shapes.
@@ -76,7 +76,7 @@ pub(super) fn body_pairs(
                     other: Some(sb.shape),
                     exponent,
                     restitution,
-                    damping: damping_for_restitution(restitution, exponent),
+                    damping: damping_of(ma, mb, restitution, exponent),
                 });
             }
         }
@@ -156,4 +156,16 @@ fn contact_body(cx: &mut Ctx, d: &Description, n: &Name, out: &Contacts) -> Opti
         return None;
     }
     Some(body)
+}
+
+/// The damping factor for the pair's law: a shape's own where its law is the pair's
+/// (calibrated once per material already), else calibrated anew.
+fn damping_of(a: &Material, b: &Material, restitution: f64, exponent: f64) -> f64 {
+    [a, b]
+        .into_iter()
+        .find(|m| m.restitution == restitution && m.exponent == exponent)
+        .map_or_else(
+            || damping_for_restitution(restitution, exponent),
+            |m| m.damping,
+        )
 }
