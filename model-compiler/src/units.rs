@@ -44,6 +44,7 @@ impl Dim {
     pub const INVERSE_PRESSURE: Dim = Dim([-1, 1, 2, 0, 0, 0, 0, 0]);
     pub const INVERSE_PRESSURE_SQUARED: Dim = Dim([-2, 2, 4, 0, 0, 0, 0, 0]);
     pub const INVERSE_VELOCITY: Dim = Dim([0, -1, 1, 0, 0, 0, 0, 0]);
+    pub const INVERSE_LENGTH: Dim = Dim([0, -1, 0, 0, 0, 0, 0, 0]);
     /// m³/(s·Pa): flow gain of a relief valve, conductance of a leakage.
     /// Hydraulic (characteristic) impedance Pa·s/m³ of a transmission line.
     pub const IMPEDANCE: Dim = Dim([1, -4, -1, 0, 0, 0, 0, 0]);
@@ -139,6 +140,7 @@ const NAMED_DIMS: &[(Dim, &str, &str)] = &[
     ),
     (Dim::FLOW_GAIN, "a flow gain", "m3/(s.Pa)"),
     (Dim::INVERSE_VELOCITY, "an inverse velocity", "s/m"),
+    (Dim::INVERSE_LENGTH, "an inverse length", "1/m"),
 ];
 
 /// A parsed unit: `value_SI = factor · value`.

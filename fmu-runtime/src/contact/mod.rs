@@ -10,6 +10,7 @@
 //! takes each active point's slopes along its Jacobians (`solver::assembled`). Buffers are
 //! sized from the model once.
 
+pub mod bristle;
 pub mod ground;
 pub mod law;
 pub mod pairwise;
@@ -17,7 +18,10 @@ pub mod pairwise;
 use crate::mechanics::dynamics::add_point_force;
 use crate::mechanics::spatial::{Vec3, Vec6, join};
 use crate::mechanics::{BodyKinematics, Kinematics};
-use crate::model::{Contacts, Geometry, MAX_POINTS, Material, REFERENCE_DEPTH};
+use crate::model::{
+    BRISTLE_STATES, Bristles, Contacts, Geometry, MAX_POINTS, Material, Mechanism, REFERENCE_DEPTH,
+};
+use bristle::{BristlePoint, Lugre};
 use ground::Candidate;
 use pairwise::Solid;
 
@@ -35,6 +39,8 @@ pub struct ContactPoint {
     pub direction: Vec3,
     pub normal_law: law::Normal,
     pub friction_law: law::Friction,
+    /// LuGre's bristles at this point (none: regularized Coulomb friction).
+    pub bristle: Option<BristlePoint>,
 }
 
 impl ContactPoint {
@@ -86,13 +92,22 @@ impl ContactScratch {
     }
 
     /// Detects every contact at the current kinematics, computes its forces with the
-    /// parameters `p`, and adds them to the bodies' applied wrenches.
-    pub fn evaluate(&mut self, c: &Contacts, kin: &Kinematics, p: &[f64], applied: &mut [Vec6]) {
+    /// parameters `p` and the bristle deflections `z` (the bristle states of w), and adds
+    /// them to the bodies' applied wrenches.
+    pub fn evaluate(
+        &mut self,
+        c: &Contacts,
+        kin: &Kinematics,
+        p: &[f64],
+        z: &[f64],
+        applied: &mut [Vec6],
+    ) {
         self.energy = 0.0;
         self.power = 0.0;
         self.active = 0;
         self.wrench = Vec6::zeros();
         let mut next = 0;
+        let mut bristles = 0;
         for (pi, pair) in c.pairs.iter().enumerate() {
             let body = &kin.bodies[pair.body];
             let other = pair.other.map(|o| (o.body, &kin.bodies[o.body]));
@@ -113,6 +128,11 @@ impl ContactScratch {
             for sc in &pair.shapes {
                 let count = c.points_of(sc);
                 let shape = &c.shapes[sc.shape];
+                let first_bristle = bristles;
+                if sc.bristles.is_some() {
+                    bristles += BRISTLE_STATES * count;
+                }
+                let bristle_of = |k: usize| first_bristle + BRISTLE_STATES * k;
                 let (stiffness, coulomb) = match (sc.other, other) {
                     (Some(b), Some((_, kb))) => {
                         let far = self.detect_pair(
@@ -124,7 +144,14 @@ impl ContactScratch {
                         );
                         if let Some(gap) = far {
                             sum.penetration = sum.penetration.max(-gap);
-                            self.points[next..next + count].fill(ContactPoint::default());
+                            for k in 0..count {
+                                self.points[next + k] = ContactPoint {
+                                    bristle: sc
+                                        .bristles
+                                        .map(|_| BristlePoint::apart(bristle_of(k))),
+                                    ..ContactPoint::default()
+                                };
+                            }
                             next += count;
                             continue;
                         }
@@ -145,7 +172,8 @@ impl ContactScratch {
                     }
                 };
                 let big_k = law::coefficient(stiffness, sc.exponent, REFERENCE_DEPTH);
-                for cand in &self.candidates[..count] {
+                let lugre = sc.bristles.map(|b| lugre_of(&b, &coulomb, p));
+                for (k, cand) in self.candidates[..count].iter().enumerate() {
                     let v_other =
                         other.map_or(Vec3::zeros(), |(_, kb)| kb.velocity_at(&cand.point));
                     let v = body.velocity_at(&cand.point) - v_other;
@@ -155,13 +183,28 @@ impl ContactScratch {
                     let speed = slip.norm();
                     let normal_law =
                         law::normal(cand.depth, depth_rate, big_k, sc.exponent, sc.damping, mass);
-                    let friction_law = law::friction(speed, normal_law.force, &coulomb);
-                    let direction = if speed > 0.0 {
-                        slip / speed
-                    } else {
-                        Vec3::zeros()
+                    let (friction, friction_law, direction, bristle) = match &lugre {
+                        None => {
+                            let law = law::friction(speed, normal_law.force, &coulomb);
+                            let direction = if speed > 0.0 {
+                                slip / speed
+                            } else {
+                                Vec3::zeros()
+                            };
+                            (-direction * law.force, law, direction, None)
+                        }
+                        Some(lugre) => {
+                            let state = bristle_of(k);
+                            let mut b = if normal_law.force > 0.0 {
+                                BristlePoint::touching(state, n, slip, normal_law.force, lugre)
+                            } else {
+                                BristlePoint::apart(state)
+                            };
+                            b.force = b.force_at(&deflection(z, state));
+                            let (law, direction) = bristle_law(&b, normal_law.force);
+                            (b.force, law, direction, Some(b))
+                        }
                     };
-                    let friction = -direction * friction_law.force;
                     let point = ContactPoint {
                         body: pair.body,
                         other: other.map(|(b, _)| b),
@@ -171,6 +214,7 @@ impl ContactScratch {
                         direction,
                         normal_law,
                         friction_law,
+                        bristle,
                     };
                     sum.penetration = sum.penetration.max(cand.depth);
                     self.energy += normal_law.energy;
@@ -190,8 +234,14 @@ impl ContactScratch {
                     }
                     // The damper's power and the friction's; the spring's goes into the
                     // stored energy (all of it where the clamp holds the force at zero).
-                    self.power -= (normal_law.force - normal_law.elastic) * depth_rate
-                        + friction_law.force * speed;
+                    // The bristles' elastic energy is counted as dissipated: the power is
+                    // the work their force does on the slip.
+                    let friction_power = match bristle {
+                        Some(_) => -friction.dot(&slip),
+                        None => friction_law.force * speed,
+                    };
+                    self.power -=
+                        (normal_law.force - normal_law.elastic) * depth_rate + friction_power;
                     self.points[next] = point;
                     next += 1;
                 }
@@ -201,6 +251,44 @@ impl ContactScratch {
                 sum.slip_speed = weighted_speed / sum.normal_force;
             }
             self.pairs[pi] = sum;
+        }
+    }
+
+    /// The bristle states' residuals `ż − f(z)` at deflections `z` and rates `zd` (the
+    /// bristle states of w and ẇ) into `r`.
+    pub fn bristle_residuals(&self, z: &[f64], zd: &[f64], r: &mut [f64]) {
+        for b in self.points.iter().filter_map(|p| p.bristle.as_ref()) {
+            let f = b.rate(&deflection(z, b.state));
+            let k = b.state;
+            r[k] = zd[k] - f.x;
+            r[k + 1] = zd[k + 1] - f.y;
+            r[k + 2] = zd[k + 2] - f.z;
+        }
+    }
+
+    /// The change of the inverse-dynamics residual `r_mech` when the deflections move
+    /// from those of the last [`ContactScratch::evaluate`] to `z`, at its kinematics (the
+    /// first-order re-evaluation: `r` is linear in the applied forces).
+    pub fn bristle_change(
+        &self,
+        mech: &Mechanism,
+        kin: &Kinematics,
+        z: &[f64],
+        r_mech: &mut [f64],
+    ) {
+        for point in &self.points {
+            let Some(b) = &point.bristle else { continue };
+            let change = b.force_at(&deflection(z, b.state)) - b.force;
+            if change == Vec3::zeros() {
+                continue;
+            }
+            let wrench = join(change, point.point.cross(&change));
+            kin.path(mech, Some(point.body), |k, col, _| {
+                r_mech[k] -= col.dot(&wrench)
+            });
+            if let Some(o) = point.other {
+                kin.path(mech, Some(o), |k, col, _| r_mech[k] += col.dot(&wrench));
+            }
         }
     }
 
@@ -224,6 +312,43 @@ impl ContactScratch {
         pairwise::candidates(&sa, &sb, &mut self.candidates[..count]);
         None
     }
+}
+
+/// A point's three deflection states.
+fn deflection(z: &[f64], state: usize) -> Vec3 {
+    Vec3::new(z[state], z[state + 1], z[state + 2])
+}
+
+fn lugre_of(b: &Bristles, c: &law::Coulomb, p: &[f64]) -> Lugre {
+    Lugre {
+        sigma0: p[b.stiffness.index()],
+        sigma1: p[b.damping.index()],
+        static_: c.static_,
+        kinetic: c.kinetic,
+        stribeck_velocity: c.stribeck_velocity,
+    }
+}
+
+/// What the tangent reads of a bristle point's friction: its magnitude, share of the
+/// normal force and direction, and the damper `F_n σ1` as the slope along and across.
+fn bristle_law(b: &BristlePoint, normal_force: f64) -> (law::Friction, Vec3) {
+    let magnitude = b.force.norm();
+    let direction = if magnitude > 0.0 {
+        -b.force / magnitude
+    } else {
+        Vec3::zeros()
+    };
+    let law = law::Friction {
+        force: magnitude,
+        slope: b.damping,
+        secant: b.damping,
+        per_normal: if normal_force > 0.0 {
+            magnitude / normal_force
+        } else {
+            0.0
+        },
+    };
+    (law, direction)
 }
 
 fn coulomb_of(m: &Material, p: &[f64]) -> law::Coulomb {

@@ -69,6 +69,22 @@ impl Solid {
         }
     }
 
+    /// Whether every coordinate is a number: a pose gone to infinity (a diverging run)
+    /// touches nothing, rather than reaching the closed forms with NaN (where a sphere's
+    /// `a == b` fails and a segment's candidates would be taken).
+    pub fn is_finite(&self) -> bool {
+        match *self {
+            Solid::Core { a, b, radius } => {
+                a.iter().chain(b.iter()).all(|x| x.is_finite()) && radius.is_finite()
+            }
+            Solid::Box { center, axes, half } => center
+                .iter()
+                .chain(axes.iter())
+                .chain(half.iter())
+                .all(|x| x.is_finite()),
+        }
+    }
+
     /// A sphere around the shape: centre and radius (the broad phase).
     pub fn bounds(&self) -> (Vec3, f64) {
         match *self {
@@ -93,6 +109,9 @@ const END: f64 = 1e-9;
 /// [`crate::model::pair_points`] entries; normals push `a` out of `b`).
 pub fn candidates(a: &Solid, b: &Solid, out: &mut [Candidate]) {
     out.fill(NONE);
+    if !(a.is_finite() && b.is_finite()) {
+        return;
+    }
     match (*a, *b) {
         (Solid::Core { a: p, b: q, radius }, _) if p == q => out[0] = point_against(p, radius, b),
         (_, Solid::Core { a: p, b: q, radius }) if p == q => {

@@ -243,7 +243,23 @@ pub struct Material {
     /// over which static friction falls to kinetic (Stribeck) [m/s].
     pub stiction_velocity: ParamId,
     pub stribeck_velocity: ParamId,
+    /// LuGre bristles instead of the regularized Coulomb law (`friction_model = "lugre"`).
+    pub bristles: Option<Bristles>,
 }
+
+/// LuGre friction's bristles (seed 000 §2.12; Canudas de Wit et al. 1995), normalized by
+/// the normal force: `F_t = F_n (σ0 z + σ1 ż)` with a deflection z per contact point.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bristles {
+    /// σ0 [1/m]: `μ/σ0` is the presliding displacement.
+    pub stiffness: ParamId,
+    /// σ1 [s/m]: the bristles' damping.
+    pub damping: ParamId,
+}
+
+/// Deflection states per contact point with bristles: a world vector (its normal part
+/// carries no force), so no tangent basis has to turn with the normal.
+pub const BRISTLE_STATES: usize = 3;
 
 /// Penetration at which [`Material::stiffness`] is the secant stiffness [m] (our choice:
 /// the order of a stiff machine contact's penetration).
@@ -270,6 +286,9 @@ pub struct ShapeContact {
     pub exponent: f64,
     pub restitution: f64,
     pub damping: f64,
+    /// The bristles of the shape that has them (between two shapes: this body's, else the
+    /// other's); none: regularized Coulomb friction.
+    pub bristles: Option<Bristles>,
 }
 
 /// The other side of a pair between two bodies.
@@ -317,6 +336,17 @@ impl Contacts {
         }
     }
 
+    /// Bristle states of all points, in pair then shape then point order (after the
+    /// circuit's friction states in w).
+    pub fn bristle_states(&self) -> usize {
+        self.pairs
+            .iter()
+            .flat_map(|p| &p.shapes)
+            .filter(|c| c.bristles.is_some())
+            .map(|c| BRISTLE_STATES * self.points_of(c))
+            .sum()
+    }
+
     /// Candidate contact points of all pairs, in pair then shape order.
     pub fn points(&self) -> usize {
         self.pairs
@@ -336,6 +366,9 @@ impl Contacts {
                 m.stiction_velocity,
                 m.stribeck_velocity,
             ]);
+            if let Some(b) = m.bristles {
+                out.extend([b.stiffness, b.damping]);
+            }
         }
         for p in &self.pairs {
             out.push(p.mass);

@@ -27,12 +27,14 @@
 
 use super::Layout;
 use super::evaluate::{Evaluation, FirstOrderBase};
+use crate::contact::ContactPoint;
+use crate::contact::bristle::BristlePoint;
 use crate::hydraulics::cylinder;
 use crate::mechanics::dynamics::mass_matrix;
 use crate::mechanics::end_stop;
 use crate::mechanics::rope;
 use crate::mechanics::spatial::Vec3;
-use crate::model::{CompiledModel, ForceElement};
+use crate::model::{BRISTLE_STATES, CompiledModel, ForceElement};
 
 /// Where a port acts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -356,6 +358,20 @@ pub(crate) fn joint_columns(
     // along and across the slip, and friction's share of the normal force's slopes.
     for point in eval.contact.points.iter().filter(|c| c.active()) {
         contact_columns(mech, eval, point, &mut work.contact, columns, n, h);
+        if let Some(b) = &point.bristle {
+            let z = &input.w[l.first_bristle() + b.state..][..BRISTLE_STATES];
+            let z = Vec3::new(z[0], z[1], z[2]);
+            bristle_columns(
+                mech,
+                eval,
+                (point, b, z),
+                &mut work.contact,
+                columns,
+                n,
+                h,
+                l,
+            );
+        }
     }
 
     // End stops: −∂τ/∂q + (2/h)(−∂τ/∂q̇) on the joint's diagonal while engaged.
@@ -487,7 +503,7 @@ fn contact_columns(
     // (a quasi-Newton step: the residual holds the exact force).
     // Along the slip and across it; not slipping at all, any two directions of the plane
     // (below the stiction speed both slopes are F_n μ_s/v_ε: isotropic).
-    let stuck = c.speed == 0.0;
+    let stuck = c.direction == Vec3::zeros();
     let (along, across) = if stuck {
         let t = if c.normal.x.abs() < 0.9 {
             Vec3::x()
@@ -557,6 +573,66 @@ fn contact_columns(
             let col = &mut columns[k * n..k * n + nz];
             for (x, &ui) in col.iter_mut().zip(ju.iter()) {
                 *x += t * ui;
+            }
+        }
+    }
+}
+
+/// The joint-coordinate columns of an active point's bristle rows `ż − v_t + ρ z` (ρ the
+/// relaxation rate) and of the bristle force's slope through ρ. Along column k the slip
+/// moves by `P (2/h J_k + J̇_k)`, ρ by `∇ρ·(2/h J_k + J̇_k)`: the rows move by
+/// `−P(…) + z ∇ρ·(…)`, and the force `−P(σ0F_n z + σ1F_n (v_t − ρ z))` by
+/// `σ1F_n P z ∇ρ·(…)` besides the damper along the slip ([`contact_columns`]). The
+/// motion of the normal is left out, as there.
+#[allow(clippy::too_many_arguments)]
+fn bristle_columns(
+    mech: &crate::model::Mechanism,
+    eval: &Evaluation,
+    (c, b, z): (&ContactPoint, &BristlePoint, Vec3),
+    work: &mut ContactRows,
+    columns: &mut [f64],
+    n: usize,
+    h: f64,
+    l: &Layout,
+) {
+    let s = 0.25 * h * h;
+    let kin = &eval.kin;
+    let first = l.nz + l.first_bristle() + b.state;
+    let pz = z - c.normal * c.normal.dot(&z);
+    let relative = |d: &Vec3, row: &mut Vec<f64>, rate: &mut Vec<f64>| {
+        row.fill(0.0);
+        rate.fill(0.0);
+        let v = kin.bodies[c.body].velocity_at(&c.point);
+        kin.direction_jacobian(mech, c.body, &c.point, &v, d, row, rate);
+        if let Some(o) = c.other {
+            let vo = kin.bodies[o].velocity_at(&c.point);
+            kin.direction_jacobian(mech, o, &c.point, &vo, &-d, row, rate);
+        }
+    };
+    let [row, rate, jr, jr_rate, jf, jf_rate] = &mut work.rows;
+    // ∇ρ·(2/h J_k + J̇_k), shared by the three rows and the force.
+    relative(&b.relax_slope, jr, jr_rate);
+    for (i, axis) in [Vec3::x(), Vec3::y(), Vec3::z()].into_iter().enumerate() {
+        let d = axis - c.normal * c.normal.dot(&axis);
+        relative(&d, row, rate);
+        for k in 0..row.len() {
+            let slip = 2.0 / h * row[k] + rate[k];
+            let relax = 2.0 / h * jr[k] + jr_rate[k];
+            columns[k * n + first + i] -= s * (slip - z[i] * relax);
+        }
+    }
+    // The force's share: −J_{Pz}ᵀ σ1F_n (∇ρ·…), J_{Pz} along P z (unnormalized).
+    if b.damping != 0.0 && pz != Vec3::zeros() {
+        relative(&pz, jf, jf_rate);
+        let nz = jf.len();
+        for k in 0..nz {
+            let t = s * b.damping * (2.0 / h * jr[k] + jr_rate[k]);
+            if t == 0.0 {
+                continue;
+            }
+            let col = &mut columns[k * n..k * n + nz];
+            for (x, &fi) in col.iter_mut().zip(jf.iter()) {
+                *x -= t * fi;
             }
         }
     }

@@ -326,8 +326,11 @@ impl Evaluation {
         }
         // Contacts with the ground: forces at the touching points of the shapes.
         if !mech.contacts.is_empty() {
+            let b = l.first_bristle();
             self.contact
-                .evaluate(&mech.contacts, &self.kin, p, &mut self.applied);
+                .evaluate(&mech.contacts, &self.kin, p, &w[b..], &mut self.applied);
+            self.contact
+                .bristle_residuals(&w[b..], &wd[b..], &mut self.r_first[b..]);
             external += self.contact.wrench;
             self.spring_energy += self.contact.energy;
             self.power += self.contact.power;
@@ -462,6 +465,13 @@ impl Evaluation {
             }
         }
         self.r_mech.copy_from_slice(&base.r_mech);
+        if l.n_bristles > 0 {
+            let b = l.first_bristle();
+            self.contact
+                .bristle_change(&m.mechanism, &self.kin, &w[b..], &mut self.r_mech);
+            self.contact
+                .bristle_residuals(&w[b..], &wd[b..], &mut self.r_first[b..]);
+        }
         let mut fy = l.first_friction();
         for (i, (c, s)) in m
             .circuit

@@ -54,6 +54,9 @@ pub struct Layout {
     pub n_displacements: usize,
     /// Internal friction states (LuGre bristles, lubricant film), after the displacements.
     pub n_friction: usize,
+    /// Contact points' bristle deflections (LuGre contact friction), after the friction
+    /// states: the last of w.
+    pub n_bristles: usize,
     /// Coupling ports (other than the base), each with a power and a work.
     pub n_ports: usize,
     /// Re-charted z-y-x rotations (`charts`), each with a turn in the state.
@@ -66,15 +69,17 @@ impl Layout {
         let n_spools = m.circuit.spools.len();
         let n_displacements = m.circuit.displacement_states();
         let n_friction = m.circuit.friction_states();
+        let n_bristles = m.mechanism.contacts.bristle_states();
         Layout {
             nz: m.mechanism.coordinates(),
             nq: m.mechanism.joint_coordinates(),
-            nw: n_pressures + n_spools + n_displacements + n_friction,
+            nw: n_pressures + n_spools + n_displacements + n_friction + n_bristles,
             nc: m.mechanism.constraint_equations(),
             n_pressures,
             n_spools,
             n_displacements,
             n_friction,
+            n_bristles,
             n_ports: m.ports.len(),
             n_charts: m.charted_rotations().count(),
         }
@@ -88,6 +93,11 @@ impl Layout {
     /// Index in `w` of the first friction state.
     pub fn first_friction(&self) -> usize {
         self.first_displacement() + self.n_displacements
+    }
+
+    /// Index in `w` of the first contact bristle state.
+    pub fn first_bristle(&self) -> usize {
+        self.first_friction() + self.n_friction
     }
 }
 

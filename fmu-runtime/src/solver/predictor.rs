@@ -111,6 +111,7 @@ mod tests {
             n_spools: 0,
             n_displacements: 0,
             n_friction: 0,
+            n_bristles: 0,
             n_ports: 0,
             n_charts: 0,
         }

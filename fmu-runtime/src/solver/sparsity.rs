@@ -13,7 +13,7 @@
 //! covers it. `tests/sparsity.rs` checks the pattern against full forward differences.
 
 use super::Layout;
-use crate::model::{CompiledModel, Element, ForceElement, JointKind, PointRef};
+use crate::model::{BRISTLE_STATES, CompiledModel, Element, ForceElement, JointKind, PointRef};
 
 /// Row sets of the tangent's columns (the pattern is symmetric: also column sets of rows).
 #[derive(Clone, Debug)]
@@ -150,6 +150,24 @@ impl TangentPattern {
                 let mut s = paths[pair.body].clone();
                 s.union_with(&paths[o.body]);
                 supports.push(s);
+            }
+        }
+        // A contact point's bristles: its own three states with the paths of its bodies.
+        let contacts = &mech.contacts;
+        let mut bristle = l.nz + l.first_bristle();
+        for pair in &contacts.pairs {
+            for sc in pair.shapes.iter().filter(|sc| sc.bristles.is_some()) {
+                for _ in 0..contacts.points_of(sc) {
+                    let mut s = paths[pair.body].clone();
+                    if let Some(o) = pair.other {
+                        s.union_with(&paths[o.body]);
+                    }
+                    for _ in 0..BRISTLE_STATES {
+                        s.insert(bristle);
+                        bristle += 1;
+                    }
+                    supports.push(s);
+                }
             }
         }
         let mut friction = l.nz + l.first_friction();

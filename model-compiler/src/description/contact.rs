@@ -59,6 +59,15 @@ impl CollisionShapeKind {
     }
 }
 
+/// How a contact's friction is modelled: regularized Coulomb with a static peak, or LuGre
+/// bristles (a deflection state per contact point: true stiction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ContactFrictionModel {
+    Coulomb,
+    Lugre,
+}
+
 /// One collision shape in body coordinates: `sphere` (`center`, `radius`), `box`
 /// (`center`, `size`, optional `rotation`), `capsule` and `cylinder` (`from`, `to`,
 /// `radius`); each may override the `[contact]` material.
@@ -80,6 +89,9 @@ pub struct CollisionShapeDesc {
     pub friction: Option<Located<ContactFrictionDesc>>,
     pub stiction_velocity: Option<Quantity>,
     pub stribeck_velocity: Option<Quantity>,
+    pub friction_model: Option<Spanned<ContactFrictionModel>>,
+    pub bristle_stiffness: Option<Quantity>,
+    pub bristle_damping: Option<Quantity>,
 }
 
 /// `[contact]`: what the shapes touch and their default material.
@@ -99,6 +111,11 @@ pub struct ContactSection {
     pub stiction_velocity: Option<Quantity>,
     /// Speed over which static friction falls to kinetic [m/s].
     pub stribeck_velocity: Option<Quantity>,
+    /// `"coulomb"` (default) or `"lugre"`.
+    pub friction_model: Option<Spanned<ContactFrictionModel>>,
+    /// LuGre's σ0 [1/m] and σ1 [s/m].
+    pub bristle_stiffness: Option<Quantity>,
+    pub bristle_damping: Option<Quantity>,
     /// Two bodies whose shapes touch each other, even when a joint joins them.
     pub pairs: Option<Vec<Located<BodiesDesc>>>,
     /// Bodies whose shapes all touch each other, except where a joint joins two.

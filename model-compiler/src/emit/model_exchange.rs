@@ -17,8 +17,10 @@
 use crate::Lowered;
 use fmu_runtime::instance::Instance;
 use fmu_runtime::model::{
-    Binding, Causality, CompiledModel, Initial, Probe, VarType, Variability, Variable,
+    BRISTLE_STATES, Binding, Causality, CompiledModel, Initial, Probe, VarType, Variability,
+    Variable,
 };
+use fmu_runtime::solver::Layout;
 use fmu_runtime::solver::ode::StateKind;
 use std::sync::Arc;
 
@@ -154,6 +156,8 @@ pub(crate) fn describe(m: &CompiledModel, kind: StateKind) -> (String, Option<&'
                     ),
                     None,
                 )
+            } else if let Some(b) = j.checked_sub(Layout::of(m).first_bristle()) {
+                (bristle_state(m, b), Some("m"))
             } else {
                 (
                     format!("first-order state {j} (pump displacement or friction state)"),
@@ -162,6 +166,27 @@ pub(crate) fn describe(m: &CompiledModel, kind: StateKind) -> (String, Option<&'
             }
         }
     }
+}
+
+/// Which contact point's bristle deflection bristle state `b` is.
+fn bristle_state(m: &CompiledModel, b: usize) -> String {
+    let c = &m.mechanism.contacts;
+    let (point, axis) = (b / BRISTLE_STATES, ["x", "y", "z"][b % BRISTLE_STATES]);
+    let mut first = 0;
+    for pair in &c.pairs {
+        for sc in pair.shapes.iter().filter(|sc| sc.bristles.is_some()) {
+            let count = c.points_of(sc);
+            if point < first + count {
+                return format!(
+                    "LuGre bristle deflection along world {axis} at candidate point {} of contact.{}",
+                    point - first + 1,
+                    pair.name
+                );
+            }
+            first += count;
+        }
+    }
+    format!("LuGre bristle deflection {b}")
 }
 
 #[cfg(test)]

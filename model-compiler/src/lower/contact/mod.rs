@@ -7,13 +7,13 @@ mod shapes;
 
 use super::{Ctx, Expect};
 use crate::description::{
-    CollisionShapeDesc, CollisionShapeKind, ContactFrictionDesc, ContactSection, Description,
-    Located, Quantity,
+    CollisionShapeDesc, CollisionShapeKind, ContactFrictionDesc, ContactFrictionModel,
+    ContactSection, Description, Located, Quantity,
 };
 use crate::units::Dim;
 use fmu_runtime::contact::law::damping_for_restitution;
 use fmu_runtime::model::{
-    CollisionShape, ContactPair, Contacts, Geometry, Material, Mechanism, ShapeContact,
+    Bristles, CollisionShape, ContactPair, Contacts, Geometry, Material, Mechanism, ShapeContact,
 };
 use ground::ground;
 use pairs::body_pairs;
@@ -31,6 +31,10 @@ pub const DEFAULT_RESTITUTION: f64 = 0.5;
 pub const DEFAULT_FRICTION: (f64, f64) = (0.6, 0.5);
 pub const DEFAULT_STICTION_VELOCITY: f64 = 1e-4;
 pub const DEFAULT_STRIBECK_VELOCITY: f64 = 1e-2;
+/// LuGre's σ0: 10 µm of presliding at μ = 1, the normalized value of Canudas de Wit et
+/// al. (1995; σ0 = 1e5 N/m for F_c = 1 N). Lower values let a released load reach the
+/// Stribeck speed before the bristles hold it (`g sin θ/√(g σ0)` on an incline).
+pub const DEFAULT_BRISTLE_STIFFNESS: f64 = 1e5;
 
 /// The material fields of a shape or of the `[contact]` section.
 struct MaterialFields<'a> {
@@ -40,6 +44,9 @@ struct MaterialFields<'a> {
     friction: Option<&'a Located<ContactFrictionDesc>>,
     stiction_velocity: Option<&'a Quantity>,
     stribeck_velocity: Option<&'a Quantity>,
+    friction_model: Option<&'a toml::Spanned<ContactFrictionModel>>,
+    bristle_stiffness: Option<&'a Quantity>,
+    bristle_damping: Option<&'a Quantity>,
 }
 
 impl<'a> MaterialFields<'a> {
@@ -51,6 +58,9 @@ impl<'a> MaterialFields<'a> {
             friction: s.friction.as_ref(),
             stiction_velocity: s.stiction_velocity.as_ref(),
             stribeck_velocity: s.stribeck_velocity.as_ref(),
+            friction_model: s.friction_model.as_ref(),
+            bristle_stiffness: s.bristle_stiffness.as_ref(),
+            bristle_damping: s.bristle_damping.as_ref(),
         }
     }
 
@@ -62,6 +72,9 @@ impl<'a> MaterialFields<'a> {
             friction: c.and_then(|c| c.friction.as_ref()),
             stiction_velocity: c.and_then(|c| c.stiction_velocity.as_ref()),
             stribeck_velocity: c.and_then(|c| c.stribeck_velocity.as_ref()),
+            friction_model: c.and_then(|c| c.friction_model.as_ref()),
+            bristle_stiffness: c.and_then(|c| c.bristle_stiffness.as_ref()),
+            bristle_damping: c.and_then(|c| c.bristle_damping.as_ref()),
         }
     }
 
@@ -74,6 +87,9 @@ impl<'a> MaterialFields<'a> {
             friction: self.friction.or(section.friction),
             stiction_velocity: self.stiction_velocity.or(section.stiction_velocity),
             stribeck_velocity: self.stribeck_velocity.or(section.stribeck_velocity),
+            friction_model: self.friction_model.or(section.friction_model),
+            bristle_stiffness: self.bristle_stiffness.or(section.bristle_stiffness),
+            bristle_damping: self.bristle_damping.or(section.bristle_damping),
         }
     }
 }
@@ -129,7 +145,8 @@ pub(super) fn lower_contacts(
             let component = format!("{name}.collision{}", k + 1);
             // A bad `[contact]` default is reported once, not for every shape inheriting it.
             let before = cx.errors.len();
-            let material = material(cx, &component, &fields, shape.kind, &shape.span);
+            let g = gravity.iter().map(|x| x * x).sum::<f64>().sqrt();
+            let material = material(cx, &component, &fields, shape.kind, &shape.span, g);
             let mut k = before;
             while k < cx.errors.len() {
                 if cx.errors[..before].contains(&cx.errors[k]) {
@@ -170,6 +187,7 @@ pub(super) fn lower_contacts(
                     exponent: m.exponent,
                     restitution: m.restitution,
                     damping: m.damping,
+                    bristles: m.bristles,
                 }
             })
             .collect();
@@ -201,13 +219,14 @@ pub(super) fn lower_contacts(
 }
 
 /// A shape's material: its slots `<component>.stiffness|static_friction|...` and the
-/// restitution's damping factor.
+/// restitution's damping factor. `g` [m/s²] sets the default bristle damping.
 fn material(
     cx: &mut Ctx,
     component: &str,
     f: &MaterialFields<'_>,
     kind: CollisionShapeKind,
     span: &Range<usize>,
+    g: f64,
 ) -> Material {
     let stiffness = cx.value_or(f.stiffness, Expect::Dim(Dim::STIFFNESS), DEFAULT_STIFFNESS);
     if let Some(q) = f.stiffness {
@@ -289,6 +308,7 @@ fn material(
     } else {
         0.0
     };
+    let bristles = bristles(cx, component, f, g);
     let mut slot = |field: &str, value: f64, expect: Expect, what: &str| {
         cx.field_slot(component, field, value, expect, what)
     };
@@ -321,5 +341,66 @@ fn material(
             VELOCITY,
             "Speed over which static friction falls to kinetic",
         ),
+        bristles,
     }
+}
+
+/// LuGre's bristles where the friction model is `"lugre"`, their slots
+/// `<component>.bristle_stiffness|bristle_damping`; bristle keys without it are an error.
+fn bristles(cx: &mut Ctx, component: &str, f: &MaterialFields<'_>, g: f64) -> Option<Bristles> {
+    let lugre = f
+        .friction_model
+        .is_some_and(|m| *m.get_ref() == ContactFrictionModel::Lugre);
+    if !lugre {
+        for q in [f.bristle_stiffness, f.bristle_damping]
+            .into_iter()
+            .flatten()
+        {
+            cx.error(
+                q.span(),
+                "bristle parameters belong to LuGre friction, which this contact does not use",
+                "add friction_model = \"lugre\" beside them, or remove them",
+            );
+        }
+        return None;
+    }
+    let sigma0 = cx.value_or(
+        f.bristle_stiffness,
+        Expect::Dim(Dim::INVERSE_LENGTH),
+        DEFAULT_BRISTLE_STIFFNESS,
+    );
+    if let Some(q) = f.bristle_stiffness {
+        cx.require_positive(q, sigma0, "the bristle stiffness");
+    }
+    // Critical damping of the bristles under a body resting on its weight: the tangential
+    // spring σ0 m g with the mass m, c = 2√(σ0 m g · m) = m g σ1.
+    let critical = if sigma0 > 0.0 && g > 0.0 {
+        2.0 * (sigma0 / g).sqrt()
+    } else {
+        0.0
+    };
+    let sigma1 = cx.value_or(
+        f.bristle_damping,
+        Expect::Dim(Dim::INVERSE_VELOCITY),
+        critical,
+    );
+    if let Some(q) = f.bristle_damping {
+        cx.require_non_negative(q, sigma1, "the bristle damping");
+    }
+    Some(Bristles {
+        stiffness: cx.field_slot(
+            component,
+            "bristle_stiffness",
+            sigma0,
+            Expect::Dim(Dim::INVERSE_LENGTH),
+            "LuGre bristle stiffness σ0 per newton of normal force",
+        ),
+        damping: cx.field_slot(
+            component,
+            "bristle_damping",
+            sigma1,
+            Expect::Dim(Dim::INVERSE_VELOCITY),
+            "LuGre bristle damping σ1 per newton of normal force",
+        ),
+    })
 }

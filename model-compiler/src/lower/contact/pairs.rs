@@ -77,6 +77,7 @@ pub(super) fn body_pairs(
                     exponent,
                     restitution,
                     damping: damping_of(ma, mb, restitution, exponent),
+                    bristles: ma.bristles.or(mb.bristles),
                 });
             }
         }
