@@ -54,6 +54,7 @@ pub fn candidates(
     geometry: &Geometry,
     body: &BodyKinematics,
     ground: &Ground,
+    hull_vertices: &[[f64; 3]],
     out: &mut [Candidate],
 ) {
     let world = |local: [f64; 3]| body.point(&vec3(local));
@@ -88,6 +89,11 @@ pub fn candidates(
                 let sign = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
                 let local = Vec3::new(sign(1) * half[0], sign(2) * half[1], sign(4) * half[2]);
                 *slot = at(ground, c + axes * local);
+            }
+        }
+        Geometry::Hull { first, count } => {
+            for (slot, &v) in out.iter_mut().zip(&hull_vertices[first..first + count]) {
+                *slot = at(ground, world(v));
             }
         }
         Geometry::Cylinder { from, to, radius } => {
@@ -151,6 +157,7 @@ mod tests {
             &g,
             &at_pose(Vec3::new(1.0, 2.0, 0.09), Mat3::identity()),
             &FLOOR,
+            &[],
             &mut out,
         );
         assert!((out[0].depth - 0.01).abs() < 1e-15);
@@ -167,7 +174,13 @@ mod tests {
         };
         // Turned 45° about x: the lowest edge is √2/2 below the centre.
         let r = axis_angle(&Vec3::x(), std::f64::consts::FRAC_PI_4);
-        candidates(&g, &at_pose(Vec3::new(0.0, 0.0, 0.7), r), &FLOOR, &mut out);
+        candidates(
+            &g,
+            &at_pose(Vec3::new(0.0, 0.0, 0.7), r),
+            &FLOOR,
+            &[],
+            &mut out,
+        );
         let deepest = out.iter().map(|c| c.depth).fold(f64::MIN, f64::max);
         assert!((deepest - (0.5f64.sqrt() - 0.7)).abs() < 1e-12);
         assert_eq!(
@@ -190,6 +203,7 @@ mod tests {
             &g,
             &at_pose(Vec3::new(0.0, 0.0, 0.19), Mat3::identity()),
             &FLOOR,
+            &[],
             &mut out,
         );
         for k in [0, 3] {
@@ -202,6 +216,7 @@ mod tests {
             &g,
             &at_pose(Vec3::new(0.0, 0.0, 0.49), up),
             &FLOOR,
+            &[],
             &mut out,
         );
         let touching: Vec<f64> = out.iter().map(|c| c.depth).filter(|d| *d > 0.0).collect();
@@ -239,8 +254,8 @@ mod tests {
         for c in [[0.3, 0.2, 0.1], [-0.7, 0.4, 0.05], [0.9, -0.9, 0.2]] {
             let body = at_pose(Vec3::new(c[0], c[1], c[2]), Mat3::identity());
             let (mut a, mut b) = ([Candidate::default()], [Candidate::default()]);
-            candidates(&g, &body, &field, &mut a);
-            candidates(&g, &body, &plane, &mut b);
+            candidates(&g, &body, &field, &[], &mut a);
+            candidates(&g, &body, &plane, &[], &mut b);
             assert!((a[0].depth - b[0].depth).abs() < 1e-14, "{c:?}");
             assert!((a[0].normal - b[0].normal).norm() < 1e-14);
             assert!((a[0].point - b[0].point).norm() < 1e-14);

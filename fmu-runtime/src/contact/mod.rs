@@ -83,7 +83,7 @@ impl ContactScratch {
         ContactScratch {
             points: vec![ContactPoint::default(); c.points()],
             pairs: vec![PairSummary::default(); c.pairs.len()],
-            candidates: vec![Candidate::default(); MAX_POINTS],
+            candidates: vec![Candidate::default(); MAX_POINTS.max(c.most_points())],
             energy: 0.0,
             power: 0.0,
             active: 0,
@@ -163,6 +163,7 @@ impl ContactScratch {
                             &shape.geometry,
                             body,
                             ground,
+                            &c.hull_vertices,
                             &mut self.candidates[..count],
                         );
                         (

@@ -66,6 +66,12 @@ impl Solid {
                 axes: body.rotation * quat_matrix(rotation),
                 half: vec3(half),
             },
+            // Hulls touch the ground only (no pair has one): a point, touching nothing.
+            Geometry::Hull { .. } => Solid::Core {
+                a: body.point(&Vec3::zeros()),
+                b: body.point(&Vec3::zeros()),
+                radius: 0.0,
+            },
         }
     }
 

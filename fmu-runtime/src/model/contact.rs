@@ -166,7 +166,18 @@ pub enum Geometry {
         to: [f64; 3],
         radius: f64,
     },
+    /// A convex hull (of a mesh file's vertices, computed by the compiler): its `count`
+    /// vertices in body axes from `first` of [`Contacts::hull_vertices`]. It touches the
+    /// ground at its vertices, as a box at its corners.
+    Hull {
+        first: usize,
+        count: usize,
+    },
 }
+
+/// Most vertices a collision hull may have (the compiler simplifies nothing: a finer mesh
+/// is refused with this number).
+pub const MAX_HULL_VERTICES: usize = 256;
 
 /// The most candidate points a shape or a pair of shapes offers (two boxes' corners and
 /// edges).
@@ -181,6 +192,7 @@ pub const fn points_of(g: &Geometry) -> usize {
         Geometry::Capsule { .. } => 2,
         Geometry::Box { .. } => 8,
         Geometry::Cylinder { .. } => 6,
+        Geometry::Hull { count, .. } => *count,
     }
 }
 
@@ -190,7 +202,8 @@ pub const fn points_of(g: &Geometry) -> usize {
 /// and edges of each).
 pub const fn pair_points(a: &Geometry, b: &Geometry) -> usize {
     match (a, b) {
-        (Geometry::Cylinder { .. }, _) | (_, Geometry::Cylinder { .. }) => 0,
+        (Geometry::Cylinder { .. } | Geometry::Hull { .. }, _)
+        | (_, Geometry::Cylinder { .. } | Geometry::Hull { .. }) => 0,
         (Geometry::Sphere { .. }, _) | (_, Geometry::Sphere { .. }) => 1,
         (Geometry::Capsule { .. }, Geometry::Capsule { .. }) => 5,
         (Geometry::Capsule { .. }, Geometry::Box { .. })
@@ -203,7 +216,7 @@ impl Geometry {
     /// Whether two bodies' shapes of these kinds can touch (a cylinder touches only the
     /// ground so far).
     pub const fn pairs_with_bodies(&self) -> bool {
-        !matches!(self, Geometry::Cylinder { .. })
+        !matches!(self, Geometry::Cylinder { .. } | Geometry::Hull { .. })
     }
 
     /// Positive sizes, a capsule or cylinder of some length, all finite: what the narrow
@@ -220,6 +233,8 @@ impl Geometry {
             Geometry::Capsule { from, to, radius } | Geometry::Cylinder { from, to, radius } => {
                 finite(&from) && finite(&to) && radius > 0.0 && from != to
             }
+            // The vertices themselves: [`Contacts::validate`].
+            Geometry::Hull { count, .. } => (4..=MAX_HULL_VERTICES).contains(&count),
         }
     }
 }
@@ -320,6 +335,8 @@ pub struct Contacts {
     pub ground: Option<Ground>,
     pub shapes: Vec<CollisionShape>,
     pub pairs: Vec<ContactPair>,
+    /// The vertices of every collision hull, in body axes [m].
+    pub hull_vertices: Vec<[f64; 3]>,
 }
 
 impl Contacts {
@@ -345,6 +362,16 @@ impl Contacts {
             .filter(|c| c.bristles.is_some())
             .map(|c| BRISTLE_STATES * self.points_of(c))
             .sum()
+    }
+
+    /// The most candidates one shape contact has (the evaluation's buffer).
+    pub fn most_points(&self) -> usize {
+        self.pairs
+            .iter()
+            .flat_map(|p| &p.shapes)
+            .map(|c| self.points_of(c))
+            .max()
+            .unwrap_or(0)
     }
 
     /// Candidate contact points of all pairs, in pair then shape order.
@@ -385,7 +412,14 @@ impl Contacts {
             if s.body >= bodies {
                 return Err(format!("collision shape {i} is on a missing body"));
             }
-            let ok = s.geometry.is_valid();
+            let hull_ok = match s.geometry {
+                Geometry::Hull { first, count } => first
+                    .checked_add(count)
+                    .and_then(|end| self.hull_vertices.get(first..end))
+                    .is_some_and(|v| v.iter().flatten().all(|x| x.is_finite())),
+                _ => true,
+            };
+            let ok = s.geometry.is_valid() && hull_ok;
             let m = &s.material;
             if !ok || !law_ok(m.exponent, m.restitution, m.damping) {
                 return Err(format!("collision shape {i} has a bad size or law"));

@@ -82,6 +82,8 @@ pub struct CollisionShapeDesc {
     pub to: Option<Vec3>,
     pub radius: Option<Quantity>,
     pub file: Option<Name>,
+    /// A mesh file's scale to metres (0.001 for millimetres).
+    pub scale: Option<Quantity>,
     /// The material, overriding the `[contact]` section's (see [`ContactSection`]).
     pub stiffness: Option<Quantity>,
     pub exponent: Option<Quantity>,

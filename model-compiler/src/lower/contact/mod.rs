@@ -2,6 +2,7 @@
 //! material, checked and lowered into [`Contacts`].
 
 mod ground;
+mod mesh;
 mod pairs;
 mod shapes;
 
@@ -130,11 +131,13 @@ pub(super) fn lower_contacts(
         let name = b.name.get_ref().clone();
         let mass = mech.bodies[body].mass;
         let mut shapes = Vec::new();
-        for (k, shape) in shapes_of(cx, b, collision).into_iter().enumerate() {
-            let Some(geometry) = shape
-                .geometry
-                .or_else(|| shape.desc.and_then(|s| geometry(cx, s)))
-            else {
+        let listed = shapes_of(cx, b, collision, &mut out.hull_vertices);
+        for (k, shape) in listed.into_iter().enumerate() {
+            let Some(geometry) = shape.geometry.or_else(|| {
+                shape
+                    .desc
+                    .and_then(|s| geometry(cx, s, &mut out.hull_vertices))
+            }) else {
                 continue;
             };
             let own = shape.desc.map(MaterialFields::of_shape);

@@ -2,7 +2,8 @@
 
 use super::super::Ctx;
 use super::super::mechanism::quaternion;
-use super::{LENGTH, ShapeIn};
+use super::mesh;
+use super::{LENGTH, NONE, ShapeIn};
 use crate::description::{
     BodyDesc, CollisionDesc, CollisionShapeDesc, CollisionShapeKind, Located, VisualShape,
 };
@@ -13,6 +14,7 @@ pub(super) fn shapes_of<'a>(
     cx: &mut Ctx,
     b: &'a BodyDesc,
     c: &'a Located<CollisionDesc>,
+    hulls: &mut Vec<[f64; 3]>,
 ) -> Vec<ShapeIn<'a>> {
     let span = c.span_or(b.name.span());
     match c.get_ref() {
@@ -66,12 +68,12 @@ pub(super) fn shapes_of<'a>(
                         Geometry::Sphere { center, radius },
                     ),
                     VisualShape::Mesh => {
-                        cx.error(
-                            vspan,
-                            "a visual mesh cannot collide yet",
-                            "list primitive collision shapes (sphere, box, capsule, cylinder) that cover the mesh",
-                        );
-                        continue;
+                        let Some(file) = &vs.file else { continue };
+                        let scale = cx.value_or(vs.scale.as_ref(), NONE, 1.0);
+                        let Some(hull) = mesh::hull(cx, file, scale, [0.0; 3], hulls) else {
+                            continue;
+                        };
+                        (CollisionShapeKind::Mesh, hull)
                     }
                 };
                 if !geometry.is_valid() {
@@ -102,8 +104,13 @@ pub(super) fn shapes_of<'a>(
     }
 }
 
-/// A listed shape's geometry, with its fields checked against its kind.
-pub(super) fn geometry(cx: &mut Ctx, s: &CollisionShapeDesc) -> Option<Geometry> {
+/// A listed shape's geometry, with its fields checked against its kind (a mesh's hull
+/// vertices into `hulls`).
+pub(super) fn geometry(
+    cx: &mut Ctx,
+    s: &CollisionShapeDesc,
+    hulls: &mut Vec<[f64; 3]>,
+) -> Option<Geometry> {
     let kind = *s.shape.get_ref();
     let name = kind.name();
     let (wanted, optional): (&[&str], &[&str]) = match kind {
@@ -112,14 +119,7 @@ pub(super) fn geometry(cx: &mut Ctx, s: &CollisionShapeDesc) -> Option<Geometry>
         CollisionShapeKind::Capsule | CollisionShapeKind::Cylinder => {
             (&["from", "to", "radius"], &[])
         }
-        CollisionShapeKind::Mesh => {
-            cx.error(
-                s.shape.span(),
-                "collision meshes are not supported yet",
-                "cover the mesh with primitive shapes: sphere, box, capsule, cylinder",
-            );
-            return None;
-        }
+        CollisionShapeKind::Mesh => (&["file"], &["center", "scale"]),
     };
     let v = |x: &Option<crate::description::Vec3>| x.as_ref().map(|x| x.span());
     let fields = [
@@ -133,6 +133,7 @@ pub(super) fn geometry(cx: &mut Ctx, s: &CollisionShapeDesc) -> Option<Geometry>
         ("to", v(&s.to)),
         ("radius", s.radius.as_ref().map(|q| q.span())),
         ("file", s.file.as_ref().map(|f| f.span())),
+        ("scale", s.scale.as_ref().map(|q| q.span())),
     ];
     let list = wanted
         .iter()
@@ -208,6 +209,16 @@ pub(super) fn geometry(cx: &mut Ctx, s: &CollisionShapeDesc) -> Option<Geometry>
         && radius.is_finite();
     if !ok || !all {
         return None;
+    }
+    if let (CollisionShapeKind::Mesh, Some(file)) = (kind, &s.file) {
+        let scale = cx.value_or(s.scale.as_ref(), NONE, 1.0);
+        if let Some(q) = &s.scale {
+            cx.require_positive(q, scale, "the mesh scale");
+        }
+        if !(scale > 0.0 && scale.is_finite()) {
+            return None;
+        }
+        return mesh::hull(cx, file, scale, center, hulls);
     }
     Some(match kind {
         CollisionShapeKind::Sphere => Geometry::Sphere { center, radius },
