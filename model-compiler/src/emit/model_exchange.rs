@@ -174,12 +174,14 @@ fn bristle_state(m: &CompiledModel, b: usize) -> String {
     let (point, axis) = (b / BRISTLE_STATES, ["x", "y", "z"][b % BRISTLE_STATES]);
     let mut first = 0;
     for pair in &c.pairs {
+        // Numbered within the pair, over its shape contacts.
+        let pair_first = first;
         for sc in pair.shapes.iter().filter(|sc| sc.bristles.is_some()) {
             let count = c.points_of(sc);
             if point < first + count {
                 return format!(
                     "LuGre bristle deflection along world {axis} at candidate point {} of contact.{}",
-                    point - first + 1,
+                    point - pair_first + 1,
                     pair.name
                 );
             }
@@ -245,6 +247,37 @@ mod tests {
 
     fn get<'a>(a: &'a [(String, String)], key: &str) -> Option<&'a str> {
         a.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// LuGre contact bristles are declared states, each described by its own point: the
+    /// grapple with bristles on every contact (jaw tines against the log, each other and
+    /// the ground) has 150 of them, no two descriptions alike.
+    #[test]
+    fn lugre_bristles_are_states_each_named_by_its_contact_point() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/grapple-log.toml");
+        let text = std::fs::read_to_string(&path).unwrap().replace(
+            "friction = 0.4 ",
+            "friction_model = \"lugre\"\nfriction = 0.4 ",
+        );
+        let mut l = crate::compile(&Source::new(&path, text)).unwrap_or_else(|e| panic!("{e:?}"));
+        declare_states(&mut l).unwrap();
+        let xml = render_for(
+            &l.model,
+            "2026-01-01T00:00:00Z",
+            crate::Interface::ModelExchange,
+        );
+        let described: Vec<String> = elements(&xml)
+            .into_iter()
+            .filter(|e| e.0 == "ScalarVariable")
+            .filter_map(|e| get(&e.1, "description").map(str::to_string))
+            .filter(|d| d.starts_with("continuous state: LuGre bristle deflection"))
+            .collect();
+        let mut unique = described.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(described.len(), 150);
+        assert_eq!(unique.len(), 150, "{described:?}");
     }
 
     /// The Pub I four-bar: 3 joint coordinates, 2 loop equations → one independent
