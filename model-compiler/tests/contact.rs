@@ -99,59 +99,12 @@ fn block(slope_deg: f64, friction: &str, stiction: &str) -> String {
 
 /// [`block`] with more keys of the box's material (`extra`, starting with a comma).
 fn block_with(slope_deg: f64, friction: &str, stiction: &str, extra: &str) -> String {
-    let (s, c) = slope_deg.to_radians().sin_cos();
-    // The cube's centre 0.1 m above the plane, less the corners' static penetration.
-    let depth = 1.0 * G * c / (4.0 * 1e6);
-    let d = 0.1 - depth;
-    format!(
-        r#"[model]
-name = "block-incline"
-gravity = [0, 0, -9.81]
-[solver]
-step = "1 ms"
-[init]
-static_equilibrium = false
-[[bodies]]
-name = "block"
-parent = "ground"
-joint = {{ type = "free", name = "slide", origin = [0, 0, 0], initial = [{x}, 0, {z}, 0, "{pitch} deg", 0] }}
-mass = "1 kg"
-com = [0, 0, 0]
-inertia = [0.006667, 0.006667, 0.006667, 0, 0, 0]
-collision = [{{ shape = "box", size = [0.2, 0.2, 0.2], stiffness = "1e6 N/m", restitution = 0.5, friction = {friction}, stiction_velocity = "{stiction}"{extra} }}]
-[contact]
-ground = {{ shape = "plane", point = [0, 0, 0], normal = [{nx}, 0, {nz}] }}
-[[markers]]
-name = "center"
-body = "block"
-point = [0, 0, 0]
-[[interface.outputs]]
-name = "x"
-quantity = "center.position.x"
-[[interface.outputs]]
-name = "z"
-quantity = "center.position.z"
-[[interface.outputs]]
-name = "vx"
-quantity = "center.velocity.x"
-[[interface.outputs]]
-name = "vz"
-quantity = "center.velocity.z"
-[[interface.outputs]]
-name = "points"
-quantity = "contact.block.points"
-[[interface.outputs]]
-name = "friction"
-quantity = "contact.block.friction_force"
-[[interface.outputs]]
-name = "normal"
-quantity = "contact.block.normal_force"
-"#,
-        x = -s * d,
-        z = c * d,
-        pitch = -slope_deg,
-        nx = -s,
-        nz = c,
+    common::cube_on_incline(
+        slope_deg,
+        &format!(
+            r#"{{ shape = "box", size = [0.2, 0.2, 0.2], stiffness = "1e6 N/m", restitution = 0.5, friction = {friction}, stiction_velocity = "{stiction}"{extra} }}"#
+        ),
+        "",
     )
 }
 

@@ -179,49 +179,12 @@ fn a_ball_in_a_heightfield_bowl_rolls_at_the_closed_form_period() {
     );
 }
 
-/// A 1 kg, 0.2 m cube given as `collision` on a plane tilted by 30° about y, resting flat.
+/// The 0.2 m cube given as `collision` on 30°, μ 0.3 (the material in `[contact]`).
 fn cube_on_incline(collision: &str) -> String {
-    let (s, c) = 30f64.to_radians().sin_cos();
-    let d = 0.1 - G * c / (4.0 * 1e6);
-    format!(
-        r#"[model]
-name = "mesh-incline"
-gravity = [0, 0, -9.81]
-[solver]
-step = "1 ms"
-[init]
-static_equilibrium = false
-[[bodies]]
-name = "block"
-parent = "ground"
-joint = {{ type = "free", name = "slide", initial = [{x}, 0, {z}, 0, "-30 deg", 0] }}
-mass = "1 kg"
-com = [0, 0, 0]
-inertia = [0.006667, 0.006667, 0.006667, 0, 0, 0]
-collision = [{collision}]
-[contact]
-ground = {{ shape = "plane", point = [0, 0, 0], normal = [{nx}, 0, {nz}] }}
-stiffness = "1e6 N/m"
-restitution = 0.5
-friction = 0.3
-[[markers]]
-name = "center"
-body = "block"
-point = [0, 0, 0]
-[[interface.outputs]]
-name = "x"
-quantity = "center.position.x"
-[[interface.outputs]]
-name = "z"
-quantity = "center.position.z"
-[[interface.outputs]]
-name = "points"
-quantity = "contact.block.points"
-"#,
-        x = -s * d,
-        z = c * d,
-        nx = -s,
-        nz = c,
+    common::cube_on_incline(
+        30.0,
+        collision,
+        "stiffness = \"1e6 N/m\"\nrestitution = 0.5\nfriction = 0.3",
     )
 }
 

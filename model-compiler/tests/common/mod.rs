@@ -773,3 +773,65 @@ quantity = "contact.low.top.points"
         cube("top", 0.3, twist_deg)
     )
 }
+
+/// A 1 kg, 0.2 m cube (its shapes `collision`, each of 1e6 N/m) on a plane tilted by
+/// `slope_deg` about y, resting flat on it at its corners' static penetration; `contact`
+/// adds keys to `[contact]`. Outputs x, z, vx, vz of its centre, and its contact's points,
+/// friction and normal force.
+pub fn cube_on_incline(slope_deg: f64, collision: &str, contact: &str) -> String {
+    let (s, c) = slope_deg.to_radians().sin_cos();
+    // The cube's centre 0.1 m above the plane, less the corners' static penetration.
+    let depth = 1.0 * 9.81 * c / (4.0 * 1e6);
+    let d = 0.1 - depth;
+    format!(
+        r#"[model]
+name = "block-incline"
+gravity = [0, 0, -9.81]
+[solver]
+step = "1 ms"
+[init]
+static_equilibrium = false
+[[bodies]]
+name = "block"
+parent = "ground"
+joint = {{ type = "free", name = "slide", origin = [0, 0, 0], initial = [{x}, 0, {z}, 0, "{pitch} deg", 0] }}
+mass = "1 kg"
+com = [0, 0, 0]
+inertia = [0.006667, 0.006667, 0.006667, 0, 0, 0]
+collision = [{collision}]
+[contact]
+ground = {{ shape = "plane", point = [0, 0, 0], normal = [{nx}, 0, {nz}] }}
+{contact}
+[[markers]]
+name = "center"
+body = "block"
+point = [0, 0, 0]
+[[interface.outputs]]
+name = "x"
+quantity = "center.position.x"
+[[interface.outputs]]
+name = "z"
+quantity = "center.position.z"
+[[interface.outputs]]
+name = "vx"
+quantity = "center.velocity.x"
+[[interface.outputs]]
+name = "vz"
+quantity = "center.velocity.z"
+[[interface.outputs]]
+name = "points"
+quantity = "contact.block.points"
+[[interface.outputs]]
+name = "friction"
+quantity = "contact.block.friction_force"
+[[interface.outputs]]
+name = "normal"
+quantity = "contact.block.normal_force"
+"#,
+        x = -s * d,
+        z = c * d,
+        pitch = -slope_deg,
+        nx = -s,
+        nz = c,
+    )
+}
