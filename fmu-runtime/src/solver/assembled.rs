@@ -497,8 +497,6 @@ fn contact_columns(
     h: f64,
 ) {
     let s = 0.25 * h * h;
-    let kin = &eval.kin;
-    let v = kin.bodies[c.body].velocity_at(&c.point);
     // The contact normal of two bodies turns with them; the tangent takes it as fixed
     // (a quasi-Newton step: the residual holds the exact force).
     // Along the slip and across it; not slipping at all, any two directions of the plane
@@ -515,21 +513,13 @@ fn contact_columns(
     } else {
         (c.direction, c.normal.cross(&c.direction))
     };
-    for row in work.rows.iter_mut() {
-        row.fill(0.0);
-    }
     let [jd, jd_rate, ju, ju_rate, jw, jw_rate] = &mut work.rows;
     for (row, rate, d) in [
         (&mut *jd, &mut *jd_rate, -c.normal),
         (&mut *ju, &mut *ju_rate, along),
         (&mut *jw, &mut *jw_rate, across),
     ] {
-        kin.direction_jacobian(mech, c.body, &c.point, &v, &d, row, rate);
-        // Against another body the rows are of the relative motion.
-        if let Some(o) = c.other {
-            let vo = kin.bodies[o].velocity_at(&c.point);
-            kin.direction_jacobian(mech, o, &c.point, &vo, &-d, row, rate);
-        }
+        relative_jacobian(mech, eval, c, &d, row, rate);
     }
     let law = &c.normal_law;
     let friction = &c.friction_law;
@@ -578,6 +568,27 @@ fn contact_columns(
     }
 }
 
+/// `∂(d·x)/∂z` of a contact point along world direction `d`, and its rate, into `row` and
+/// `rate` (overwritten): of the motion relative to the other body where there is one.
+fn relative_jacobian(
+    mech: &crate::model::Mechanism,
+    eval: &Evaluation,
+    c: &ContactPoint,
+    d: &Vec3,
+    row: &mut [f64],
+    rate: &mut [f64],
+) {
+    let kin = &eval.kin;
+    row.fill(0.0);
+    rate.fill(0.0);
+    let v = kin.bodies[c.body].velocity_at(&c.point);
+    kin.direction_jacobian(mech, c.body, &c.point, &v, d, row, rate);
+    if let Some(o) = c.other {
+        let vo = kin.bodies[o].velocity_at(&c.point);
+        kin.direction_jacobian(mech, o, &c.point, &vo, &-d, row, rate);
+    }
+}
+
 /// The joint-coordinate columns of an active point's bristle rows `ż − v_t + ρ z` (ρ the
 /// relaxation rate) and of the bristle force's slope through ρ. Along column k the slip
 /// moves by `P (2/h J_k + J̇_k)`, ρ by `∇ρ·(2/h J_k + J̇_k)`: the rows move by
@@ -596,18 +607,10 @@ fn bristle_columns(
     l: &Layout,
 ) {
     let s = 0.25 * h * h;
-    let kin = &eval.kin;
     let first = l.nz + l.first_bristle() + b.state;
     let pz = z - c.normal * c.normal.dot(&z);
-    let relative = |d: &Vec3, row: &mut Vec<f64>, rate: &mut Vec<f64>| {
-        row.fill(0.0);
-        rate.fill(0.0);
-        let v = kin.bodies[c.body].velocity_at(&c.point);
-        kin.direction_jacobian(mech, c.body, &c.point, &v, d, row, rate);
-        if let Some(o) = c.other {
-            let vo = kin.bodies[o].velocity_at(&c.point);
-            kin.direction_jacobian(mech, o, &c.point, &vo, &-d, row, rate);
-        }
+    let relative = |d: &Vec3, row: &mut [f64], rate: &mut [f64]| {
+        relative_jacobian(mech, eval, c, d, row, rate)
     };
     let [row, rate, jr, jr_rate, jf, jf_rate] = &mut work.rows;
     // ∇ρ·(2/h J_k + J̇_k), shared by the three rows and the force.
