@@ -523,16 +523,11 @@ fn contact_columns(
     }
     let law = &c.normal_law;
     let friction = &c.friction_law;
-    // Past the stiction speed the law saturates: its slope along the slip falls to zero
-    // (or below, on the Stribeck curve), and Newton steps taken on it overshoot through
-    // stick and back (a ball landing on a slope failed to converge at any step). There
-    // the secant f/s stands in for the slope: a damped, always convergent step. Below,
-    // where stick is decided, the slope is the law's.
-    let along = if friction.slope < 0.5 * friction.secant {
-        friction.secant
-    } else {
-        friction.slope
-    };
+    // Along the slip the law's own slope (not below zero: on the Stribeck curve it falls,
+    // and a negative stiffness would make the tangent indefinite); Newton's updates are
+    // kept from overshooting through stick by `slip_limiter`. Across it the secant f/s,
+    // which is the exact rate of the force's turn with the slip.
+    let along = friction.slope.max(0.0);
     let (slope_along, slope_across) = if stuck {
         (friction.secant, friction.secant)
     } else {

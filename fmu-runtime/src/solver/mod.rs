@@ -22,6 +22,7 @@ pub(crate) mod predictor;
 mod projection;
 mod residual;
 mod settling;
+mod slip_limiter;
 pub mod sparse_lu;
 pub mod sparsity;
 mod state;

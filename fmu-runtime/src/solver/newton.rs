@@ -355,6 +355,20 @@ pub fn step(model: Model<'_>, data: Data<'_>, h: f64) -> Result<(), StepFailure>
                 &st.coupling,
             );
         }
+        // Sliding contacts limit the update's length (`slip_limiter`).
+        let share = if ws.eval.contact.points.is_empty() {
+            1.0
+        } else {
+            super::slip_limiter::step_share(&m.mechanism, &ws.eval, &ws.dx[..nz], h)
+        };
+        if share < 1.0 {
+            for v in &mut ws.dx[..n] {
+                *v *= share;
+            }
+            if let Some(work) = ws.multipliers.as_mut() {
+                work.damp(&mut ws.lambda, penalty.left_out(), share);
+            }
+        }
         if it >= 3 && previous >= STALLED * previous_2 {
             // Two updates that did not shrink: Newton is circling a switch that is smooth
             // but steep at its scale (a shuttle opening over 0.1 bar, a regulator's
@@ -377,7 +391,9 @@ pub fn step(model: Model<'_>, data: Data<'_>, h: f64) -> Result<(), StepFailure>
         // rounding lets the iteration resolve: an update that has stopped shrinking within
         // 1e3 of them has reached that floor.
         let stalled = tol_scale <= 1e-4 && it >= 3 && size <= 1e3 && size > 0.5 * previous;
-        if size <= 1.0 || stalled {
+        // (A limited update converges when the whole one would have: within the
+        // tolerances a slip barely past the stiction speed may still turn a lot.)
+        if size <= share || stalled && share == 1.0 {
             // A trapezoidal pressure that ended near vapour pressure overshot it, or may
             // have: solve the step again with backward Euler for it.
             if !resolved && super::cavitation::overshoots(model, Data::new(st, ws), h, nz) {
