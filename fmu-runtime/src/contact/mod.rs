@@ -39,7 +39,7 @@ pub struct ContactPoint {
     pub direction: Vec3,
     pub normal_law: law::Normal,
     pub friction_law: law::Friction,
-    /// The regularized law's stiction speed v_ε [m/s] (zero with bristles).
+    /// The regularized law's stiction speed v_ε [m/s] (what the slip limiter reads).
     pub stiction_velocity: f64,
     /// LuGre's bristles at this point (none: regularized Coulomb friction).
     pub bristle: Option<BristlePoint>,
@@ -217,11 +217,7 @@ impl ContactScratch {
                         direction,
                         normal_law,
                         friction_law,
-                        stiction_velocity: if lugre.is_some() {
-                            0.0
-                        } else {
-                            coulomb.stiction_velocity
-                        },
+                        stiction_velocity: coulomb.stiction_velocity,
                         bristle,
                     };
                     sum.penetration = sum.penetration.max(cand.depth);

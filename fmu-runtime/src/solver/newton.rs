@@ -361,11 +361,7 @@ pub fn step(model: Model<'_>, data: Data<'_>, h: f64) -> Result<(), StepFailure>
             );
         }
         // Sliding contacts limit the update's length (`slip_limiter`).
-        let share = if ws.eval.contact.points.is_empty() {
-            1.0
-        } else {
-            super::slip_limiter::step_share(&m.mechanism, &ws.eval, &ws.dx[..nz], h)
-        };
+        let share = super::slip_limiter::step_share(&m.mechanism, &ws.eval, &ws.dx[..nz], h);
         if share < 1.0 {
             since_limited = 0;
             for v in &mut ws.dx[..n] {

@@ -27,7 +27,7 @@ use crate::model::Mechanism;
 pub const TAN_MAX_TURN: f64 = 1.732_050_807_568_877_2;
 
 /// The share of the update `dz` (joint coordinates) that no sliding contact point of the
-/// last evaluation overshoots, in (0, 1].
+/// last evaluation overshoots, in (0, 1]; 1 without contact points.
 pub fn step_share(mech: &Mechanism, eval: &Evaluation, dz: &[f64], h: f64) -> f64 {
     let kin = &eval.kin;
     let mut alpha = 1.0f64;
