@@ -229,8 +229,20 @@ stage_build_fmus() {
     target/release/hydromech verify --exact target/package
 }
 
+CARGO_TEST_LOG="$ROOT/target/cargo-test.log"
 stage_cargo_test() {
-    cargo test --workspace --release --no-fail-fast
+    mkdir -p "$ROOT/target"
+    cargo test --workspace --release --no-fail-fast 2>&1 | tee "$CARGO_TEST_LOG"
+}
+
+# The failed tests and their panic messages, for the summary: CI shows the log's tail, and a
+# failure 2,000 lines up (stop 65's cargo-test) could not be read there.
+failure_digest() {
+    [ -f "$CARGO_TEST_LOG" ] || return 0
+    echo "cargo-test failures (from $CARGO_TEST_LOG):"
+    grep -E "^test .* FAILED$|panicked at|^error(\[|:)" "$CARGO_TEST_LOG" | head -40 | sed 's/^/  /'
+    grep -E -A3 "panicked at" "$CARGO_TEST_LOG" | grep -v -E "panicked at|^--$|stack backtrace|^ *[0-9]+: " |
+        head -30 | sed 's/^/    /'
 }
 
 stage_abi_header() {
@@ -374,6 +386,7 @@ if [ ${#failed[@]} -eq 0 ]; then
     echo "tests/run.sh: PASS - all stages ok ($n_ok ok, $n_skip skipped) in ${total}s"
     exit 0
 else
+    case " ${failed[*]} " in *" cargo-test "*) failure_digest ;; esac
     echo "tests/run.sh: FAIL - failed stages: ${failed[*]} ($n_ok ok, $n_skip skipped) in ${total}s"
     exit 1
 fi
