@@ -2,7 +2,10 @@
 //!
 //! The pattern is known when the instance is created (see [`super::sparsity`]), so the
 //! ordering and the fill are computed once: a fill-reducing symmetric permutation (faer's
-//! approximate minimum degree), then symbolic elimination. The numeric factorisation uses
+//! approximate minimum degree), then symbolic elimination. A pattern that changes while
+//! the instance runs (the bodies of a pile touching different neighbours) is planned again
+//! by [`SparseLu::replan`] into buffers made once for the dense pattern, allocating
+//! nothing. The numeric factorisation uses
 //! the diagonal pivots in that order, the scheme of circuit simulators' refactorisation:
 //! the monolithic tangent is strongly diagonal (mass matrix plus positive hydraulic
 //! stiffness in the joint rows, capacitance plus flow conductance in the pressure rows,
@@ -35,25 +38,100 @@ pub struct SparseLu {
     flops: f64,
 }
 
+/// Scratch of [`SparseLu::replan`]. Sized by [`PlanWork::for_any`] for the densest pattern
+/// of `n` unknowns, planning again for another pattern (a contact graph that changed)
+/// allocates nothing.
+pub struct PlanWork {
+    n: usize,
+    /// The ordering's scratch (faer's minimum degree).
+    ordering: MemBuffer,
+    col_ptr: Vec<usize>,
+    row_idx: Vec<usize>,
+    /// Rows of the filled pattern during symbolic elimination.
+    rows: Vec<Vec<usize>>,
+    mark: Vec<usize>,
+}
+
+impl PlanWork {
+    /// For patterns of `n` unknowns with at most `entries` entries (growing as needed).
+    fn new(n: usize, entries: usize) -> PlanWork {
+        PlanWork {
+            n,
+            ordering: MemBuffer::new(amd::order_scratch::<usize>(n, entries)),
+            col_ptr: Vec::with_capacity(n + 1),
+            row_idx: Vec::with_capacity(entries),
+            rows: vec![Vec::new(); n],
+            mark: vec![usize::MAX; n],
+        }
+    }
+
+    /// For any pattern of `n` unknowns: room for the dense one's n² entries everywhere.
+    pub fn for_any(n: usize) -> PlanWork {
+        let mut work = PlanWork::new(n, n * n);
+        // (A row holds its pattern and, until deduplicated, its diagonal once more.)
+        work.rows.iter_mut().for_each(|r| r.reserve_exact(n + 1));
+        work
+    }
+}
+
 impl SparseLu {
     /// Plans the factorisation of matrices with the given structurally symmetric pattern
     /// (`columns[j]` = sorted rows of column j, diagonal included).
     pub fn new(columns: &[Vec<usize>]) -> Result<SparseLu, String> {
         let n = columns.len();
-        let perm = ordering(columns)?;
-        let mut inverse = vec![0; n];
-        for (new, &old) in perm.iter().enumerate() {
-            inverse[old] = new;
+        let entries = columns.iter().map(Vec::len).sum();
+        let mut lu = SparseLu {
+            n,
+            perm: vec![0; n],
+            inverse: vec![0; n],
+            row_start: Vec::new(),
+            column: Vec::new(),
+            diagonal: Vec::new(),
+            flops: 0.0,
+        };
+        lu.replan(columns, &mut PlanWork::new(n, entries))?;
+        Ok(lu)
+    }
+
+    /// A plan of nothing with room for any pattern of `n` unknowns (the dense one's n²
+    /// entries), to be filled by [`SparseLu::replan`] with a [`PlanWork::for_any`].
+    pub fn with_room(n: usize) -> SparseLu {
+        SparseLu {
+            n,
+            perm: vec![0; n],
+            inverse: vec![0; n],
+            row_start: Vec::with_capacity(n + 1),
+            column: Vec::with_capacity(n * n),
+            diagonal: Vec::with_capacity(n),
+            flops: 0.0,
+        }
+    }
+
+    /// Plans again for another pattern of the same `n` unknowns, into the buffers this plan
+    /// and `work` already hold: no allocation (the step loop may call it).
+    pub fn replan(&mut self, columns: &[Vec<usize>], work: &mut PlanWork) -> Result<(), String> {
+        let n = columns.len();
+        if n != self.n || n != work.n {
+            return Err(format!(
+                "a sparse plan of {} unknowns cannot take a pattern of {n}",
+                self.n
+            ));
+        }
+        ordering(columns, work, &mut self.perm)?;
+        for (new, &old) in self.perm.iter().enumerate() {
+            self.inverse[old] = new;
         }
         // Symbolic elimination on the permuted pattern: row i of the filled pattern is the
         // original row plus, for each k < i in it (ascending), the upper part of row k.
-        let mut rows: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let rows = &mut work.rows;
+        rows.iter_mut().for_each(Vec::clear);
         for (j, col) in columns.iter().enumerate() {
             for &i in col {
-                rows[inverse[i]].push(inverse[j]);
+                rows[self.inverse[i]].push(self.inverse[j]);
             }
         }
-        let mut mark = vec![usize::MAX; n];
+        let mark = &mut work.mark;
+        mark.fill(usize::MAX);
         let mut flops = 0.0;
         for i in 0..n {
             let mut row = std::mem::take(&mut rows[i]);
@@ -79,24 +157,18 @@ impl SparseLu {
             }
             rows[i] = row;
         }
-        let mut row_start = Vec::with_capacity(n + 1);
-        let mut column = Vec::new();
-        let mut diagonal = Vec::with_capacity(n);
-        row_start.push(0);
+        self.row_start.clear();
+        self.column.clear();
+        self.diagonal.clear();
+        self.row_start.push(0);
         for (i, row) in rows.iter().enumerate() {
-            diagonal.push(column.len() + row.partition_point(|&c| c < i));
-            column.extend_from_slice(row);
-            row_start.push(column.len());
+            self.diagonal
+                .push(self.column.len() + row.partition_point(|&c| c < i));
+            self.column.extend_from_slice(row);
+            self.row_start.push(self.column.len());
         }
-        Ok(SparseLu {
-            n,
-            perm,
-            inverse,
-            row_start,
-            column,
-            diagonal,
-            flops,
-        })
+        self.flops = flops;
+        Ok(())
     }
 
     pub fn n(&self) -> usize {
@@ -210,29 +282,29 @@ impl SparseLu {
     }
 }
 
-/// Fill-reducing symmetric ordering (new → original) by approximate minimum degree.
-fn ordering(columns: &[Vec<usize>]) -> Result<Vec<usize>, String> {
+/// Fill-reducing symmetric ordering (new → original, into `perm`) by approximate minimum
+/// degree.
+fn ordering(columns: &[Vec<usize>], work: &mut PlanWork, perm: &mut [usize]) -> Result<(), String> {
     let n = columns.len();
-    let mut col_ptr = Vec::with_capacity(n + 1);
-    let mut row_idx = Vec::new();
+    let (col_ptr, row_idx) = (&mut work.col_ptr, &mut work.row_idx);
+    col_ptr.clear();
+    row_idx.clear();
     col_ptr.push(0usize);
     for col in columns {
         row_idx.extend_from_slice(col);
         col_ptr.push(row_idx.len());
     }
-    let pattern = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
-    let mut perm = vec![0usize; n];
-    let mut perm_inv = vec![0usize; n];
-    let mut mem = MemBuffer::new(amd::order_scratch::<usize>(n, row_idx.len()));
+    let pattern = SymbolicSparseColMatRef::new_checked(n, n, col_ptr, None, row_idx);
+    // The inverse permutation goes to `mark` (overwritten before it is read again).
     amd::order(
-        &mut perm,
-        &mut perm_inv,
+        perm,
+        &mut work.mark,
         pattern,
         amd::Control::default(),
-        MemStack::new(&mut mem),
+        MemStack::new(&mut work.ordering),
     )
     .map_err(|e| format!("ordering the sparse tangent failed: {e:?}"))?;
-    Ok(perm)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -286,6 +358,98 @@ mod tests {
         for (x, t) in b.iter().zip(&x_true) {
             assert!((x - t).abs() < 1e-13, "{x} vs {t}");
         }
+    }
+
+    /// Pattern of `n` unknowns in blocks of 3 (a body's coordinates) with the coupled block
+    /// pairs (a contact graph).
+    fn blocks(n: usize, pairs: &[(usize, usize)]) -> Vec<Vec<usize>> {
+        let mut columns: Vec<Vec<usize>> = (0..n)
+            .map(|j| (j / 3 * 3..j / 3 * 3 + 3).collect())
+            .collect();
+        for &(a, b) in pairs {
+            for (x, y) in [(a, b), (b, a)] {
+                for j in 3 * x..3 * x + 3 {
+                    columns[j].extend(3 * y..3 * y + 3);
+                }
+            }
+        }
+        columns.iter_mut().for_each(|c| {
+            c.sort_unstable();
+            c.dedup();
+        });
+        columns
+    }
+
+    /// Planning again into the buffers of a plan sized for the dense pattern gives the plan
+    /// `new` gives, and moves no buffer (nothing was allocated): the contact graph of a
+    /// pile changes while the step loop runs.
+    #[test]
+    fn replanning_equals_a_new_plan_and_allocates_nothing() {
+        let n = 30;
+        let dense: Vec<Vec<usize>> = (0..n).map(|_| (0..n).collect()).collect();
+        let mut lu = SparseLu::with_room(n);
+        let mut work = PlanWork::for_any(n);
+        let buffers = |lu: &SparseLu, w: &PlanWork| {
+            let mut p = vec![
+                lu.column.as_ptr() as usize,
+                lu.row_start.as_ptr() as usize,
+                lu.diagonal.as_ptr() as usize,
+                w.row_idx.as_ptr() as usize,
+                w.col_ptr.as_ptr() as usize,
+            ];
+            p.extend(w.rows.iter().map(|r| r.as_ptr() as usize));
+            p
+        };
+        let before = buffers(&lu, &work);
+        lu.replan(&dense, &mut work).unwrap();
+        assert_eq!(lu.nonzeros(), n * n);
+        assert_eq!(
+            buffers(&lu, &work),
+            before,
+            "the dense plan outgrew the room made for it"
+        );
+        // A chain of ten bodies, then a pile's graph, then one body alone, then dense again.
+        let chain: Vec<(usize, usize)> = (0..9).map(|k| (k, k + 1)).collect();
+        let pile = [
+            (0, 1),
+            (0, 4),
+            (1, 2),
+            (2, 9),
+            (3, 7),
+            (5, 6),
+            (6, 8),
+            (8, 9),
+            (4, 5),
+        ];
+        for pattern in [
+            blocks(n, &chain),
+            blocks(n, &pile),
+            blocks(n, &[]),
+            dense.clone(),
+        ] {
+            lu.replan(&pattern, &mut work).unwrap();
+            let fresh = SparseLu::new(&pattern).unwrap();
+            assert_eq!(
+                (&lu.perm, &lu.row_start, &lu.column, &lu.diagonal),
+                (
+                    &fresh.perm,
+                    &fresh.row_start,
+                    &fresh.column,
+                    &fresh.diagonal
+                )
+            );
+            assert_eq!(lu.flops(), fresh.flops());
+            assert_eq!(
+                buffers(&lu, &work),
+                before,
+                "a buffer moved: it was allocated again"
+            );
+        }
+        // The chain's fill stays that of a band: far below the dense n².
+        lu.replan(&blocks(n, &chain), &mut work).unwrap();
+        assert!(lu.nonzeros() < n * n / 2, "{}", lu.nonzeros());
+        // Another size is refused, not planned out of bounds.
+        assert!(lu.replan(&blocks(27, &[]), &mut work).is_err());
     }
 
     #[test]
