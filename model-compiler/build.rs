@@ -223,30 +223,21 @@ fn zigbuild(workspace: &Path) -> Zig {
             .map(|d| d.join(name))
             .find(|p| p.is_file())
     };
-    let program = match env::var("HYDROMECH_ZIGBUILD") {
-        Ok(v) if v == "none" => None,
-        Ok(v) if !v.is_empty() => Some(PathBuf::from(v)),
-        _ => on_path("cargo-zigbuild").or_else(|| {
-            let venv = workspace.join(".venv").join("bin").join("cargo-zigbuild");
-            venv.is_file().then_some(venv)
-        }),
+    let chosen = env::var("HYDROMECH_ZIGBUILD").unwrap_or_default();
+    let venv = workspace.join(".venv").join("bin").join("cargo-zigbuild");
+    let program = match chosen.as_str() {
+        "none" => None,
+        "" => on_path("cargo-zigbuild").or_else(|| venv.is_file().then(|| venv.clone())),
+        given => Some(PathBuf::from(given)),
     };
     let program = program.filter(|p| p.is_file());
-    let declined = env::var("HYDROMECH_ZIGBUILD").is_ok_and(|v| v == "none");
     match &program {
         Some(p) => println!("cargo:rerun-if-changed={}", p.display()),
-        None if declined => {}
+        None if chosen == "none" => {}
         // Not there yet (tests/run.sh installs it into .venv): build again once it is.
         None => {
             watch_for_install();
-            println!(
-                "cargo:rerun-if-changed={}",
-                workspace
-                    .join(".venv")
-                    .join("bin")
-                    .join("cargo-zigbuild")
-                    .display()
-            );
+            println!("cargo:rerun-if-changed={}", venv.display());
         }
     }
     Zig { program }
