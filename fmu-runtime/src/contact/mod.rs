@@ -62,6 +62,10 @@ pub struct PairSummary {
     pub slip_speed: f64,
     pub friction_force: f64,
     pub points: usize,
+    /// Between two bodies: the smallest gap between the bounding spheres of their shapes
+    /// over the sum of the spheres' radii (≤ 0: overlapping; what `solver::near_pairs`
+    /// reads); against the ground +∞.
+    pub nearness: f64,
 }
 
 /// Buffers of the contact evaluation, allocated once.
@@ -124,6 +128,7 @@ impl ContactScratch {
             };
             let mut sum = PairSummary {
                 penetration: f64::NEG_INFINITY,
+                nearness: f64::INFINITY,
                 ..PairSummary::default()
             };
             let (mut friction_total, mut weighted_speed) = (Vec3::zeros(), 0.0);
@@ -137,14 +142,15 @@ impl ContactScratch {
                 let bristle_of = |k: usize| first_bristle + BRISTLE_STATES * k;
                 let (stiffness, coulomb) = match (sc.other, other) {
                     (Some(b), Some((_, kb))) => {
-                        let far = self.detect_pair(
+                        let (gap, reach) = self.detect_pair(
                             &shape.geometry,
                             body,
                             &c.shapes[b].geometry,
                             kb,
                             count,
                         );
-                        if let Some(gap) = far {
+                        sum.nearness = sum.nearness.min(gap / reach);
+                        if gap > 0.0 {
                             sum.penetration = sum.penetration.max(-gap);
                             for k in 0..count {
                                 self.points[next + k] = ContactPoint {
@@ -297,8 +303,8 @@ impl ContactScratch {
     }
 
     /// The candidates of shape `a` on one body against shape `b` on another into the
-    /// buffer, or, where their bounding spheres are apart (the broad phase), the gap
-    /// between those spheres.
+    /// buffer where their bounding spheres overlap (the broad phase); returns the gap
+    /// between those spheres and the sum of their radii.
     fn detect_pair(
         &mut self,
         a: &Geometry,
@@ -306,15 +312,16 @@ impl ContactScratch {
         b: &Geometry,
         kb: &BodyKinematics,
         count: usize,
-    ) -> Option<f64> {
+    ) -> (f64, f64) {
         let (sa, sb) = (Solid::of(a, ka), Solid::of(b, kb));
         let ((ca, ra), (cb, rb)) = (sa.bounds(), sb.bounds());
         let gap = (ca - cb).norm() - ra - rb;
-        if gap > 0.0 {
-            return Some(gap);
+        // (A NaN gap is not apart: the narrow phase meets it as before.)
+        let apart = gap > 0.0;
+        if !apart {
+            pairwise::candidates(&sa, &sb, &mut self.candidates[..count]);
         }
-        pairwise::candidates(&sa, &sb, &mut self.candidates[..count]);
-        None
+        (gap, ra + rb)
     }
 }
 

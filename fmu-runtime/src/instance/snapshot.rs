@@ -21,7 +21,7 @@ pub struct Snapshot {
 }
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HMSTATE\0";
-const SNAPSHOT_VERSION: u32 = 15;
+const SNAPSHOT_VERSION: u32 = 16;
 
 impl Snapshot {
     /// Pointer-free little-endian encoding: magic, version, model GUID, sizes, then the
@@ -38,6 +38,7 @@ impl Snapshot {
         }
         out.push(self.initialized as u8);
         out.push(s.tangent_sparse as u8);
+        out.extend(s.tangent_near.iter().map(|&near| near as u8));
         out.extend_from_slice(&s.iterations.to_le_bytes());
         out.extend_from_slice(&s.steps.to_le_bytes());
         out.extend_from_slice(&s.rank.to_le_bytes());
@@ -137,7 +138,19 @@ impl Snapshot {
         let estimator = self.estimator.as_ref().map_or(1, |e| {
             1 + 4 + 4 + 8 + 8 + 8 * (e.covariance.len() + 3 * e.next_sample.len() + 1)
         });
-        8 + 4 + 4 + guid.len() + 16 + 2 + 4 + 8 + 4 + 4 * words + 8 * floats + estimator + 8
+        8 + 4
+            + 4
+            + guid.len()
+            + 16
+            + 2
+            + s.tangent_near.len()
+            + 4
+            + 8
+            + 4
+            + 4 * words
+            + 8 * floats
+            + estimator
+            + 8
     }
 
     /// Decodes and checks bytes produced by [`Snapshot::encode`] for `model`.
@@ -183,6 +196,13 @@ impl Snapshot {
             1 => true,
             _ => return Err("the FMU state is corrupted (flag)".into()),
         };
+        for near in state.tangent_near.iter_mut() {
+            *near = match r.take(1)?[0] {
+                0 => false,
+                1 => true,
+                _ => return Err("the FMU state is corrupted (near contact pair flag)".into()),
+            };
+        }
         state.iterations = r.u32()?;
         state.steps = r.u64()?;
         state.rank = r.u32()?;

@@ -327,6 +327,10 @@ pub struct ContactPair {
     pub mass: ParamId,
     /// The other body; none: the ground.
     pub other: Option<OtherBody>,
+    /// Named only through a `group` (each against each): most such pairs are apart most of
+    /// the time, so the sparse tangent couples their bodies only while they are near
+    /// (`solver::near_pairs`); a pair named in `pairs` is coupled always.
+    pub grouped: bool,
 }
 
 /// Every contact of a machine; empty when it touches nothing.
@@ -372,6 +376,18 @@ impl Contacts {
             .map(|c| self.points_of(c))
             .max()
             .unwrap_or(0)
+    }
+
+    /// Whether the sparse tangent couples a pair's bodies only while they are near: a
+    /// grouped pair between two bodies whose shapes have no bristles (a bristle point's
+    /// states couple both bodies at all times).
+    pub fn is_near_only(&self, pair: &ContactPair) -> bool {
+        pair.grouped && pair.other.is_some() && pair.shapes.iter().all(|c| c.bristles.is_none())
+    }
+
+    /// Indices of the pairs [`Contacts::is_near_only`] holds for, in pair order.
+    pub fn near_only_pairs(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.pairs.len()).filter(|&k| self.is_near_only(&self.pairs[k]))
     }
 
     /// Candidate contact points of all pairs, in pair then shape order.

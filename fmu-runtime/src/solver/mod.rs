@@ -14,6 +14,7 @@ pub mod evaluate;
 pub mod input_change;
 pub mod linalg;
 mod multipliers;
+pub mod near_pairs;
 pub mod newton;
 pub mod ode;
 mod outputs;
@@ -62,6 +63,9 @@ pub struct Layout {
     pub n_ports: usize,
     /// Re-charted z-y-x rotations (`charts`), each with a turn in the state.
     pub n_charts: usize,
+    /// Contact pairs the sparse tangent couples only while they are near (`near_pairs`),
+    /// each with a flag in the state.
+    pub n_near: usize,
 }
 
 impl Layout {
@@ -83,6 +87,7 @@ impl Layout {
             n_bristles,
             n_ports: m.ports.len(),
             n_charts: m.charted_rotations().count(),
+            n_near: m.mechanism.contacts.near_only_pairs().count(),
         }
     }
 

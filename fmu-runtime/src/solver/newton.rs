@@ -113,6 +113,18 @@ fn predict(model: Model<'_>, data: Data<'_>, h: f64) -> bool {
     super::cavitation::history(model, Data::new(st, ws), h)
 }
 
+/// Plans the sparse tangent for the near contact pairs of the state's factors; where that
+/// cannot be done the factors are dropped (formed again in this step).
+fn follow_state(st: &mut State, ws: &mut Workspace) {
+    let planned = match std::sync::Arc::get_mut(&mut ws.plan) {
+        Some(plan) => plan.plan_near(&st.tangent_near),
+        None => Err("the tangent plan is shared".into()),
+    };
+    if planned.is_err() {
+        st.tangent_step = 0.0;
+    }
+}
+
 /// `dx = −J⁻¹ F` with the factored tangent of the state.
 fn newton_direction(st: &State, ws: &mut Workspace, n: usize) {
     for i in 0..n {
@@ -256,6 +268,11 @@ pub fn step(model: Model<'_>, data: Data<'_>, h: f64) -> Result<(), StepFailure>
     };
     let tol = &m.solver;
     let tol_scale = super::tolerance_scale(m, h);
+    // The sparse plan follows the near contact pairs of the factors the state holds (a
+    // restored state, a step begun again after a failed attempt).
+    if st.tangent_sparse && st.tangent_step > 0.0 {
+        follow_state(st, ws);
+    }
 
     // History ("hat") vectors and predictor.
     let mut euler = predict(model, Data::new(st, ws), h);

@@ -114,6 +114,7 @@ mod tests {
             n_bristles: 0,
             n_ports: 0,
             n_charts: 0,
+            n_near: 0,
         }
     }
 

@@ -52,6 +52,23 @@ pub struct PlanWork {
     mark: Vec<usize>,
 }
 
+/// Scratch holds nothing between plans: a clone is fresh scratch of the same room.
+impl Clone for PlanWork {
+    fn clone(&self) -> PlanWork {
+        let mut work = PlanWork::new(self.n, self.row_idx.capacity());
+        for (r, room) in work.rows.iter_mut().zip(&self.rows) {
+            r.reserve_exact(room.capacity());
+        }
+        work
+    }
+}
+
+impl std::fmt::Debug for PlanWork {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PlanWork {{ n: {} }}", self.n)
+    }
+}
+
 impl PlanWork {
     /// For patterns of `n` unknowns with at most `entries` entries (growing as needed).
     fn new(n: usize, entries: usize) -> PlanWork {

@@ -55,9 +55,27 @@ impl BitSet {
     }
 }
 
+/// The tangent's pattern with the contact pairs whose bodies it couples only while they
+/// are near ([`Contacts::is_near_only`](crate::model::Contacts::is_near_only)) apart.
+#[derive(Clone, Debug)]
+pub struct SplitPattern {
+    /// With every pair's coupling: what the dense path and the column groups use.
+    pub full: TangentPattern,
+    /// Without the near-only pairs' couplings.
+    pub fixed: TangentPattern,
+    /// Each near-only pair: its index among the contact pairs and the sorted joint
+    /// coordinates on its two bodies' paths (its block is all of them × all of them).
+    pub near: Vec<(usize, Vec<usize>)>,
+}
+
 impl TangentPattern {
     /// The structural pattern of `J = ∂F/∂[z; w]` for the monolithic formulation.
     pub fn of(m: &CompiledModel, l: &Layout) -> TangentPattern {
+        TangentPattern::split(m, l).full
+    }
+
+    /// [`TangentPattern::of`], and the same without the near-only contact pairs.
+    pub fn split(m: &CompiledModel, l: &Layout) -> SplitPattern {
         let n = l.nz + l.nw;
         let mech = &m.mechanism;
         // Joint coordinates on each body's path to the root.
@@ -144,12 +162,17 @@ impl TangentPattern {
             });
         }
         // Two bodies in contact couple their paths (a body against the ground only its
-        // own, which its mass already covers).
-        for pair in &mech.contacts.pairs {
+        // own, which its mass already covers); a near-only pair apart from the rest.
+        let mut near = Vec::new();
+        for (k, pair) in mech.contacts.pairs.iter().enumerate() {
             if let Some(o) = pair.other {
                 let mut s = paths[pair.body].clone();
                 s.union_with(&paths[o.body]);
-                supports.push(s);
+                if mech.contacts.is_near_only(pair) {
+                    near.push((k, s));
+                } else {
+                    supports.push(s);
+                }
             }
         }
         // A contact point's bristles: its own three states with the paths of its bodies.
@@ -207,9 +230,27 @@ impl TangentPattern {
                 rows[i].union_with(s);
             }
         }
-        TangentPattern {
+        let pattern = |rows: &[BitSet]| TangentPattern {
             n,
             columns: rows.iter().map(|r| r.iter().collect()).collect(),
+        };
+        let fixed = pattern(&rows);
+        for (_, s) in &near {
+            for i in s.iter() {
+                rows[i].union_with(s);
+            }
+        }
+        SplitPattern {
+            full: if near.is_empty() {
+                fixed.clone()
+            } else {
+                pattern(&rows)
+            },
+            fixed,
+            near: near
+                .into_iter()
+                .map(|(k, s)| (k, s.iter().collect()))
+                .collect(),
         }
     }
 

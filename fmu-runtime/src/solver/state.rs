@@ -88,6 +88,9 @@ pub struct State {
     /// The factors above are the sparse path's (values of the plan's filled pattern at the
     /// start of `tangent` and `projection`); false: dense LU.
     pub tangent_sparse: bool,
+    /// The near-only contact pairs whose blocks the sparse factors' pattern holds
+    /// (`solver::near_pairs`).
+    pub tangent_near: Vec<bool>,
     /// Newton iterations of the last internal step; internal steps so far.
     pub iterations: u32,
     pub steps: u64,
@@ -137,6 +140,7 @@ impl State {
             tangent_used: 0,
             projection_used: 0,
             tangent_sparse: false,
+            tangent_near: vec![false; layout.n_near],
             iterations: 0,
             steps: 0,
         }
@@ -198,6 +202,7 @@ impl State {
         self.tangent_compliance
             .copy_from_slice(&other.tangent_compliance);
         self.tangent_sparse = other.tangent_sparse;
+        self.tangent_near.copy_from_slice(&other.tangent_near);
         self.iterations = other.iterations;
         self.steps = other.steps;
     }

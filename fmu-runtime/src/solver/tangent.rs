@@ -49,6 +49,12 @@ pub(super) fn tangent(
         (false, _) => ws.plan.path,
     };
     if path == SolverPath::Sparse {
+        if !first_order {
+            // The pattern takes the contact pairs near at this linearization point.
+            std::sync::Arc::get_mut(&mut ws.plan)
+                .ok_or("the tangent plan is shared")?
+                .follow_near(&ws.eval.contact.pairs, &mut st.tangent_near)?;
+        }
         let len = ws.plan.sparse.as_ref().map_or(0, |s| s.tangent.nonzeros());
         if first_order {
             st.tangent[..len].copy_from_slice(&st.tangent_raw[..len]);

@@ -200,6 +200,7 @@ pub(super) fn lower_contacts(
             shapes: own,
             mass,
             other: None,
+            grouped: false,
         });
     }
     if out.pairs.is_empty() {

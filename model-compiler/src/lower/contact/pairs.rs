@@ -14,7 +14,8 @@ pub(super) fn body_pairs(
     mech: &Mechanism,
     out: &mut Contacts,
 ) {
-    let mut wanted: Vec<(usize, usize)> = Vec::new();
+    // Each pair once, explicit when any `pairs` entry names it.
+    let mut wanted: Vec<((usize, usize), bool)> = Vec::new();
     let lists = [(&s.pairs, true), (&s.groups, false)];
     for (lists, explicit) in lists {
         for list in lists.iter().flatten() {
@@ -53,14 +54,16 @@ pub(super) fn body_pairs(
                     let joined = joint_parent(cx, mech, a) == Some(b)
                         || joint_parent(cx, mech, b) == Some(a);
                     let key = (a.min(b), a.max(b));
-                    if (explicit || !joined) && !wanted.contains(&key) {
-                        wanted.push(key);
+                    match wanted.iter_mut().find(|(k, _)| *k == key) {
+                        Some((_, named)) => *named |= explicit,
+                        None if explicit || !joined => wanted.push((key, explicit)),
+                        None => {}
                     }
                 }
             }
         }
     }
-    for (a, b) in wanted {
+    for ((a, b), explicit) in wanted {
         let (pa, pb) = (ground_pair(out, a), ground_pair(out, b));
         let mut shapes = Vec::new();
         for sa in &out.pairs[pa].shapes {
@@ -92,6 +95,7 @@ pub(super) fn body_pairs(
             shapes,
             mass: out.pairs[pa].mass,
             other: Some(other),
+            grouped: !explicit,
         });
     }
 }
