@@ -491,3 +491,45 @@ fn a_piles_sparse_tangent_follows_the_pairs_that_are_near_and_restores_bit_for_b
     assert!(formed > 0);
     assert_eq!(missed, 0);
 }
+
+/// Probe (by hand): `PILE_BALLS=100 PILE_SECONDS=0.2 cargo test --release --test
+/// contact_terrain pile_probe -- --ignored --nocapture` steps the pile and prints Newton's
+/// iterations per 10 ms.
+#[test]
+#[ignore]
+fn pile_probe() {
+    let var = |k: &str, d: f64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let balls = var("PILE_BALLS", 100.0) as usize;
+    let seconds = var("PILE_SECONDS", 0.2);
+    let dir = common::temp_dir("terrain-pile-probe");
+    let mut m = compile_with_heights(&dir, pile(balls), (31, 31, -1.5, -1.5, 0.1), |x, y| {
+        0.15 * (x * x + y * y)
+    });
+    m.inst.initialize(0.0).unwrap();
+    let steps = (seconds / 1e-3).round() as usize;
+    let (mut total, mut worst) = (0.0, 0.0f64);
+    for k in 1..=steps {
+        if let Err(e) = m.inst.advance(k as f64 * 1e-3) {
+            println!("failed at step {k}: {e}");
+            break;
+        }
+        let it = m.get("iterations");
+        total += it;
+        worst = worst.max(it);
+        if k % 10 == 0 {
+            println!(
+                "{:.3} s: points {}, iterations mean {:.2} worst {worst}, internal steps {}",
+                k as f64 * 1e-3,
+                m.get("points"),
+                total / 10.0,
+                m.inst.state().steps
+            );
+            (total, worst) = (0.0, 0.0);
+        }
+    }
+}
