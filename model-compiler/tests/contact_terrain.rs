@@ -250,55 +250,15 @@ fn a_mesh_cube_slides_down_an_incline_as_the_box_of_its_size() {
 #[test]
 fn four_balls_with_friction_roll_together_in_a_bowl_and_newton_converges() {
     let dir = common::temp_dir("terrain-balls");
-    let mut text = String::from(
-        r#"[model]
-name = "terrain-ball"
-gravity = [0, 0, -9.81]
-[solver]
-step = "1 ms"
-[init]
-static_equilibrium = false
-[contact]
-ground = { shape = "heightfield", file = "terrain.csv", spacing = ["0.1 m", "0.1 m"], origin = [-1.5, -1.5, 0] }
-groups = [{ bodies = ["b0", "b1", "b2", "b3"] }]
-[[interface.outputs]]
-name = "iterations"
-quantity = "solver.iterations"
-[[interface.outputs]]
-name = "steps"
-quantity = "solver.steps"
-[[interface.outputs]]
-name = "balance"
-quantity = "energy.balance_error"
-[[interface.outputs]]
-name = "kinetic"
-quantity = "energy.kinetic"
-[[interface.outputs]]
-name = "middle"
-quantity = "contact.b1.b2.normal_force"
-"#,
-    );
-    for (k, x) in [-0.33, -0.11, 0.11, 0.33].iter().enumerate() {
-        text += &format!(
-            r#"[[bodies]]
-name = "b{k}"
-parent = "ground"
-joint = {{ type = "free", name = "j{k}", origin = [0, 0, 0], initial = [{x}, -0.33, 0.2, 0, 0, 0] }}
-mass = "1 kg"
-com = [0, 0, 0]
-inertia = [0.004, 0.004, 0.004, 0, 0, 0]
-collision = [{{ shape = "sphere", radius = "0.1 m", stiffness = "1e5 N/m", restitution = 0.5, friction = 0.5 }}]
-[[markers]]
-name = "c{k}"
-body = "b{k}"
-point = [0, 0, 0]
-"#
-        );
-        for axis in ["x", "y", "z"] {
-            text += &format!(
-                "[[interface.outputs]]\nname = \"{axis}{k}\"\nquantity = \"c{k}.position.{axis}\"\n"
-            );
-        }
+    // The pile's first row of four.
+    let mut text = pile(4);
+    for (name, quantity) in [
+        ("steps", "solver.steps"),
+        ("balance", "energy.balance_error"),
+        ("kinetic", "energy.kinetic"),
+        ("middle", "contact.b1.b2.normal_force"),
+    ] {
+        text += &format!("[[interface.outputs]]\nname = \"{name}\"\nquantity = \"{quantity}\"\n");
     }
     let mut m = compile_with_heights(&dir, text, (31, 31, -1.5, -1.5, 0.1), |x, y| {
         0.15 * (x * x + y * y)
