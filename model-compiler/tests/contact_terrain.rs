@@ -378,7 +378,6 @@ fn a_piles_sparse_tangent_follows_the_pairs_that_are_near_and_restores_bit_for_b
             (body_index(a), body_index(b))
         })
         .collect();
-    let pair_bodies = &pairs;
     assert_eq!(pairs.len(), balls * (balls - 1) / 2);
     let n = m.inst.tangent_plan().pattern.n;
     m.inst.initialize(0.0).unwrap();
@@ -407,7 +406,7 @@ fn a_piles_sparse_tangent_follows_the_pairs_that_are_near_and_restores_bit_for_b
         if st.tangent_near != plan_before {
             formed += 1;
             let centre = |b: usize| ["x", "y", "z"].map(|axis| m.get(&format!("{axis}{b}")));
-            for (i, (a, b)) in pair_bodies.iter().enumerate() {
+            for (i, (a, b)) in pairs.iter().enumerate() {
                 let (ca, cb) = (centre(*a), centre(*b));
                 let d2: f64 = (0..3).map(|j| (ca[j] - cb[j]).powi(2)).sum();
                 let pressing = d2 < 0.2 * 0.2;
