@@ -27,6 +27,7 @@ mod slip_limiter;
 pub mod sparse_lu;
 pub mod sparsity;
 mod state;
+mod stick_projection;
 mod tangent;
 mod trapped_oil;
 
@@ -168,6 +169,9 @@ pub struct Workspace {
     pub(crate) multipliers: Option<multipliers::MultiplierWork>,
     /// The projections' matrix of a closed loop whose tangent is kept (`projection`).
     pub(crate) projection: Option<projection::MassProjection>,
+    /// Sliding contact points put at stick together (`stick_projection`): with contact and
+    /// without loop multipliers.
+    pub(crate) stick: Option<stick_projection::StickProjection>,
 }
 
 impl Workspace {
@@ -190,6 +194,7 @@ impl Workspace {
         let drives = drives::of(m);
         let charts = charts::of(m);
         let plan = plan::TangentPlan::new(m, l, drives::mask(&drives, l.nz));
+        let multiplied = l.nc > 0 && m.solver.formulation == Formulation::AugmentedLagrangian;
         Workspace {
             drives,
             drive_gain: 0.0,
@@ -199,12 +204,11 @@ impl Workspace {
             lu_at: vec![0; n],
             lu_work: vec![0.0; n],
             input_change: input_change::InputChangeWork::new(m, l),
-            multipliers: (l.nc > 0 && m.solver.formulation == Formulation::AugmentedLagrangian)
-                .then(|| multipliers::MultiplierWork::new(l.nz, n, l.nc)),
-            projection: (l.nc > 0
-                && m.solver.formulation == Formulation::AugmentedLagrangian
-                && m.solver.reuse_tangent)
+            multipliers: multiplied.then(|| multipliers::MultiplierWork::new(l.nz, n, l.nc)),
+            projection: (multiplied && m.solver.reuse_tangent)
                 .then(|| projection::MassProjection::new(&m.mechanism, l.nz)),
+            stick: (!m.mechanism.contacts.is_empty() && !multiplied)
+                .then(|| stick_projection::StickProjection::new(l.nz, n)),
             eval: Evaluation::new(m, l),
             x: vec![0.0; n],
             dx: vec![0.0; n],

@@ -147,6 +147,31 @@ fn solve_tangent(st: &State, plan: &super::plan::TangentPlan, work: &mut [f64], 
     }
 }
 
+/// Puts the sliding contact points that the update carries through stick at stick
+/// (`stick_projection`); returns how many.
+fn hold_at_stick(
+    st: &State,
+    ws: &mut Workspace,
+    mech: &crate::model::Mechanism,
+    n: usize,
+    h: f64,
+) -> usize {
+    let Workspace {
+        stick: Some(stick),
+        eval,
+        dx,
+        plan,
+        lu_work,
+        ..
+    } = ws
+    else {
+        return 0;
+    };
+    stick.project(mech, eval, &mut dx[..n], h, |b| {
+        solve_tangent(st, plan, lu_work, b)
+    })
+}
+
 /// Forms the multiplier coupling (`multipliers`) for the tangent the state holds.
 fn couple_multipliers(st: &mut State, ws: &mut Workspace, h: f64) -> Result<(), String> {
     let Workspace {
@@ -377,8 +402,13 @@ pub fn step(model: Model<'_>, data: Data<'_>, h: f64) -> Result<(), StepFailure>
                 &st.coupling,
             );
         }
-        // Sliding contacts limit the update's length (`slip_limiter`).
+        // Sliding points the update carries through stick are put at stick
+        // (`stick_projection`); what is left, the slip limiter limits (`slip_limiter`).
+        let held = hold_at_stick(st, ws, &m.mechanism, n, h);
         let share = super::slip_limiter::step_share(&m.mechanism, &ws.eval, &ws.dx[..nz], h);
+        if held > 0 {
+            since_limited = 0;
+        }
         if share < 1.0 {
             since_limited = 0;
             for v in &mut ws.dx[..n] {
@@ -413,7 +443,7 @@ pub fn step(model: Model<'_>, data: Data<'_>, h: f64) -> Result<(), StepFailure>
         let stalled = tol_scale <= 1e-4 && it >= 3 && size <= 1e3 && size > 0.5 * previous;
         // (A limited update converges when the whole one would have: within the
         // tolerances a slip barely past the stiction speed may still turn a lot.)
-        if size <= share || stalled && share == 1.0 {
+        if held == 0 && (size <= share || stalled && share == 1.0) {
             // A trapezoidal pressure that ended near vapour pressure overshot it, or may
             // have: solve the step again with backward Euler for it.
             if !resolved && super::cavitation::overshoots(model, Data::new(st, ws), h, nz) {
