@@ -19,6 +19,7 @@
 //! and so are bristle points (LuGre's force is smooth in its states).
 
 use super::evaluate::Evaluation;
+use crate::contact::ContactPoint;
 use crate::mechanics::spatial::{Vec3, join};
 use crate::model::Mechanism;
 
@@ -29,30 +30,53 @@ pub const TAN_MAX_TURN: f64 = 1.732_050_807_568_877_2;
 /// The share of the update `dz` (joint coordinates) that no sliding contact point of the
 /// last evaluation overshoots, in (0, 1]; 1 without contact points.
 pub fn step_share(mech: &Mechanism, eval: &Evaluation, dz: &[f64], h: f64) -> f64 {
-    let kin = &eval.kin;
     let mut alpha = 1.0f64;
-    for c in &eval.contact.points {
-        let eps = c.stiction_velocity;
-        if !c.active() || c.bristle.is_some() || c.speed <= eps {
-            continue;
-        }
+    for c in eval.contact.points.iter().filter(|c| sliding(c)) {
         let along = c.direction;
         let across = c.normal.cross(&along);
-        // Δ(d·v) at the point: the joint columns against the unit wrench of d there.
-        let change = |d: &Vec3| {
-            let wrench = join(*d, c.point.cross(d));
-            let mut dv = 0.0;
-            kin.path(mech, Some(c.body), |k, col, _| {
-                dv += col.dot(&wrench) * dz[k]
-            });
-            if let Some(o) = c.other {
-                kin.path(mech, Some(o), |k, col, _| dv -= col.dot(&wrench) * dz[k]);
-            }
-            2.0 / h * dv
-        };
-        alpha = alpha.min(share(c.speed, change(&along), change(&across), eps));
+        let du = slip_change(mech, eval, c, &along, h, |k| dz[k]);
+        let dw = slip_change(mech, eval, c, &across, h, |k| dz[k]);
+        alpha = alpha.min(share(c.speed, du, dw, c.stiction_velocity));
     }
     alpha
+}
+
+/// A point of regularized friction sliding faster than its stiction speed: what the
+/// limiter and `stick_projection` act on.
+pub(super) fn sliding(c: &ContactPoint) -> bool {
+    c.active() && c.bristle.is_none() && c.speed > c.stiction_velocity
+}
+
+/// Visits the joint columns that move the point's slip along `d`, with the unit wrench of
+/// `d` at the point: `+` for the point's body, `−` for the other.
+pub(super) fn slip_columns(
+    mech: &Mechanism,
+    eval: &Evaluation,
+    c: &ContactPoint,
+    d: &Vec3,
+    mut visit: impl FnMut(usize, f64),
+) {
+    let wrench = join(*d, c.point.cross(d));
+    let kin = &eval.kin;
+    kin.path(mech, Some(c.body), |k, col, _| visit(k, col.dot(&wrench)));
+    if let Some(o) = c.other {
+        kin.path(mech, Some(o), |k, col, _| visit(k, -col.dot(&wrench)));
+    }
+}
+
+/// The change of the point's slip along `d` that the joint update `dz` makes, through the
+/// trapezoidal rate `(2/h) Δz`.
+pub(super) fn slip_change(
+    mech: &Mechanism,
+    eval: &Evaluation,
+    c: &ContactPoint,
+    d: &Vec3,
+    h: f64,
+    dz: impl Fn(usize) -> f64,
+) -> f64 {
+    let mut dv = 0.0;
+    slip_columns(mech, eval, c, d, |k, a| dv += a * dz(k));
+    2.0 / h * dv
 }
 
 /// The share of a slip change `(du, dw)` (along and across the slip `s > eps`) allowed by

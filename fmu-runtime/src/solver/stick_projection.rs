@@ -26,8 +26,9 @@
 
 use super::evaluate::Evaluation;
 use super::linalg::{lu_factor, lu_solve};
+use super::slip_limiter::{sliding, slip_change, slip_columns};
 use crate::contact::ContactPoint;
-use crate::mechanics::spatial::{Vec3, join};
+use crate::mechanics::spatial::Vec3;
 use crate::model::Mechanism;
 
 /// Points put at stick in one update at most (ours). Each costs two solves with the
@@ -188,11 +189,6 @@ impl StickProjection {
     }
 }
 
-/// A point of regularized friction sliding faster than its stiction speed.
-fn sliding(c: &ContactPoint) -> bool {
-    c.active() && c.bristle.is_none() && c.speed > c.stiction_velocity
-}
-
 /// Whether the slip `(s, 0)` → `(s + du, dw)` (`s > eps`) ends outside the stiction disc
 /// `|v| < eps` after passing through it or reversing.
 fn through_stick(s: f64, du: f64, dw: f64, eps: f64) -> bool {
@@ -204,43 +200,15 @@ fn through_stick(s: f64, du: f64, dw: f64, eps: f64) -> bool {
         return true;
     }
     let d2 = du * du + dw * dw;
+    if d2 == 0.0 {
+        return false;
+    }
     let nearest = -s * du / d2;
     if nearest <= 0.0 || nearest >= 1.0 {
         return false;
     }
     let (u, w) = (s + nearest * du, nearest * dw);
     u * u + w * w < eps * eps
-}
-
-/// Visits the joint columns that move the point's slip along `d`, with the unit wrench of
-/// `d` at the point: `+` for the point's body, `−` for the other.
-fn slip_columns(
-    mech: &Mechanism,
-    eval: &Evaluation,
-    c: &ContactPoint,
-    d: &Vec3,
-    mut visit: impl FnMut(usize, f64),
-) {
-    let wrench = join(*d, c.point.cross(d));
-    let kin = &eval.kin;
-    kin.path(mech, Some(c.body), |k, col, _| visit(k, col.dot(&wrench)));
-    if let Some(o) = c.other {
-        kin.path(mech, Some(o), |k, col, _| visit(k, -col.dot(&wrench)));
-    }
-}
-
-/// The change of the point's slip along `d` that the joint update `dz` makes.
-fn slip_change(
-    mech: &Mechanism,
-    eval: &Evaluation,
-    c: &ContactPoint,
-    d: &Vec3,
-    h: f64,
-    dz: impl Fn(usize) -> f64,
-) -> f64 {
-    let mut dv = 0.0;
-    slip_columns(mech, eval, c, d, |k, a| dv += a * dz(k));
-    2.0 / h * dv
 }
 
 /// Adds the point's slip change along `d` per joint coordinate to `row`.
