@@ -2,7 +2,9 @@
 //! the implicit step (seed 000 §2.12: detection, then a penalty response).
 //!
 //! Each evaluation finds every candidate point of every shape pair ([`ground`] against the
-//! ground, [`pairwise`] between two bodies after a bounding-sphere test), and where one
+//! ground, [`pairwise`] between two bodies after a bounding-sphere test: each shape's
+//! sphere is placed once per evaluation, and a pair found apart again leaves its point
+//! slots as they are, so that a pile's thousands of far pairs cost a distance each), and where one
 //! penetrates applies the normal force of [`law`] along the contact normal and friction
 //! against the relative slip, at that point of the body (and the reaction on the other).
 //! Forces are continuous in the coordinates and rates, so the Newton step, the Model
@@ -15,11 +17,11 @@ pub mod ground;
 pub mod law;
 pub mod pairwise;
 
+use crate::mechanics::Kinematics;
 use crate::mechanics::dynamics::add_point_force;
 use crate::mechanics::spatial::{Vec3, Vec6, join};
-use crate::mechanics::{BodyKinematics, Kinematics};
 use crate::model::{
-    BRISTLE_STATES, Bristles, Contacts, Geometry, MAX_POINTS, Material, Mechanism, REFERENCE_DEPTH,
+    BRISTLE_STATES, Bristles, Contacts, MAX_POINTS, Material, Mechanism, REFERENCE_DEPTH,
 };
 use bristle::{BristlePoint, Lugre};
 use ground::Candidate;
@@ -74,6 +76,12 @@ pub struct ContactScratch {
     pub points: Vec<ContactPoint>,
     pub pairs: Vec<PairSummary>,
     candidates: Vec<Candidate>,
+    /// Each shape's bounding sphere at this evaluation (centre, radius), and per shape
+    /// contact (pair then shape order) whether its point slots hold the apart points.
+    bounds: Vec<(Vec3, f64)>,
+    apart: Vec<bool>,
+    /// The slots of the points carrying force, ascending.
+    active_points: Vec<usize>,
     /// Elastic energy stored [J], power the contacts take out of the mechanism [W] (≤ 0
     /// up to the clamp's release of stored energy), points carrying force.
     pub energy: f64,
@@ -90,6 +98,9 @@ impl ContactScratch {
             points: vec![ContactPoint::default(); c.points()],
             pairs: vec![PairSummary::default(); c.pairs.len()],
             candidates: vec![Candidate::default(); MAX_POINTS.max(c.most_points())],
+            bounds: vec![(Vec3::zeros(), 0.0); c.shapes.len()],
+            apart: vec![false; c.pairs.iter().map(|p| p.shapes.len()).sum()],
+            active_points: Vec::with_capacity(c.points()),
             energy: 0.0,
             power: 0.0,
             active: 0,
@@ -111,9 +122,14 @@ impl ContactScratch {
         self.energy = 0.0;
         self.power = 0.0;
         self.active = 0;
+        self.active_points.clear();
         self.wrench = Vec6::zeros();
+        for (bound, shape) in self.bounds.iter_mut().zip(&c.shapes) {
+            *bound = Solid::of(&shape.geometry, &kin.bodies[shape.body]).bounds();
+        }
         let mut next = 0;
         let mut bristles = 0;
+        let mut contact_index = 0;
         for (pi, pair) in c.pairs.iter().enumerate() {
             let body = &kin.bodies[pair.body];
             let other = pair.other.map(|o| (o.body, &kin.bodies[o.body]));
@@ -140,29 +156,35 @@ impl ContactScratch {
                     bristles += BRISTLE_STATES * count;
                 }
                 let bristle_of = |k: usize| first_bristle + BRISTLE_STATES * k;
+                let was_apart = std::mem::replace(&mut self.apart[contact_index], false);
+                contact_index += 1;
                 let (stiffness, coulomb) = match (sc.other, other) {
                     (Some(b), Some((_, kb))) => {
-                        let (gap, reach) = self.detect_pair(
-                            &shape.geometry,
-                            body,
-                            &c.shapes[b].geometry,
-                            kb,
-                            count,
-                        );
+                        let ((ca, ra), (cb, rb)) = (self.bounds[sc.shape], self.bounds[b]);
+                        let (gap, reach) = ((ca - cb).norm() - ra - rb, ra + rb);
                         sum.nearness = sum.nearness.min(gap / reach);
+                        // (A NaN gap is not apart: the narrow phase meets it.)
                         if gap > 0.0 {
                             sum.penetration = sum.penetration.max(-gap);
-                            for k in 0..count {
-                                self.points[next + k] = ContactPoint {
-                                    bristle: sc
-                                        .bristles
-                                        .map(|_| BristlePoint::apart(bristle_of(k))),
-                                    ..ContactPoint::default()
-                                };
+                            if !was_apart {
+                                for k in 0..count {
+                                    self.points[next + k] = ContactPoint {
+                                        bristle: sc
+                                            .bristles
+                                            .map(|_| BristlePoint::apart(bristle_of(k))),
+                                        ..ContactPoint::default()
+                                    };
+                                }
                             }
+                            self.apart[contact_index - 1] = true;
                             next += count;
                             continue;
                         }
+                        pairwise::candidates(
+                            &Solid::of(&shape.geometry, body),
+                            &Solid::of(&c.shapes[b].geometry, kb),
+                            &mut self.candidates[..count],
+                        );
                         combined(&shape.material, &c.shapes[b].material, p)
                     }
                     _ => {
@@ -241,6 +263,7 @@ impl ContactScratch {
                         friction_total += friction;
                         weighted_speed += normal_law.force * speed;
                         self.active += 1;
+                        self.active_points.push(next);
                     }
                     // The damper's power and the friction's; the spring's goes into the
                     // stored energy (all of it where the clamp holds the force at zero).
@@ -262,6 +285,12 @@ impl ContactScratch {
             }
             self.pairs[pi] = sum;
         }
+    }
+
+    /// The points carrying force at the last evaluation (what the tangent, the slip
+    /// limiter and the stick projection visit), in slot order.
+    pub fn active_points(&self) -> impl Iterator<Item = (usize, &ContactPoint)> + '_ {
+        self.active_points.iter().map(|&i| (i, &self.points[i]))
     }
 
     /// The bristle states' residuals `ż − f(z)` at deflections `z` and rates `zd` (the
@@ -300,28 +329,6 @@ impl ContactScratch {
                 kin.path(mech, Some(o), |k, col, _| r_mech[k] += col.dot(&wrench));
             }
         }
-    }
-
-    /// The candidates of shape `a` on one body against shape `b` on another into the
-    /// buffer where their bounding spheres overlap (the broad phase); returns the gap
-    /// between those spheres and the sum of their radii.
-    fn detect_pair(
-        &mut self,
-        a: &Geometry,
-        ka: &BodyKinematics,
-        b: &Geometry,
-        kb: &BodyKinematics,
-        count: usize,
-    ) -> (f64, f64) {
-        let (sa, sb) = (Solid::of(a, ka), Solid::of(b, kb));
-        let ((ca, ra), (cb, rb)) = (sa.bounds(), sb.bounds());
-        let gap = (ca - cb).norm() - ra - rb;
-        // (A NaN gap is not apart: the narrow phase meets it as before.)
-        let apart = gap > 0.0;
-        if !apart {
-            pairwise::candidates(&sa, &sb, &mut self.candidates[..count]);
-        }
-        (gap, ra + rb)
     }
 }
 

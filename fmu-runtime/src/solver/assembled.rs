@@ -356,7 +356,7 @@ pub(crate) fn joint_columns(
 
     // Contacts carrying force: the normal law along the penetration's Jacobian, friction
     // along and across the slip, and friction's share of the normal force's slopes.
-    for point in eval.contact.points.iter().filter(|c| c.active()) {
+    for (_, point) in eval.contact.active_points() {
         contact_columns(mech, eval, point, &mut work.contact, columns, n, h);
         if let Some(b) = &point.bristle {
             let z = &input.w[l.first_bristle() + b.state..][..BRISTLE_STATES];
@@ -470,15 +470,62 @@ pub(crate) fn joint_columns(
     Ok(())
 }
 
-/// Jacobian rows of one contact point: penetration, slip along, slip across, with rates.
+/// Jacobian rows of one contact point: penetration, slip along, slip across, with rates;
+/// zero outside `support`, the joint coordinates that move the point's bodies (ascending),
+/// so that a point costs the square of its support and not the machine's coordinates.
 struct ContactRows {
     rows: [Vec<f64>; 6],
+    support: Vec<usize>,
 }
 
 impl ContactRows {
     fn new(nz: usize) -> ContactRows {
         ContactRows {
             rows: std::array::from_fn(|_| vec![0.0; nz]),
+            support: Vec::with_capacity(nz),
+        }
+    }
+
+    /// Clears the last point's rows and takes the support of `c`.
+    fn focus(&mut self, mech: &crate::model::Mechanism, eval: &Evaluation, c: &ContactPoint) {
+        for row in &mut self.rows {
+            for &k in &self.support {
+                row[k] = 0.0;
+            }
+        }
+        self.support.clear();
+        let support = &mut self.support;
+        eval.kin.path(mech, Some(c.body), |k, _, _| support.push(k));
+        if let Some(o) = c.other {
+            eval.kin.path(mech, Some(o), |k, _, _| support.push(k));
+        }
+        self.support.sort_unstable();
+        self.support.dedup();
+    }
+}
+
+/// A mechanical line's `J`, `J̇` and force slopes `(∂f/∂ℓ, ∂f/∂ℓ̇)`.
+type Line<'a> = (&'a [f64], &'a [f64], (f64, f64));
+
+/// [`add_line`] for a mechanical line whose `J` and `J̇` are zero outside `support`.
+fn add_supported_line(
+    columns: &mut [f64],
+    n: usize,
+    two_over_h: f64,
+    (j, j_rate, force): Line<'_>,
+    support: &[usize],
+) {
+    for &k in support {
+        let (jk, jdk) = (j[k], j_rate[k]);
+        if jk == 0.0 && jdk == 0.0 {
+            continue;
+        }
+        let t = force.0 * jk + force.1 * (two_over_h * jk + jdk);
+        if t != 0.0 {
+            let col = &mut columns[k * n..(k + 1) * n];
+            for &i in support {
+                col[i] += t * j[i];
+            }
         }
     }
 }
@@ -513,13 +560,15 @@ fn contact_columns(
     } else {
         (c.direction, c.normal.cross(&c.direction))
     };
+    work.focus(mech, eval, c);
+    let support = &work.support;
     let [jd, jd_rate, ju, ju_rate, jw, jw_rate] = &mut work.rows;
     for (row, rate, d) in [
         (&mut *jd, &mut *jd_rate, -c.normal),
         (&mut *ju, &mut *ju_rate, along),
         (&mut *jw, &mut *jw_rate, across),
     ] {
-        relative_jacobian(mech, eval, c, &d, row, rate);
+        relative_jacobian(mech, eval, c, &d, support, row, rate);
     }
     let law = &c.normal_law;
     let friction = &c.friction_law;
@@ -533,49 +582,48 @@ fn contact_columns(
     } else {
         (along, friction.secant)
     };
-    let elements = [
-        (&*jd, &*jd_rate, (s * law.slope, s * law.damping)),
-        (&*ju, &*ju_rate, (0.0, s * slope_along)),
-        (&*jw, &*jw_rate, (0.0, s * slope_across)),
+    let elements: [Line<'_>; 3] = [
+        (jd, jd_rate, (s * law.slope, s * law.damping)),
+        (ju, ju_rate, (0.0, s * slope_along)),
+        (jw, jw_rate, (0.0, s * slope_across)),
     ];
-    for (j, j_rate, force) in elements {
-        add_line(
-            columns,
-            n,
-            2.0 / h,
-            LineElement::mechanical(j, j_rate, force),
-        );
+    for element in elements {
+        add_supported_line(columns, n, 2.0 / h, element, support);
     }
     // ∂(f j_u)/∂z_k through F_n: j_u · ∂f/∂F_n · (a j_δk + b (2/h j_δk + j̇_δk)).
     let coupling = s * friction.per_normal;
     if coupling != 0.0 {
-        let nz = jd.len();
-        for (k, (&jk, &jdk)) in jd.iter().zip(jd_rate.iter()).enumerate() {
+        for &k in support {
+            let (jk, jdk) = (jd[k], jd_rate[k]);
             let t = coupling * (law.slope * jk + law.damping * (2.0 / h * jk + jdk));
             if t == 0.0 {
                 continue;
             }
-            let col = &mut columns[k * n..k * n + nz];
-            for (x, &ui) in col.iter_mut().zip(ju.iter()) {
-                *x += t * ui;
+            let col = &mut columns[k * n..(k + 1) * n];
+            for &i in support {
+                col[i] += t * ju[i];
             }
         }
     }
 }
 
 /// `∂(d·x)/∂z` of a contact point along world direction `d`, and its rate, into `row` and
-/// `rate` (overwritten): of the motion relative to the other body where there is one.
+/// `rate` (overwritten on `support`, zero elsewhere): of the motion relative to the other
+/// body where there is one.
 fn relative_jacobian(
     mech: &crate::model::Mechanism,
     eval: &Evaluation,
     c: &ContactPoint,
     d: &Vec3,
+    support: &[usize],
     row: &mut [f64],
     rate: &mut [f64],
 ) {
     let kin = &eval.kin;
-    row.fill(0.0);
-    rate.fill(0.0);
+    for &k in support {
+        row[k] = 0.0;
+        rate[k] = 0.0;
+    }
     let v = kin.bodies[c.body].velocity_at(&c.point);
     kin.direction_jacobian(mech, c.body, &c.point, &v, d, row, rate);
     if let Some(o) = c.other {
@@ -604,8 +652,10 @@ fn bristle_columns(
     let s = 0.25 * h * h;
     let first = l.nz + l.first_bristle() + b.state;
     let pz = z - c.normal * c.normal.dot(&z);
+    work.focus(mech, eval, c);
+    let support = &work.support;
     let relative = |d: &Vec3, row: &mut [f64], rate: &mut [f64]| {
-        relative_jacobian(mech, eval, c, d, row, rate)
+        relative_jacobian(mech, eval, c, d, support, row, rate)
     };
     let [row, rate, jr, jr_rate, jf, jf_rate] = &mut work.rows;
     // ∇ρ·(2/h J_k + J̇_k), shared by the three rows and the force.
@@ -613,7 +663,7 @@ fn bristle_columns(
     for (i, axis) in [Vec3::x(), Vec3::y(), Vec3::z()].into_iter().enumerate() {
         let d = axis - c.normal * c.normal.dot(&axis);
         relative(&d, row, rate);
-        for k in 0..row.len() {
+        for &k in support {
             let slip = 2.0 / h * row[k] + rate[k];
             let relax = 2.0 / h * jr[k] + jr_rate[k];
             columns[k * n + first + i] -= s * (slip - z[i] * relax);
@@ -622,15 +672,14 @@ fn bristle_columns(
     // The force's share: −J_{Pz}ᵀ σ1F_n (∇ρ·…), J_{Pz} along P z (unnormalized).
     if b.damping != 0.0 && pz != Vec3::zeros() {
         relative(&pz, jf, jf_rate);
-        let nz = jf.len();
-        for k in 0..nz {
+        for &k in support {
             let t = s * b.damping * (2.0 / h * jr[k] + jr_rate[k]);
             if t == 0.0 {
                 continue;
             }
-            let col = &mut columns[k * n..k * n + nz];
-            for (x, &fi) in col.iter_mut().zip(jf.iter()) {
-                *x -= t * fi;
+            let col = &mut columns[k * n..(k + 1) * n];
+            for &i in support {
+                col[i] -= t * jf[i];
             }
         }
     }

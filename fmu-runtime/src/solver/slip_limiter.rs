@@ -31,7 +31,7 @@ pub const TAN_MAX_TURN: f64 = 1.732_050_807_568_877_2;
 /// last evaluation overshoots, in (0, 1]; 1 without contact points.
 pub fn step_share(mech: &Mechanism, eval: &Evaluation, dz: &[f64], h: f64) -> f64 {
     let mut alpha = 1.0f64;
-    for c in eval.contact.points.iter().filter(|c| sliding(c)) {
+    for (_, c) in eval.contact.active_points().filter(|(_, c)| sliding(c)) {
         let along = c.direction;
         let across = c.normal.cross(&along);
         let du = slip_change(mech, eval, c, &along, h, |k| dz[k]);

@@ -100,7 +100,7 @@ impl StickProjection {
         let mut count = 0;
         for _ in 0..ROUNDS {
             let before = count;
-            for (i, c) in eval.contact.points.iter().enumerate() {
+            for (i, c) in eval.contact.active_points() {
                 if count + 2 > self.most || !sliding(c) || self.held.contains(&i) {
                     continue;
                 }
