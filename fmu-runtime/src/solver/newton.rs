@@ -307,6 +307,9 @@ pub fn step(model: Model<'_>, data: Data<'_>, h: f64) -> Result<(), StepFailure>
     let mut previous = f64::INFINITY;
     let mut previous_2 = f64::INFINITY;
     let mut previous_z = f64::INFINITY;
+    // The last two updates as Newton gave them, before a stall's halving: what the stall
+    // rule compares (the half a halved update left is not a stall).
+    let (mut whole, mut whole_2) = (f64::INFINITY, f64::INFINITY);
     // Where a full refresh needs more full evaluations than a first-order one needs partial
     // ones (each about a third of a full one), a first-order refresh is worth trying even
     // while the joint coordinates contract slowly: the excavator (14 against 8) is there,
@@ -419,7 +422,8 @@ pub fn step(model: Model<'_>, data: Data<'_>, h: f64) -> Result<(), StepFailure>
             }
         }
         since_limited = since_limited.saturating_add(1);
-        if it >= 3 && previous >= STALLED * previous_2 && since_limited > 3 {
+        let halve = it >= 3 && whole >= STALLED * whole_2 && since_limited > 3;
+        if halve {
             // Two updates that did not shrink: Newton is circling a switch that is smooth
             // but steep at its scale (a shuttle opening over 0.1 bar, a regulator's
             // corner), and full steps jump across it and back. Half steps break the cycle.
@@ -455,6 +459,7 @@ pub fn step(model: Model<'_>, data: Data<'_>, h: f64) -> Result<(), StepFailure>
                 previous = f64::INFINITY;
                 previous_2 = f64::INFINITY;
                 previous_z = f64::INFINITY;
+                (whole, whole_2) = (f64::INFINITY, f64::INFINITY);
                 continue;
             }
             converged = true;
@@ -503,6 +508,8 @@ pub fn step(model: Model<'_>, data: Data<'_>, h: f64) -> Result<(), StepFailure>
         previous_2 = previous;
         previous = size;
         previous_z = z_size;
+        whole_2 = whole;
+        whole = if halve { size / STALL_STEP } else { size };
     }
     if !converged {
         return Err(StepFailure::NoConvergence {
