@@ -305,7 +305,6 @@ pub fn step(model: Model<'_>, data: Data<'_>, h: f64) -> Result<(), StepFailure>
     let mut converged = false;
     let mut iterations = 0;
     let mut previous = f64::INFINITY;
-    let mut previous_2 = f64::INFINITY;
     let mut previous_z = f64::INFINITY;
     // The last two updates as Newton gave them, before a stall's halving: what the stall
     // rule compares (the half a halved update left is not a stall).
@@ -457,7 +456,6 @@ pub fn step(model: Model<'_>, data: Data<'_>, h: f64) -> Result<(), StepFailure>
                 it = 0;
                 refresh = Some(Refresh::FirstOrder);
                 previous = f64::INFINITY;
-                previous_2 = f64::INFINITY;
                 previous_z = f64::INFINITY;
                 (whole, whole_2) = (f64::INFINITY, f64::INFINITY);
                 continue;
@@ -505,7 +503,6 @@ pub fn step(model: Model<'_>, data: Data<'_>, h: f64) -> Result<(), StepFailure>
                 Refresh::All
             });
         }
-        previous_2 = previous;
         previous = size;
         previous_z = z_size;
         whole_2 = whole;
