@@ -36,37 +36,8 @@ pub struct Normal {
 pub fn coefficient(k: f64, n: f64, d_ref: f64) -> f64 {
     if n == 1.0 {
         k
-    } else if n == HERTZ {
-        k / d_ref.sqrt()
     } else {
         k * math::pow(d_ref, 1.0 - n)
-    }
-}
-
-/// Hertz's exponent of curved shapes, whose powers are taken by square roots (exact
-/// IEEE operations, so bit for bit the same on every platform, at a fraction of `pow`'s
-/// cost: three powers per point and evaluation were 8 % of a 100-ball pile's step).
-const HERTZ: f64 = 1.5;
-
-/// `δⁿ` and `δ^((n−1)/2)` for `δ > 0`.
-fn powers(depth: f64, n: f64) -> (f64, f64) {
-    if n == 1.0 {
-        (depth, 1.0)
-    } else if n == HERTZ {
-        let root = depth.sqrt();
-        (depth * root, root.sqrt())
-    } else {
-        (math::pow(depth, n), math::pow(depth, 0.5 * (n - 1.0)))
-    }
-}
-
-/// `d^((n−3)/2)` for `d > 0`.
-fn inverse_power(d: f64, n: f64) -> f64 {
-    if n == HERTZ {
-        let root = d.sqrt();
-        1.0 / (root * root.sqrt())
-    } else {
-        math::pow(d, 0.5 * (n - 3.0))
     }
 }
 
@@ -76,10 +47,15 @@ pub fn normal(depth: f64, rate: f64, big_k: f64, n: f64, gamma: f64, mass: f64) 
     if depth <= 0.0 {
         return Normal::default();
     }
-    // δⁿ, and δ^((n−1)/2): 1 for a linear spring.
-    let (dn, root) = powers(depth, n);
+    let dn = if n == 1.0 { depth } else { math::pow(depth, n) };
     let elastic = big_k * dn;
     let energy = elastic * depth / (n + 1.0);
+    // δ^((n−1)/2): 1 for a linear spring.
+    let root = if n == 1.0 {
+        1.0
+    } else {
+        math::pow(depth, 0.5 * (n - 1.0))
+    };
     let c0 = gamma * (mass * big_k).sqrt();
     let damping = c0 * root;
     let total = elastic + damping * rate;
@@ -95,7 +71,8 @@ pub fn normal(depth: f64, rate: f64, big_k: f64, n: f64, gamma: f64, mass: f64) 
     let d_root = if n == 1.0 {
         0.0
     } else {
-        0.5 * (n - 1.0) * inverse_power(depth.max(1e-6), n)
+        let d = depth.max(1e-6);
+        0.5 * (n - 1.0) * math::pow(d, 0.5 * (n - 3.0))
     };
     Normal {
         force: total,
@@ -294,29 +271,6 @@ mod tests {
                 assert!((restitution(g, n) - e).abs() < 1e-10, "n {n} e {e}");
             }
         }
-    }
-
-    /// Hertz's powers by square roots are `pow`'s to within two units in the last place
-    /// over the depths contacts reach, and so is the coefficient.
-    #[test]
-    fn hertz_powers_by_square_roots_are_pows() {
-        let close = |a: f64, b: f64| (a - b).abs() <= 2.0 * f64::EPSILON * b.abs();
-        for k in 0..=120 {
-            let d = 1e-9 * math::pow(10.0, k as f64 / 20.0);
-            let (dn, root) = powers(d, 1.5);
-            assert!(close(dn, math::pow(d, 1.5)), "δ^1.5 at {d}");
-            assert!(close(root, math::pow(d, 0.25)), "δ^0.25 at {d}");
-            assert!(
-                close(inverse_power(d, 1.5), math::pow(d, -0.75)),
-                "δ^-0.75 at {d}"
-            );
-            assert!(close(coefficient(2e5, 1.5, d), 2e5 * math::pow(d, -0.5)));
-        }
-        // Other exponents are pow's exactly.
-        assert_eq!(
-            powers(3e-4, 2.0),
-            (math::pow(3e-4, 2.0), math::pow(3e-4, 0.5))
-        );
     }
 
     #[test]
