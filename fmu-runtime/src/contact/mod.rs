@@ -4,9 +4,10 @@
 //! Each evaluation finds every candidate point of every shape pair ([`ground`] against the
 //! ground, [`pairwise`] between two bodies after a bounding-sphere test: each shape's
 //! sphere is placed once per evaluation, and a pair found apart again leaves its point
-//! slots as they are, so that a pile's thousands of far pairs cost a distance each), and where one
-//! penetrates applies the normal force of [`law`] along the contact normal and friction
-//! against the relative slip, at that point of the body (and the reaction on the other).
+//! slots as they are, so that a pile's thousands of far pairs cost a distance each), and
+//! where one penetrates applies the normal force of [`law`] along the contact normal and
+//! friction against the relative slip, at that point of the body (and the reaction on the
+//! other).
 //! Forces are continuous in the coordinates and rates, so the Newton step, the Model
 //! Exchange derivatives and the FMU state need nothing beyond the mechanism's; the tangent
 //! takes each active point's slopes along its Jacobians (`solver::assembled`). Buffers are
@@ -156,8 +157,9 @@ impl ContactScratch {
                     bristles += BRISTLE_STATES * count;
                 }
                 let bristle_of = |k: usize| first_bristle + BRISTLE_STATES * k;
-                let was_apart = std::mem::replace(&mut self.apart[contact_index], false);
+                let slot = contact_index;
                 contact_index += 1;
+                let was_apart = std::mem::replace(&mut self.apart[slot], false);
                 let (stiffness, coulomb) = match (sc.other, other) {
                     (Some(b), Some((_, kb))) => {
                         let ((ca, ra), (cb, rb)) = (self.bounds[sc.shape], self.bounds[b]);
@@ -176,7 +178,7 @@ impl ContactScratch {
                                     };
                                 }
                             }
-                            self.apart[contact_index - 1] = true;
+                            self.apart[slot] = true;
                             next += count;
                             continue;
                         }

@@ -225,14 +225,12 @@ pub(super) fn lower_contacts(
     }
     out.ground = ground(cx, section, gravity);
     if let Some(s) = section {
-        body_pairs(cx, d, s, mech, &mut out);
+        body_pairs(cx, d, s, mech, &mut out, &mut calibrations);
     }
     out
 }
 
-/// A shape's material: its slots `<component>.stiffness|static_friction|...` and the
-/// restitution's damping factor. `g` [m/s²] sets the default bristle damping.
-/// The damping factors calibrated so far, by restitution and exponent: each calibration is
+/// The damping factors calibrated so far (shapes' and body pairs' laws), by restitution and exponent: each calibration is
 /// an RK4 root search (about 10 ms), and a pile of a hundred equal balls needs one, not a
 /// hundred (`hydromech check` of the 100-ball pile: 1.49 → 0.12 s).
 #[derive(Default)]
@@ -253,6 +251,8 @@ impl Calibrations {
     }
 }
 
+/// A shape's material: its slots `<component>.stiffness|static_friction|...` and the
+/// restitution's damping factor. `g` [m/s²] sets the default bristle damping.
 fn material(
     cx: &mut Ctx,
     component: &str,

@@ -1,8 +1,8 @@
 //! `[contact] pairs` and `groups`: which bodies' shapes touch each other.
 
 use super::super::Ctx;
+use super::Calibrations;
 use crate::description::{ContactSection, Description, Name};
-use fmu_runtime::contact::law::damping_for_restitution;
 use fmu_runtime::model::{ContactPair, Contacts, Material, Mechanism, OtherBody, ShapeContact};
 
 /// `[contact] pairs` and `groups`: the pairs of bodies whose shapes touch each other,
@@ -13,6 +13,7 @@ pub(super) fn body_pairs(
     s: &ContactSection,
     mech: &Mechanism,
     out: &mut Contacts,
+    calibrations: &mut Calibrations,
 ) {
     // Each pair once, explicit when any `pairs` entry names it.
     let mut wanted: Vec<((usize, usize), bool)> = Vec::new();
@@ -79,7 +80,7 @@ pub(super) fn body_pairs(
                     other: Some(sb.shape),
                     exponent,
                     restitution,
-                    damping: damping_of(ma, mb, restitution, exponent),
+                    damping: damping_of(ma, mb, restitution, exponent, calibrations),
                     bristles: ma.bristles.or(mb.bristles),
                 });
             }
@@ -164,13 +165,19 @@ fn contact_body(cx: &mut Ctx, d: &Description, n: &Name, out: &Contacts) -> Opti
 }
 
 /// The damping factor for the pair's law: a shape's own where its law is the pair's
-/// (calibrated once per material already), else calibrated anew.
-fn damping_of(a: &Material, b: &Material, restitution: f64, exponent: f64) -> f64 {
+/// (calibrated once per material already), else the one calibrated for that law.
+fn damping_of(
+    a: &Material,
+    b: &Material,
+    restitution: f64,
+    exponent: f64,
+    calibrations: &mut Calibrations,
+) -> f64 {
     [a, b]
         .into_iter()
         .find(|m| m.restitution == restitution && m.exponent == exponent)
         .map_or_else(
-            || damping_for_restitution(restitution, exponent),
+            || calibrations.damping(restitution, exponent),
             |m| m.damping,
         )
 }
