@@ -161,6 +161,56 @@ fn simulate_runs_a_description_with_inputs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--vars` records Integer outputs beside Reals, in the order asked: the ball drop's
+/// contact points (1 while its centre is within its radius of the ground — the first
+/// touch-down, 0.45 s after release, lasts about 6 ms — 0 in the air) and the internal
+/// steps taken (0.1 ms each).
+#[test]
+fn simulate_records_integer_outputs() {
+    let dir = temp_dir("simulate-integers");
+    let csv = dir.join("out.csv");
+    let ball = workspace().join("models").join("ball-drop.toml");
+    let (ok, _, stderr) = hydromech(&[
+        "simulate".as_ref(),
+        ball.as_os_str(),
+        "--stop-time".as_ref(),
+        "0.5".as_ref(),
+        "--step".as_ref(),
+        "0.001".as_ref(),
+        "--vars".as_ref(),
+        "contact_points,height,solver.steps".as_ref(),
+        "-o".as_ref(),
+        csv.as_os_str(),
+    ]);
+    assert!(ok, "{stderr}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("\"time\",\"contact_points\",\"height\",\"solver.steps\"")
+    );
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|c| c.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 501);
+    let (mut touching, mut flying) = (0, 0);
+    for r in &rows {
+        let expected = if r[2] < 0.1 { 1.0 } else { 0.0 };
+        assert_eq!(r[1], expected, "points at t = {}: height {}", r[0], r[2]);
+        if expected == 1.0 {
+            touching += 1;
+        } else {
+            flying += 1;
+        }
+        assert_eq!(r[3], (r[0] / 1e-4).round(), "steps at t = {}", r[0]);
+    }
+    assert!(
+        touching > 0 && flying > 0,
+        "{touching} touching, {flying} flying"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `--plot` with globs and `--display-units` on the excavator: its pressures in bar (as its
 /// modelDescription declares them), one curve per matched variable, and a pattern that
 /// matches nothing refused before the run.

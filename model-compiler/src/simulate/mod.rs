@@ -283,6 +283,31 @@ pub(crate) fn real_variable<'a>(
     name: &str,
     what: &str,
 ) -> Result<&'a ScalarVariable, String> {
+    let v = named_variable(fmu, name, what)?;
+    if v.var_type != VarType::Real {
+        return Err(format!(
+            "{what}: '{name}' is a {:?} variable; only Real variables are supported",
+            v.var_type
+        ));
+    }
+    Ok(v)
+}
+
+/// A variable `--vars` can record: a Real, or an Integer (contact points, Newton
+/// iterations), written as a number.
+fn recorded_variable<'a>(fmu: &'a Fmu, name: &str) -> Result<&'a ScalarVariable, String> {
+    let v = named_variable(fmu, name, "--vars")?;
+    if !matches!(v.var_type, VarType::Real | VarType::Integer) {
+        return Err(format!(
+            "--vars: '{name}' is a {:?} variable; only Real and Integer variables can be recorded",
+            v.var_type
+        ));
+    }
+    Ok(v)
+}
+
+/// The FMU's variable `name`, or an error naming the closest one.
+fn named_variable<'a>(fmu: &'a Fmu, name: &str, what: &str) -> Result<&'a ScalarVariable, String> {
     let md = &fmu.description;
     let v = md.variable(name).ok_or_else(|| {
         let names: Vec<&str> = md.variables.iter().map(|v| v.name.as_str()).collect();
@@ -293,12 +318,6 @@ pub(crate) fn real_variable<'a>(
             }
         }
     })?;
-    if v.var_type != VarType::Real {
-        return Err(format!(
-            "{what}: '{name}' is a {:?} variable; only Real variables are supported",
-            v.var_type
-        ));
-    }
     Ok(v)
 }
 
@@ -382,11 +401,20 @@ pub fn run_loaded(fmu: &Fmu, o: &Options) -> Result<Results, (Results, String)> 
     } else {
         o.vars
             .iter()
-            .map(|n| real_variable(fmu, n.trim(), "--vars"))
+            .map(|n| recorded_variable(fmu, n.trim()))
             .collect::<Result<_, _>>()
             .map_err(fail)?
     };
-    let out_vr: Vec<u32> = recorded.iter().map(|v| v.value_reference).collect();
+    // Reals and Integers are read by their own calls and put back in the order asked.
+    let (mut real_at, mut integer_at) = (Vec::new(), Vec::new());
+    for (k, v) in recorded.iter().enumerate() {
+        match v.var_type {
+            VarType::Integer => integer_at.push((k, v.value_reference)),
+            _ => real_at.push((k, v.value_reference)),
+        }
+    }
+    let real_vr: Vec<u32> = real_at.iter().map(|r| r.1).collect();
+    let integer_vr: Vec<u32> = integer_at.iter().map(|r| r.1).collect();
     results.names = recorded.iter().map(|v| v.name.clone()).collect();
     results.display = recorded.iter().map(|v| md.display_unit(v)).collect();
     plot::select(&results.names, &o.plot_vars).map_err(fail)?;
@@ -409,11 +437,24 @@ pub fn run_loaded(fmu: &Fmu, o: &Options) -> Result<Results, (Results, String)> 
     };
     apply_inputs(start, false).map_err(fail)?;
     inst.initialize(start, Some(stop)).map_err(fail)?;
-    let mut row = vec![0.0; out_vr.len()];
+    let (mut reals, mut integers) = (vec![0.0; real_vr.len()], vec![0; integer_vr.len()]);
     let mut record = |t: f64, results: &mut Results| -> Result<(), String> {
-        check("fmi2GetReal", inst.get_real(&out_vr, &mut row))?;
+        check("fmi2GetReal", inst.get_real(&real_vr, &mut reals))?;
+        if !integer_vr.is_empty() {
+            check(
+                "fmi2GetInteger",
+                inst.get_integer(&integer_vr, &mut integers),
+            )?;
+        }
+        let mut row = vec![0.0; recorded.len()];
+        for (&(k, _), v) in real_at.iter().zip(&reals) {
+            row[k] = *v;
+        }
+        for (&(k, _), v) in integer_at.iter().zip(&integers) {
+            row[k] = *v as f64;
+        }
         results.time.push(t);
-        results.rows.push(row.clone());
+        results.rows.push(row);
         Ok(())
     };
     record(start, &mut results).map_err(fail)?;
