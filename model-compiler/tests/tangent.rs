@@ -343,6 +343,19 @@ fn tangents_match_full_differences_on_contacts_between_bodies() {
             d.joint_forward
         );
     }
+    // The same stack with the cubes as meshes (hull against hull).
+    let file = common::workspace().join("tests/descriptions/meshes/cube.stl");
+    let mesh = format!(r#"{{ shape = "mesh", file = "{}" }}"#, file.display());
+    let text = common::cube_stack_of(17.0, "friction = 0.6", [&mesh, &mesh]);
+    let path = common::temp_dir("tangent-meshes").join("stack.toml");
+    let mut m = Machine::from_model(common::compile_file(&path, text));
+    run_to(&mut m, &[], 0.5, 1e-3);
+    let d = compare("mesh cube stack", &mut m, 1e-3);
+    assert!(
+        d.joint_forward < ASSEMBLED_BOUND,
+        "mesh cube stack: {:e}",
+        d.joint_forward
+    );
     // The grapple holding its log (tines' capsules crossing the log's), closing.
     let text = std::fs::read_to_string(common::workspace().join("models/grapple-log.toml"))
         .unwrap()

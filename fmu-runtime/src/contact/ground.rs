@@ -17,7 +17,7 @@
 
 use crate::mechanics::BodyKinematics;
 use crate::mechanics::spatial::{Vec3, quat_matrix, vec3};
-use crate::model::{Geometry, Ground};
+use crate::model::{Geometry, Ground, Hull};
 
 /// A candidate contact point: world position, the unit normal pushing the shape out
 /// (the ground's, or out of the other shape) and the depth of penetration [m] (negative:
@@ -54,7 +54,7 @@ pub fn candidates(
     geometry: &Geometry,
     body: &BodyKinematics,
     ground: &Ground,
-    hull_vertices: &[[f64; 3]],
+    hulls: &[Hull],
     out: &mut [Candidate],
 ) {
     let world = |local: [f64; 3]| body.point(&vec3(local));
@@ -91,8 +91,8 @@ pub fn candidates(
                 *slot = at(ground, c + axes * local);
             }
         }
-        Geometry::Hull { first, count } => {
-            for (slot, &v) in out.iter_mut().zip(&hull_vertices[first..first + count]) {
+        Geometry::Hull { hull, .. } => {
+            for (slot, &v) in out.iter_mut().zip(&hulls[hull].vertices) {
                 *slot = at(ground, world(v));
             }
         }

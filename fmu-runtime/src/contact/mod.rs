@@ -17,8 +17,10 @@ pub mod bristle;
 pub mod ground;
 pub mod law;
 pub mod pairwise;
+pub mod polytope;
 
 use crate::mechanics::Kinematics;
+use crate::mechanics::base::BaseMotion;
 use crate::mechanics::dynamics::add_point_force;
 use crate::mechanics::spatial::{Vec3, Vec6, join};
 use crate::model::{
@@ -27,6 +29,7 @@ use crate::model::{
 use bristle::{BristlePoint, Lugre};
 use ground::Candidate;
 use pairwise::Solid;
+use polytope::PlacedHull;
 
 /// One candidate contact point at the last evaluation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -83,6 +86,8 @@ pub struct ContactScratch {
     apart: Vec<bool>,
     /// The slots of the points carrying force, ascending.
     active_points: Vec<usize>,
+    /// The two shapes' hulls of a body pair placed in world coordinates.
+    placed: [PlacedHull; 2],
     /// Elastic energy stored [J], power the contacts take out of the mechanism [W] (≤ 0
     /// up to the clamp's release of stored energy), points carrying force.
     pub energy: f64,
@@ -102,6 +107,13 @@ impl ContactScratch {
             bounds: vec![(Vec3::zeros(), 0.0); c.shapes.len()],
             apart: vec![false; c.pairs.iter().map(|p| p.shapes.len()).sum()],
             active_points: Vec::with_capacity(c.points()),
+            placed: std::array::from_fn(|_| {
+                let most = |f: fn(&crate::model::Hull) -> usize| c.hulls.iter().map(f).max();
+                PlacedHull::with_capacity(
+                    most(|h| h.vertices.len()).unwrap_or(0),
+                    most(|h| h.planes.len()).unwrap_or(0),
+                )
+            }),
             energy: 0.0,
             power: 0.0,
             active: 0,
@@ -111,11 +123,15 @@ impl ContactScratch {
 
     /// Detects every contact at the current kinematics, computes its forces with the
     /// parameters `p` and the bristle deflections `z` (the bristle states of w), and adds
-    /// them to the bodies' applied wrenches.
+    /// them to the bodies' applied wrenches. The kinematics are relative to the `base`;
+    /// the ground is fixed in the world (where a carrier moves the base, the shapes are
+    /// placed in the world to meet it, and the ground moves under them).
+    #[allow(clippy::too_many_arguments)]
     pub fn evaluate(
         &mut self,
         c: &Contacts,
         kin: &Kinematics,
+        base: &BaseMotion,
         p: &[f64],
         z: &[f64],
         applied: &mut [Vec6],
@@ -126,7 +142,7 @@ impl ContactScratch {
         self.active_points.clear();
         self.wrench = Vec6::zeros();
         for (bound, shape) in self.bounds.iter_mut().zip(&c.shapes) {
-            *bound = Solid::of(&shape.geometry, &kin.bodies[shape.body]).bounds();
+            *bound = pairwise::bounds(&shape.geometry, &kin.bodies[shape.body], &c.hulls);
         }
         let mut next = 0;
         let mut bristles = 0;
@@ -182,22 +198,27 @@ impl ContactScratch {
                             next += count;
                             continue;
                         }
+                        let [placed_a, placed_b] = &mut self.placed;
                         pairwise::candidates(
-                            &Solid::of(&shape.geometry, body),
-                            &Solid::of(&c.shapes[b].geometry, kb),
+                            &Solid::placed(&shape.geometry, body, &c.hulls, placed_a),
+                            &Solid::placed(&c.shapes[b].geometry, kb, &c.hulls, placed_b),
                             &mut self.candidates[..count],
                         );
                         combined(&shape.material, &c.shapes[b].material, p)
                     }
                     _ => {
                         let Some(ground) = &c.ground else { return };
-                        ground::candidates(
-                            &shape.geometry,
-                            body,
-                            ground,
-                            &c.hull_vertices,
-                            &mut self.candidates[..count],
-                        );
+                        let out = &mut self.candidates[..count];
+                        if base.fixed {
+                            ground::candidates(&shape.geometry, body, ground, &c.hulls, out);
+                        } else {
+                            let world = base.world_pose(body);
+                            ground::candidates(&shape.geometry, &world, ground, &c.hulls, out);
+                            for cand in out.iter_mut() {
+                                cand.point = base.point_to_base(&cand.point);
+                                cand.normal = base.to_base(&cand.normal);
+                            }
+                        }
                         (
                             p[shape.material.stiffness.index()],
                             coulomb_of(&shape.material, p),
@@ -207,9 +228,16 @@ impl ContactScratch {
                 let big_k = law::coefficient(stiffness, sc.exponent, REFERENCE_DEPTH);
                 let lugre = sc.bristles.map(|b| lugre_of(&b, &coulomb, p));
                 for (k, cand) in self.candidates[..count].iter().enumerate() {
-                    let v_other =
-                        other.map_or(Vec3::zeros(), |(_, kb)| kb.velocity_at(&cand.point));
-                    let v = body.velocity_at(&cand.point) - v_other;
+                    let v = match other {
+                        Some((_, kb)) => {
+                            body.velocity_at(&cand.point) - kb.velocity_at(&cand.point)
+                        }
+                        // The ground is still in the world: it moves against a carried base.
+                        None if !base.fixed => {
+                            body.velocity_at(&cand.point) + base.velocity_at(&cand.point)
+                        }
+                        None => body.velocity_at(&cand.point),
+                    };
                     let n = cand.normal;
                     let depth_rate = -n.dot(&v);
                     let slip = v + n * depth_rate;

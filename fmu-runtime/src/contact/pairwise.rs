@@ -19,17 +19,21 @@
 //!   their chord's middle where no corner carries them (two equal boxes stacked with a
 //!   twist touch along an octagon whose corners are edge crossings).
 //!
+//! - a hull against anything: as a convex polytope ([`super::polytope`]), a box meeting
+//!   it as one.
+//!
 //! Slots a pair does not use have no depth (`-∞`) and carry no force. Closed forms only:
 //! no iteration, no allocation; cylinders touch the ground only.
 
 use super::ground::Candidate;
+use super::polytope::{self, BoxPolytope, PlacedHull, Polytope};
 use crate::mechanics::BodyKinematics;
 use crate::mechanics::spatial::{Mat3, Vec3, quat_matrix, vec3};
-use crate::model::Geometry;
+use crate::model::{Geometry, Hull};
 
 /// A shape in world coordinates.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Solid {
+#[derive(Clone, Copy, Debug)]
+pub enum Solid<'a> {
     /// The points within `radius` of the segment `a`–`b` (a sphere: `a == b`).
     Core { a: Vec3, b: Vec3, radius: f64 },
     /// An oriented box: centre, axes as columns, half edge lengths.
@@ -38,12 +42,40 @@ pub enum Solid {
         axes: Mat3,
         half: Vec3,
     },
+    /// A convex hull placed in world coordinates.
+    Hull(Polytope<'a>),
 }
 
-impl Solid {
+/// A shape's bounding sphere on a body at its current pose: centre and radius (the broad
+/// phase; a hull's is the compiler's).
+pub fn bounds(g: &Geometry, body: &BodyKinematics, hulls: &[Hull]) -> (Vec3, f64) {
+    match *g {
+        Geometry::Hull { hull, .. } => {
+            let h = &hulls[hull];
+            (body.point(&vec3(h.center)), h.radius)
+        }
+        _ => Solid::of(g, body).bounds(),
+    }
+}
+
+impl<'a> Solid<'a> {
+    /// The shape on a body at its current pose, a hull placed into `buffer`.
+    pub fn placed(
+        g: &Geometry,
+        body: &BodyKinematics,
+        hulls: &'a [Hull],
+        buffer: &'a mut PlacedHull,
+    ) -> Solid<'a> {
+        match *g {
+            Geometry::Hull { hull, .. } => Solid::Hull(buffer.place(&hulls[hull], body)),
+            _ => Solid::of(g, body),
+        }
+    }
+
     /// The shape on a body at its current pose (a cylinder, which no body pair takes, as
-    /// the capsule around it).
-    pub fn of(g: &Geometry, body: &BodyKinematics) -> Solid {
+    /// the capsule around it; a hull, which needs its buffer, as a point touching
+    /// nothing).
+    fn of(g: &Geometry, body: &BodyKinematics) -> Solid<'a> {
         let world = |x: [f64; 3]| body.point(&vec3(x));
         match *g {
             Geometry::Sphere { center, radius } => {
@@ -66,7 +98,7 @@ impl Solid {
                 axes: body.rotation * quat_matrix(rotation),
                 half: vec3(half),
             },
-            // Hulls touch the ground only (no pair has one): a point, touching nothing.
+            // Placed by `Solid::placed`.
             Geometry::Hull { .. } => Solid::Core {
                 a: body.point(&Vec3::zeros()),
                 b: body.point(&Vec3::zeros()),
@@ -88,6 +120,7 @@ impl Solid {
                 .chain(axes.iter())
                 .chain(half.iter())
                 .all(|x| x.is_finite()),
+            Solid::Hull(h) => h.vertices.iter().flatten().all(|x| x.is_finite()),
         }
     }
 
@@ -96,6 +129,26 @@ impl Solid {
         match *self {
             Solid::Core { a, b, radius } => ((a + b) * 0.5, 0.5 * (b - a).norm() + radius),
             Solid::Box { center, half, .. } => (center, half.norm()),
+            Solid::Hull(h) => {
+                let center = h.vertices.iter().sum::<Vec3>() / h.vertices.len() as f64;
+                let radius = h
+                    .vertices
+                    .iter()
+                    .map(|v| (v - center).norm())
+                    .fold(0.0, f64::max);
+                (center, radius)
+            }
+        }
+    }
+
+    /// A box or a hull as a convex polytope (a box's corners and faces into `buffer`).
+    fn polytope<'b>(&'b self, buffer: &'b mut Option<BoxPolytope>) -> Option<Polytope<'b>> {
+        match *self {
+            Solid::Hull(h) => Some(h),
+            Solid::Box { center, axes, half } => {
+                Some(buffer.insert(BoxPolytope::new(center, axes, half)).view())
+            }
+            Solid::Core { .. } => None,
         }
     }
 }
@@ -161,6 +214,21 @@ pub fn candidates(a: &Solid, b: &Solid, out: &mut [Candidate]) {
             }
         }
         (Solid::Box { .. }, Solid::Box { .. }) => box_against_box(a, b, out),
+        (Solid::Core { a: p, b: q, radius }, Solid::Hull(h)) => {
+            polytope::segment_against(p, q, radius, &h, out);
+        }
+        (Solid::Hull(h), Solid::Core { a: p, b: q, radius }) => {
+            polytope::segment_against(p, q, radius, &h, out);
+            for c in out.iter_mut().take(3) {
+                *c = flipped(*c);
+            }
+        }
+        (Solid::Hull(_), _) | (_, Solid::Hull(_)) => {
+            let (mut box_a, mut box_b) = (None, None);
+            if let (Some(pa), Some(pb)) = (a.polytope(&mut box_a), b.polytope(&mut box_b)) {
+                polytope::against(&pa, &pb, out);
+            }
+        }
     }
 }
 
@@ -188,6 +256,7 @@ fn point_against(p: Vec3, radius: f64, other: &Solid) -> Candidate {
                 depth: radius - distance,
             }
         }
+        Solid::Hull(h) => polytope::point_against(p, radius, &h),
     }
 }
 
@@ -484,7 +553,7 @@ mod tests {
     use super::*;
     use crate::mechanics::spatial::axis_angle;
 
-    fn ball(c: [f64; 3], r: f64) -> Solid {
+    fn ball(c: [f64; 3], r: f64) -> Solid<'static> {
         Solid::Core {
             a: vec3(c),
             b: vec3(c),
@@ -492,7 +561,7 @@ mod tests {
         }
     }
 
-    fn capsule(a: [f64; 3], b: [f64; 3], r: f64) -> Solid {
+    fn capsule(a: [f64; 3], b: [f64; 3], r: f64) -> Solid<'static> {
         Solid::Core {
             a: vec3(a),
             b: vec3(b),
@@ -500,7 +569,7 @@ mod tests {
         }
     }
 
-    fn unit_box(c: [f64; 3], axes: Mat3) -> Solid {
+    fn unit_box(c: [f64; 3], axes: Mat3) -> Solid<'static> {
         Solid::Box {
             center: vec3(c),
             axes,

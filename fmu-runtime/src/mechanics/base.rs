@@ -100,6 +100,22 @@ impl BaseMotion {
         lin(&self.twist) + ang(&self.twist).cross(p)
     }
 
+    /// A body's pose in world coordinates (its rates left relative: what a world-fixed
+    /// ground's narrow phase reads is the pose).
+    pub fn world_pose(&self, k: &BodyKinematics) -> BodyKinematics {
+        BodyKinematics {
+            rotation: self.rotation * k.rotation,
+            origin: self.origin + self.rotation * k.origin,
+            com: self.origin + self.rotation * k.com,
+            ..*k
+        }
+    }
+
+    /// A world point in base coordinates.
+    pub fn point_to_base(&self, p: &Vec3) -> Vec3 {
+        self.rotation.transpose() * (p - self.origin)
+    }
+
     /// A world-axes vector in base axes.
     pub fn to_base(&self, v: &Vec3) -> Vec3 {
         if self.fixed {

@@ -166,13 +166,64 @@ pub enum Geometry {
         to: [f64; 3],
         radius: f64,
     },
-    /// A convex hull (of a mesh file's vertices, computed by the compiler): its `count`
-    /// vertices in body axes from `first` of [`Contacts::hull_vertices`]. It touches the
-    /// ground at its vertices, as a box at its corners.
+    /// A convex hull (of a mesh file's vertices, computed by the compiler):
+    /// [`Contacts::hulls`]`[hull]`, of `count` vertices and `edges` edges (what the point
+    /// counts need). It touches the ground at its vertices, as a box at its corners, and
+    /// other bodies as a box does ([`crate::contact::polytope`]).
     Hull {
-        first: usize,
+        hull: usize,
         count: usize,
+        edges: usize,
     },
+}
+
+/// A collision hull in body axes [m], as the compiler computed it from a mesh.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Hull {
+    pub vertices: Vec<[f64; 3]>,
+    /// Its faces' planes, `[n; d]`: outward unit normal `n`, inside where `n·x ≤ d`
+    /// (coplanar triangles make one face).
+    pub planes: Vec<[f64; 4]>,
+    /// Its edges between two faces, as vertex index pairs (a face's triangulation adds
+    /// none).
+    pub edges: Vec<[u32; 2]>,
+    /// Its surface as triangles of vertex indices (the nearest point of a shape outside).
+    pub triangles: Vec<[u32; 3]>,
+    /// A sphere around it (the broad phase): centre and radius.
+    pub center: [f64; 3],
+    pub radius: f64,
+}
+
+impl Hull {
+    /// Finite vertices and sizes, unit normals, indices in range, every vertex inside its
+    /// sphere and its planes: what the narrow phase relies on.
+    pub fn validate(&self) -> Result<(), String> {
+        let n = self.vertices.len();
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        let unit = |p: &[f64; 4]| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2] - 1.0).abs() < 1e-9;
+        let vertex = |i: u32| (i as usize) < n;
+        let reach = self.radius * (1.0 + 1e-9);
+        let vertices_ok = (4..=MAX_HULL_VERTICES).contains(&n)
+            && self.vertices.iter().all(|v| {
+                let d: [f64; 3] = std::array::from_fn(|k| v[k] - self.center[k]);
+                finite(v) && (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() <= reach
+            });
+        let planes_ok = self.planes.len() >= 4
+            && self.planes.iter().all(|p| finite(p) && unit(p))
+            && self.vertices.iter().all(|v| {
+                self.planes.iter().all(|p| {
+                    p[0] * v[0] + p[1] * v[1] + p[2] * v[2] - p[3] <= 1e-9 * (1.0 + self.radius)
+                })
+            });
+        let topology_ok = self.edges.iter().flatten().all(|&i| vertex(i))
+            && self.triangles.len() >= 4
+            && self.triangles.iter().flatten().all(|&i| vertex(i));
+        if vertices_ok && planes_ok && topology_ok && finite(&self.center) && self.radius > 0.0 {
+            Ok(())
+        } else {
+            Err("a collision hull has bad vertices, faces or edges".into())
+        }
+    }
 }
 
 /// Most vertices a collision hull may have (the compiler simplifies nothing: a finer mesh
@@ -196,19 +247,28 @@ pub const fn points_of(g: &Geometry) -> usize {
     }
 }
 
+/// Candidates a convex solid offers against another (its vertices and edges); none for
+/// shapes that are not.
+const fn polytope_points(g: &Geometry) -> usize {
+    match g {
+        Geometry::Box { .. } => 8 + 12,
+        Geometry::Hull { count, edges, .. } => *count + *edges,
+        _ => 0,
+    }
+}
+
 /// Contact points a pair of shapes on two bodies offers (see
 /// [`crate::contact::pairwise`]): a sphere one, capsule–capsule five (four ends and a
 /// crossing), capsule–box three (two ends and a crossing), box–box forty (the corners
 /// and edges of each).
 pub const fn pair_points(a: &Geometry, b: &Geometry) -> usize {
     match (a, b) {
-        (Geometry::Cylinder { .. } | Geometry::Hull { .. }, _)
-        | (_, Geometry::Cylinder { .. } | Geometry::Hull { .. }) => 0,
+        (Geometry::Cylinder { .. }, _) | (_, Geometry::Cylinder { .. }) => 0,
         (Geometry::Sphere { .. }, _) | (_, Geometry::Sphere { .. }) => 1,
         (Geometry::Capsule { .. }, Geometry::Capsule { .. }) => 5,
-        (Geometry::Capsule { .. }, Geometry::Box { .. })
-        | (Geometry::Box { .. }, Geometry::Capsule { .. }) => 3,
-        _ => 40,
+        (Geometry::Capsule { .. }, _) | (_, Geometry::Capsule { .. }) => 3,
+        (Geometry::Box { .. }, Geometry::Box { .. }) => 40,
+        _ => polytope_points(a) + polytope_points(b),
     }
 }
 
@@ -216,7 +276,7 @@ impl Geometry {
     /// Whether two bodies' shapes of these kinds can touch (a cylinder touches only the
     /// ground so far).
     pub const fn pairs_with_bodies(&self) -> bool {
-        !matches!(self, Geometry::Cylinder { .. } | Geometry::Hull { .. })
+        !matches!(self, Geometry::Cylinder { .. })
     }
 
     /// Positive sizes, a capsule or cylinder of some length, all finite: what the narrow
@@ -233,7 +293,7 @@ impl Geometry {
             Geometry::Capsule { from, to, radius } | Geometry::Cylinder { from, to, radius } => {
                 finite(&from) && finite(&to) && radius > 0.0 && from != to
             }
-            // The vertices themselves: [`Contacts::validate`].
+            // The hull itself: [`Contacts::validate`].
             Geometry::Hull { count, .. } => (4..=MAX_HULL_VERTICES).contains(&count),
         }
     }
@@ -339,8 +399,8 @@ pub struct Contacts {
     pub ground: Option<Ground>,
     pub shapes: Vec<CollisionShape>,
     pub pairs: Vec<ContactPair>,
-    /// The vertices of every collision hull, in body axes [m].
-    pub hull_vertices: Vec<[f64; 3]>,
+    /// Every collision hull ([`Geometry::Hull`] names them).
+    pub hulls: Vec<Hull>,
 }
 
 impl Contacts {
@@ -429,10 +489,9 @@ impl Contacts {
                 return Err(format!("collision shape {i} is on a missing body"));
             }
             let hull_ok = match s.geometry {
-                Geometry::Hull { first, count } => first
-                    .checked_add(count)
-                    .and_then(|end| self.hull_vertices.get(first..end))
-                    .is_some_and(|v| v.iter().flatten().all(|x| x.is_finite())),
+                Geometry::Hull { hull, count, edges } => self.hulls.get(hull).is_some_and(|h| {
+                    h.vertices.len() == count && h.edges.len() == edges && h.validate().is_ok()
+                }),
                 _ => true,
             };
             let ok = s.geometry.is_valid() && hull_ok;

@@ -327,8 +327,14 @@ impl Evaluation {
         // Contacts with the ground: forces at the touching points of the shapes.
         if !mech.contacts.is_empty() {
             let b = l.first_bristle();
-            self.contact
-                .evaluate(&mech.contacts, &self.kin, p, &w[b..], &mut self.applied);
+            self.contact.evaluate(
+                &mech.contacts,
+                &self.kin,
+                &self.base,
+                p,
+                &w[b..],
+                &mut self.applied,
+            );
             self.contact
                 .bristle_residuals(&w[b..], &wd[b..], &mut self.r_first[b..]);
             external += self.contact.wrench;

@@ -178,6 +178,22 @@ pub fn slot_of(v: &Variable) -> fmu_runtime::model::ParamId {
     }
 }
 
+/// `text` written to `path` and compiled from there (files it names are found beside it).
+pub fn compile_file(path: &Path, text: String) -> CompiledModel {
+    std::fs::write(path, &text).unwrap();
+    let source = Source::new(path, text);
+    match model_compiler::compile(&source) {
+        Ok(l) => l.model,
+        Err(d) => panic!(
+            "{}",
+            d.iter()
+                .map(|d| source.render(d))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
+    }
+}
+
 pub fn compile_text(name: &str, text: String) -> CompiledModel {
     let source = Source::new(name, text);
     match model_compiler::compile(&source) {
@@ -731,7 +747,13 @@ quantity = "tip.position.z"
 /// Two equal 0.2 m cubes of 1 kg: `low` on the ground, `top` on it turned by `twist`
 /// about the vertical; `contact` adds keys to `[contact]` (contact between bodies).
 pub fn cube_stack(twist_deg: f64, contact: &str) -> String {
-    let cube = |name: &str, z: f64, yaw: f64| {
+    let shape = r#"{ shape = "box", size = [0.2, 0.2, 0.2] }"#;
+    cube_stack_of(twist_deg, contact, [shape, shape])
+}
+
+/// [`cube_stack`] with the lower and upper cubes' collision shapes given.
+pub fn cube_stack_of(twist_deg: f64, contact: &str, shapes: [&str; 2]) -> String {
+    let cube = |name: &str, z: f64, yaw: f64, shape: &str| {
         format!(
             r#"[[bodies]]
 name = "{name}"
@@ -740,7 +762,7 @@ joint = {{ type = "free", name = "{name}_free", origin = [0, 0, 0], initial = [0
 mass = "1 kg"
 com = [0, 0, 0]
 inertia = [0.006667, 0.006667, 0.006667, 0, 0, 0]
-collision = [{{ shape = "box", size = [0.2, 0.2, 0.2] }}]
+collision = [{shape}]
 [[markers]]
 name = "{name}_center"
 body = "{name}"
@@ -769,8 +791,8 @@ groups = [{{ bodies = ["low", "top"] }}]
 name = "points"
 quantity = "contact.low.top.points"
 "#,
-        cube("low", 0.1, 0.0),
-        cube("top", 0.3, twist_deg)
+        cube("low", 0.1, 0.0, shapes[0]),
+        cube("top", 0.3, twist_deg, shapes[1])
     )
 }
 

@@ -1,12 +1,14 @@
 //! Collision meshes: an OBJ or STL file's vertices, their convex hull (parry3d-f64's
-//! quickhull, at compile time only), the hull's vertices into [`Contacts::hull_vertices`].
+//! quickhull, at compile time only), and the hull's faces, edges and bounding sphere into
+//! [`Contacts::hulls`].
 //!
-//! [`Contacts::hull_vertices`]: fmu_runtime::model::Contacts::hull_vertices
+//! [`Contacts::hulls`]: fmu_runtime::model::Contacts::hulls
 
 use super::super::Ctx;
 use crate::description::Name;
 use crate::diagnostic::Diagnostic;
-use fmu_runtime::model::{Geometry, MAX_HULL_VERTICES};
+use fmu_runtime::model::{Geometry, Hull, MAX_HULL_VERTICES};
+use std::collections::BTreeMap;
 
 /// The hull of mesh `file` (relative to the description), its vertices scaled by `scale`
 /// and moved by `center` (body axes), appended to `pool`; errors and the not-convex
@@ -16,7 +18,7 @@ pub(super) fn hull(
     file: &Name,
     scale: f64,
     center: [f64; 3],
-    pool: &mut Vec<[f64; 3]>,
+    pool: &mut Vec<Hull>,
 ) -> Option<Geometry> {
     let span = file.span();
     let Some(base) = cx.base_dir.clone() else {
@@ -103,12 +105,86 @@ pub(super) fn hull(
             .warning(),
         );
     }
-    let first = pool.len();
-    pool.extend(vertices.iter().map(|v| [v.x, v.y, v.z]));
-    Some(Geometry::Hull {
-        first,
-        count: vertices.len(),
-    })
+    let solid = solid_of(&vertices, &faces, size);
+    let geometry = Geometry::Hull {
+        hull: pool.len(),
+        count: solid.vertices.len(),
+        edges: solid.edges.len(),
+    };
+    pool.push(solid);
+    Some(geometry)
+}
+
+/// The hull's faces (coplanar triangles as one), the edges between faces and a sphere
+/// around it, from its vertices and outward triangles (`size`: its bounds' diagonal).
+fn solid_of(v: &[parry3d_f64::math::Point<f64>], triangles: &[[u32; 3]], size: f64) -> Hull {
+    let vertices: Vec<[f64; 3]> = v.iter().map(|p| [p.x, p.y, p.z]).collect();
+    let mut planes: Vec<[f64; 4]> = Vec::new();
+    // Each triangle's face (none: a sliver without a normal, which merges with nothing).
+    let mut face_of = Vec::with_capacity(triangles.len());
+    for t in triangles {
+        let (a, b, c) = (v[t[0] as usize], v[t[1] as usize], v[t[2] as usize]);
+        let n = (b - a).cross(&(c - a));
+        let norm = n.norm();
+        if norm <= 1e-12 * size * size {
+            face_of.push(None);
+            continue;
+        }
+        let n = n / norm;
+        let d = n.dot(&a.coords);
+        let same = planes.iter().position(|p| {
+            let turn = (n.x - p[0]).abs() + (n.y - p[1]).abs() + (n.z - p[2]).abs();
+            turn < 1e-9 && (d - p[3]).abs() < 1e-9 * size
+        });
+        face_of.push(Some(same.unwrap_or_else(|| {
+            planes.push([n.x, n.y, n.z, d]);
+            planes.len() - 1
+        })));
+    }
+    // A face's offset reaches its farthest vertex, so that every vertex is inside.
+    for p in &mut planes {
+        p[3] = v
+            .iter()
+            .map(|x| p[0] * x.x + p[1] * x.y + p[2] * x.z)
+            .fold(p[3], f64::max);
+    }
+    let mut sides: BTreeMap<(u32, u32), Vec<Option<usize>>> = BTreeMap::new();
+    for (t, face) in triangles.iter().zip(&face_of) {
+        for (i, j) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
+            sides.entry((i.min(j), i.max(j))).or_default().push(*face);
+        }
+    }
+    let edges = sides
+        .into_iter()
+        .filter(|(_, faces)| faces.len() != 2 || faces[0].is_none() || faces[0] != faces[1])
+        .map(|((i, j), _)| [i, j])
+        .collect();
+    let lo: [f64; 3] =
+        std::array::from_fn(|k| vertices.iter().map(|x| x[k]).fold(f64::INFINITY, f64::min));
+    let hi: [f64; 3] = std::array::from_fn(|k| {
+        vertices
+            .iter()
+            .map(|x| x[k])
+            .fold(f64::NEG_INFINITY, f64::max)
+    });
+    let center: [f64; 3] = std::array::from_fn(|k| 0.5 * (lo[k] + hi[k]));
+    let radius = vertices
+        .iter()
+        .map(|x| {
+            (0..3)
+                .map(|k| (x[k] - center[k]) * (x[k] - center[k]))
+                .sum::<f64>()
+                .sqrt()
+        })
+        .fold(0.0, f64::max);
+    Hull {
+        vertices,
+        planes,
+        edges,
+        triangles: triangles.to_vec(),
+        center,
+        radius,
+    }
 }
 
 /// The largest signed distance of `p` beyond the hull's face planes (≤ 0: inside).

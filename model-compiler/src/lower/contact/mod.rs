@@ -121,24 +121,15 @@ pub(super) fn lower_contacts(
             continue;
         };
         let span = collision.span_or(b.name.span());
-        if mech.base.is_some() {
-            cx.error(
-                span.clone(),
-                "contact on a machine whose base a carrier moves is not supported yet",
-                "remove `collision` or the base port; contact needs the fixed world as its ground",
-            );
-            continue;
-        }
         let name = b.name.get_ref().clone();
         let mass = mech.bodies[body].mass;
         let mut shapes = Vec::new();
-        let listed = shapes_of(cx, b, collision, &mut out.hull_vertices);
+        let listed = shapes_of(cx, b, collision, &mut out.hulls);
         for (k, shape) in listed.into_iter().enumerate() {
-            let Some(geometry) = shape.geometry.or_else(|| {
-                shape
-                    .desc
-                    .and_then(|s| geometry(cx, s, &mut out.hull_vertices))
-            }) else {
+            let Some(geometry) = shape
+                .geometry
+                .or_else(|| shape.desc.and_then(|s| geometry(cx, s, &mut out.hulls)))
+            else {
                 continue;
             };
             let own = shape.desc.map(MaterialFields::of_shape);

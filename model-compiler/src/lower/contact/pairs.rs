@@ -154,10 +154,10 @@ fn contact_body(cx: &mut Ctx, d: &Description, n: &Name, out: &Contacts) -> Opti
         cx.error(
             n.span(),
             format!(
-                "body '{}' has a collision cylinder or mesh, which touches only the ground so far",
+                "body '{}' has a collision cylinder, which touches only the ground so far",
                 n.get_ref()
             ),
-            "use capsules, boxes or spheres for contact between bodies",
+            "use a capsule, a box or a mesh of its outline for contact between bodies",
         );
         return None;
     }

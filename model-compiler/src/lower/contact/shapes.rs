@@ -7,14 +7,14 @@ use super::{LENGTH, NONE, ShapeIn};
 use crate::description::{
     BodyDesc, CollisionDesc, CollisionShapeDesc, CollisionShapeKind, Located, VisualShape,
 };
-use fmu_runtime::model::Geometry;
+use fmu_runtime::model::{Geometry, Hull};
 
 /// The shapes listed, or the body's visual shapes for `collision = "visual"`.
 pub(super) fn shapes_of<'a>(
     cx: &mut Ctx,
     b: &'a BodyDesc,
     c: &'a Located<CollisionDesc>,
-    hulls: &mut Vec<[f64; 3]>,
+    hulls: &mut Vec<Hull>,
 ) -> Vec<ShapeIn<'a>> {
     let span = c.span_or(b.name.span());
     match c.get_ref() {
@@ -105,11 +105,11 @@ pub(super) fn shapes_of<'a>(
 }
 
 /// A listed shape's geometry, with its fields checked against its kind (a mesh's hull
-/// vertices into `hulls`).
+/// into `hulls`).
 pub(super) fn geometry(
     cx: &mut Ctx,
     s: &CollisionShapeDesc,
-    hulls: &mut Vec<[f64; 3]>,
+    hulls: &mut Vec<Hull>,
 ) -> Option<Geometry> {
     let kind = *s.shape.get_ref();
     let name = kind.name();
