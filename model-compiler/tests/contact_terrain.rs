@@ -5,7 +5,6 @@
 mod common;
 
 use common::Machine;
-use model_compiler::diagnostic::Source;
 
 const G: f64 = 9.81;
 
@@ -67,24 +66,7 @@ fn compile_with_heights(
         csv += "\n";
     }
     std::fs::write(dir.join("terrain.csv"), csv).unwrap();
-    Machine::from_model(compile_at(&dir.join("terrain-ball.toml"), text).model)
-}
-
-/// The description written to `path` and compiled from there (so the files it names are
-/// found next to it); its errors rendered on failure.
-fn compile_at(path: &std::path::Path, text: String) -> model_compiler::lower::Lowered {
-    std::fs::write(path, &text).unwrap();
-    let source = Source::new(path, text);
-    match model_compiler::compile(&source) {
-        Ok(l) => l,
-        Err(d) => panic!(
-            "{}",
-            d.iter()
-                .map(|d| source.render(d))
-                .collect::<Vec<_>>()
-                .join("\n")
-        ),
-    }
+    Machine::from_model(common::compile_at(&dir.join("terrain-ball.toml"), text).model)
 }
 
 /// x and z after `t` s at 1 ms.
@@ -196,7 +178,8 @@ fn a_mesh_cube_slides_down_an_incline_as_the_box_of_its_size() {
     let meshes = common::workspace().join("tests/descriptions/meshes");
     let dir = common::temp_dir("mesh-incline");
     let run_case = |collision: &str| {
-        let lowered = compile_at(&dir.join("mesh-incline.toml"), cube_on_incline(collision));
+        let lowered =
+            common::compile_at(&dir.join("mesh-incline.toml"), cube_on_incline(collision));
         let warned = !lowered.warnings.is_empty();
         let mut m = Machine::from_model(lowered.model);
         let (x1, z1) = run(&mut m, 1.0);

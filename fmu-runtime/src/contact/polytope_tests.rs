@@ -145,6 +145,18 @@ fn a_ball_and_a_capsule_meet_a_box_polytope_as_the_box() {
     }
 }
 
+/// A tetrahedron of vertices `v` and face planes `planes`.
+fn tetrahedron<'a>(v: &'a [Vec3; 4], planes: &'a [Plane]) -> Polytope<'a> {
+    const EDGES: [[u32; 2]; 6] = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
+    const TRIANGLES: [[u32; 3]; 4] = [[0, 1, 2], [0, 2, 3], [0, 3, 1], [1, 3, 2]];
+    Polytope {
+        vertices: v,
+        planes,
+        edges: &EDGES,
+        triangles: &TRIANGLES,
+    }
+}
+
 #[test]
 fn a_tetrahedron_touches_a_slab_at_its_apex_and_rests_on_its_base() {
     // Apex down at z = -0.01 into the slab's top face z = 0; base 0.3 above.
@@ -175,41 +187,24 @@ fn a_tetrahedron_touches_a_slab_at_its_apex_and_rests_on_its_base() {
             })
             .collect()
     };
-    let edges = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
-    let triangles = [[0, 1, 2], [0, 2, 3], [0, 3, 1], [1, 3, 2]];
     let slab = boxed([0.0, 0.0, -0.5], Mat3::identity(), [1.0, 1.0, 0.5]);
     let v = tetra(-0.01, false);
     let planes = planes_of(&v);
-    let t = Solid::Hull(Polytope {
-        vertices: &v,
-        planes: &planes,
-        edges: &edges,
-        triangles: &triangles,
-    });
+    let t = Solid::Hull(tetrahedron(&v, &planes));
     let c = touching(&t, &slab, 4 + 8 + 6 + 12);
     assert_eq!(c.len(), 1, "{c:?}");
     assert!((c[0].depth - 0.01).abs() < 1e-12 && (c[0].normal - Vec3::z()).norm() < 1e-12);
     // Upside down, on its base: three corners.
     let v = tetra(0.29, true);
     let planes = planes_of(&v);
-    let t = Solid::Hull(Polytope {
-        vertices: &v,
-        planes: &planes,
-        edges: &edges,
-        triangles: &triangles,
-    });
+    let t = Solid::Hull(tetrahedron(&v, &planes));
     let c = touching(&t, &slab, 4 + 8 + 6 + 12);
     assert_eq!(c.len(), 3, "{c:?}");
     assert!(c.iter().all(|c| (c.depth - 0.01).abs() < 1e-12));
     // A ball just off a slanted face, and just off the apex: the nearest features.
     let v = tetra(0.5, false);
     let planes = planes_of(&v);
-    let h = Polytope {
-        vertices: &v,
-        planes: &planes,
-        edges: &edges,
-        triangles: &triangles,
-    };
+    let h = tetrahedron(&v, &planes);
     let below = Vec3::new(0.0, 0.0, 0.45);
     let c = point_against(below, 0.06, &h);
     assert!((c.depth - 0.01).abs() < 1e-12 && (c.normal + Vec3::z()).norm() < 1e-12);

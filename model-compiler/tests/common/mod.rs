@@ -178,12 +178,10 @@ pub fn slot_of(v: &Variable) -> fmu_runtime::model::ParamId {
     }
 }
 
-/// `text` written to `path` and compiled from there (files it names are found beside it).
-pub fn compile_file(path: &Path, text: String) -> CompiledModel {
-    std::fs::write(path, &text).unwrap();
-    let source = Source::new(path, text);
-    match model_compiler::compile(&source) {
-        Ok(l) => l.model,
+/// `source` compiled, with its warnings; its errors rendered on failure.
+fn lowered(source: &Source) -> model_compiler::lower::Lowered {
+    match model_compiler::compile(source) {
+        Ok(l) => l,
         Err(d) => panic!(
             "{}",
             d.iter()
@@ -194,18 +192,20 @@ pub fn compile_file(path: &Path, text: String) -> CompiledModel {
     }
 }
 
+/// `text` written to `path` and compiled from there (files it names are found beside it),
+/// with its warnings.
+pub fn compile_at(path: &Path, text: String) -> model_compiler::lower::Lowered {
+    std::fs::write(path, &text).unwrap();
+    lowered(&Source::new(path, text))
+}
+
+/// [`compile_at`]'s model.
+pub fn compile_file(path: &Path, text: String) -> CompiledModel {
+    compile_at(path, text).model
+}
+
 pub fn compile_text(name: &str, text: String) -> CompiledModel {
-    let source = Source::new(name, text);
-    match model_compiler::compile(&source) {
-        Ok(l) => l.model,
-        Err(d) => panic!(
-            "{}",
-            d.iter()
-                .map(|d| source.render(d))
-                .collect::<Vec<_>>()
-                .join("\n")
-        ),
-    }
+    lowered(&Source::new(name, text)).model
 }
 
 /// The hydromech workspace root.
