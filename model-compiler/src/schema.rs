@@ -183,7 +183,7 @@ const DEFS: &[(&str, &str, &[F])] = &[
         ("color", K::Text, false, "Colour \"#rrggbb\"."),
     ]),
     ("collision_shape", "A collision shape in body axes, with its material (default: [contact]'s).", &[
-        ("shape", K::Enum(&["sphere", "box", "capsule", "cylinder", "mesh"]), true, "Shape (mesh: the convex hull of an OBJ/STL file's vertices; touches the ground only)."),
+        ("shape", K::Enum(&["sphere", "box", "capsule", "cylinder", "mesh"]), true, "Shape (mesh: the convex hull of an OBJ/STL file's vertices; touches the ground and other bodies; a cylinder touches only the ground)."),
         ("center", K::V3, false, "Centre (sphere, box) [m]."),
         ("size", K::V3, false, "Box edge lengths [m]."),
         ("rotation", K::Def("rotation"), false, "Rotation of the box axes in body axes."),
