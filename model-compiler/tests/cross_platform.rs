@@ -1,6 +1,6 @@
 //! Every shipped FMU gives bit-identical results on linux64, win64 (under wine) and ARM64
 //! Linux (under qemu-aarch64), and a state serialized on one platform restores on another
-//! (issue 13).
+//! (issue 13); so do the test machines of `tests/machines/` (meshes touching each other).
 //!
 //! A portable C master (`model-compiler/driver/fmu_driver.c`), compiled natively and cross-compiled
 //! with mingw and aarch64-gcc, runs each model's standard manoeuvre (its `[report]` table:
@@ -333,13 +333,20 @@ fn first_difference(a: &str, b: &str) -> Option<(usize, usize)> {
         .then_some((a.lines().count().min(b.lines().count()), 0))
 }
 
+/// The shipped models, and the test machines of `tests/machines/` that exercise what no
+/// shipped model has (meshes touching each other).
 fn models() -> Vec<PathBuf> {
-    let mut models: Vec<PathBuf> = std::fs::read_dir(workspace().join("models"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    models.sort();
+    let toml_in = |dir: PathBuf| {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        found.sort();
+        found
+    };
+    let mut models = toml_in(workspace().join("models"));
+    models.extend(toml_in(workspace().join("model-compiler/tests/machines")));
     models
 }
 
