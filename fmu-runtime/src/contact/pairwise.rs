@@ -26,7 +26,7 @@
 //! no iteration, no allocation; cylinders touch the ground only.
 
 use super::ground::Candidate;
-use super::polytope::{self, BoxPolytope, PlacedHull, Polytope};
+use super::polytope::{self, BoxPolytope, END, NONE, PlacedHull, Polytope};
 use crate::mechanics::BodyKinematics;
 use crate::mechanics::spatial::{Mat3, Vec3, quat_matrix, vec3};
 use crate::model::{Geometry, Hull};
@@ -152,17 +152,6 @@ impl<'a> Solid<'a> {
         }
     }
 }
-
-/// No candidate in this slot.
-const NONE: Candidate = Candidate {
-    point: Vec3::new(0.0, 0.0, 0.0),
-    normal: Vec3::new(0.0, 0.0, 1.0),
-    depth: f64::NEG_INFINITY,
-};
-
-/// Slack below which a segment parameter counts as an end (the end's own candidate
-/// carries that contact).
-const END: f64 = 1e-9;
 
 /// Writes the candidates of `a` against `b` into `out` (exactly
 /// [`crate::model::pair_points`] entries; normals push `a` out of `b`).

@@ -138,8 +138,8 @@ impl BoxPolytope {
     }
 }
 
-/// No candidate in this slot.
-const NONE: Candidate = Candidate {
+/// No candidate in this slot (shared with `pairwise`).
+pub(super) const NONE: Candidate = Candidate {
     point: Vec3::new(0.0, 0.0, 0.0),
     normal: Vec3::new(0.0, 0.0, 1.0),
     depth: f64::NEG_INFINITY,
@@ -147,7 +147,7 @@ const NONE: Candidate = Candidate {
 
 /// Slack below which a segment parameter counts as an end (the end's own candidate
 /// carries that contact).
-const END: f64 = 1e-9;
+pub(super) const END: f64 = 1e-9;
 
 impl Polytope<'_> {
     /// The largest signed distance of `p` beyond a face plane (≤ 0: inside) and that
